@@ -1,0 +1,302 @@
+"""Settings: one frozen object built once at the edge (server start, CLI start).
+
+Precedence, lowest first: defaults < `$MCP_MEMORY_HOME/config.toml` < a project file
+(`.mcp-memory.toml` in the working directory) < `MCP_MEMORY_*` environment < command-line flags.
+Environment names are `MCP_MEMORY_` + the key path upper-cased, groups joined by `__`
+(`MCP_MEMORY_MAX_SIZE_MB`, `MCP_MEMORY_SERVER__PORT`). Nothing here runs at import time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+ENV_PREFIX = "MCP_MEMORY_"
+HOME_ENV = "MCP_MEMORY_HOME"
+PROJECT_FILE = ".mcp-memory.toml"
+# A project file travels with a repository someone else may control, so it must not be able to
+# move the store, change what embeds or summarises our data, or loosen the trust rules.
+PROJECT_FORBIDDEN = ("home", "embedding.", "llm.", "trust.", "server.token")
+
+
+@dataclass(frozen=True, slots=True)
+class FactsSettings:
+    """Caps of the always-on facts tier."""
+
+    user_cap: int = 4000
+    env_cap: int = 8000
+
+
+@dataclass(frozen=True, slots=True)
+class RecallSettings:
+    """Ranking and budget of recall."""
+
+    top_k: int = 10
+    overfetch: int = 4
+    min_score: float = 0.12
+    budget_chars: int = 2000
+    half_life_days: float = 30.0
+    relevance_weight: float = 0.6
+    keyword_weight: float = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingSettings:
+    """Which embedder turns text into vectors."""
+
+    provider: str = "hash"
+    model: str = ""
+    base_url: str = ""
+    api_key: str = field(default="", repr=False)
+    dims: int = 512
+    timeout_s: float = 10.0
+    batch_size: int = 64
+
+
+@dataclass(frozen=True, slots=True)
+class TrustSettings:
+    """How far the agent path is trusted."""
+
+    agent_writes: str = "trusted"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSettings:
+    """Transport and network settings of the MCP server."""
+
+    transport: str = "stdio"
+    host: str = "127.0.0.1"
+    port: int = 8765
+    token: str = field(default="", repr=False)
+    max_body_kb: int = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Every setting of one process, frozen."""
+
+    home: Path = Path("~/.mcp-memory")
+    log_level: str = "WARNING"
+    quarantine_ttl_days: int = 7
+    pending_max_age_days: int = 14
+    facts: FactsSettings = FactsSettings()
+    recall: RecallSettings = RecallSettings()
+    embedding: EmbeddingSettings = EmbeddingSettings()
+    trust: TrustSettings = TrustSettings()
+    server: ServerSettings = ServerSettings()
+
+    @property
+    def db_path(self) -> Path:
+        """The SQLite file of the store."""
+        return self.home / "memory.db"
+
+
+def _positive(value: Any) -> str | None:
+    return None if value > 0 else "must be greater than 0"
+
+
+def _choice(*allowed: str) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        return None if value in allowed else f"must be one of {', '.join(allowed)}"
+
+    return check
+
+
+def _unit(value: Any) -> str | None:
+    return None if 0.0 <= value <= 1.0 else "must be between 0 and 1"
+
+
+def _port(value: Any) -> str | None:
+    return None if 0 <= value <= 65535 else "must be a port number 0-65535"
+
+
+_CHECKS: dict[str, Callable[[Any], str | None]] = {
+    "log_level": _choice("DEBUG", "INFO", "WARNING", "ERROR"),
+    "quarantine_ttl_days": _positive,
+    "pending_max_age_days": _positive,
+    "facts.user_cap": _positive,
+    "facts.env_cap": _positive,
+    "recall.top_k": _positive,
+    "recall.overfetch": _positive,
+    "recall.min_score": _unit,
+    "recall.budget_chars": _positive,
+    "recall.half_life_days": _positive,
+    "recall.relevance_weight": _unit,
+    "recall.keyword_weight": _unit,
+    "embedding.provider": _choice("hash", "http", "local"),
+    "embedding.dims": _positive,
+    "embedding.timeout_s": _positive,
+    "embedding.batch_size": _positive,
+    "trust.agent_writes": _choice("trusted", "quarantine"),
+    "server.transport": _choice("stdio", "sse", "http"),
+    "server.port": _port,
+    "server.max_body_kb": _positive,
+}
+
+
+def _leaf_types(cls: type, prefix: str = "") -> dict[str, type]:
+    """Map every dotted key path of a settings dataclass to its leaf type."""
+    hints = {f.name: f for f in dataclasses.fields(cls)}
+    out: dict[str, type] = {}
+    for name, f in hints.items():
+        default = f.default
+        if dataclasses.is_dataclass(default):
+            out.update(_leaf_types(type(default), f"{prefix}{name}."))
+        else:
+            out[f"{prefix}{name}"] = type(default)
+    return out
+
+
+KEY_TYPES: dict[str, type] = _leaf_types(Settings)
+
+
+def _coerce(key: str, value: Any, source: str) -> Any:
+    """Convert a raw value (TOML value or string) to the key's type, or fail naming the key."""
+    kind = KEY_TYPES[key]
+    try:
+        if kind is bool:
+            if isinstance(value, bool):
+                result: Any = value
+            elif isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on"):
+                result = True
+            elif isinstance(value, str) and value.strip().lower() in ("0", "false", "no", "off"):
+                result = False
+            else:
+                raise ValueError("expected true or false")
+        elif kind is int:
+            if isinstance(value, bool) or isinstance(value, float):
+                raise ValueError("expected a whole number")
+            result = int(value)
+        elif kind is float:
+            if isinstance(value, bool):
+                raise ValueError("expected a number")
+            result = float(value)
+        elif issubclass(kind, Path):
+            if not isinstance(value, (str, Path)) or not str(value).strip():
+                raise ValueError("expected a path")
+            result = Path(value)
+        else:
+            if not isinstance(value, str):
+                raise ValueError("expected a string")
+            result = value
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"config key '{key}' from {source}: {exc} (got {value!r})") from exc
+    if key == "log_level":
+        result = str(result).upper()
+    check = _CHECKS.get(key)
+    problem = check(result) if check else None
+    if problem:
+        raise ConfigError(f"config key '{key}' from {source}: {problem} (got {value!r})")
+    return result
+
+
+def _flatten(data: Mapping[str, Any], source: str, prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in data.items():
+        path = f"{prefix}{name}"
+        if isinstance(value, Mapping):
+            out.update(_flatten(value, source, f"{path}."))
+        elif path not in KEY_TYPES:
+            raise ConfigError(
+                f"unknown config key '{path}' in {source}; known keys: {', '.join(sorted(KEY_TYPES))}"
+            )
+        else:
+            out[path] = value
+    return out
+
+
+def _forbidden_in_project(key: str) -> bool:
+    return any(key == p or (p.endswith(".") and key.startswith(p)) for p in PROJECT_FORBIDDEN)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return _flatten(tomllib.load(fh), str(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from exc
+
+
+def _from_environ(environ: Mapping[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in environ.items():
+        if not name.startswith(ENV_PREFIX) or name == HOME_ENV:
+            continue
+        path = name[len(ENV_PREFIX):].lower().replace("__", ".")
+        if path not in KEY_TYPES:
+            raise ConfigError(
+                f"unknown environment setting {name} (config key '{path}'); "
+                f"known keys: {', '.join(sorted(KEY_TYPES))}"
+            )
+        out[path] = value
+    return out
+
+
+def _build(values: Mapping[str, Any]) -> Settings:
+    groups: dict[str, dict[str, Any]] = {}
+    top: dict[str, Any] = {}
+    for path, value in values.items():
+        if "." in path:
+            group, leaf = path.split(".", 1)
+            groups.setdefault(group, {})[leaf] = value
+        else:
+            top[path] = value
+    base = Settings()
+    for group, leaves in groups.items():
+        top[group] = dataclasses.replace(getattr(base, group), **leaves)
+    return dataclasses.replace(base, **top)
+
+
+def load_settings(
+    *,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    cwd: Path | None = None,
+) -> Settings:
+    """Build the settings from defaults, files, environment and flags; fail naming a bad key."""
+    env = os.environ if environ is None else environ
+    flags = {k: v for k, v in (overrides or {}).items() if v is not None}
+    for key in flags:
+        if key not in KEY_TYPES:
+            raise ConfigError(f"unknown config key '{key}' given as a flag")
+
+    home_raw = flags.get("home") or env.get(HOME_ENV) or str(Settings().home)
+    home = Path(str(home_raw)).expanduser()
+    layers: list[tuple[str, dict[str, Any]]] = []
+    home_file = home / "config.toml"
+    if home_file.is_file():
+        layers.append((str(home_file), _read_toml(home_file)))
+    project_file = (cwd or Path.cwd()) / PROJECT_FILE
+    if project_file.is_file() and project_file.resolve() != home_file.resolve():
+        project = _read_toml(project_file)
+        for key in project:
+            if _forbidden_in_project(key):
+                raise ConfigError(
+                    f"config key '{key}' may not be set by the project file {project_file}; "
+                    f"set it in {home_file} or the environment instead"
+                )
+        layers.append((str(project_file), project))
+    layers.append(("the environment", _from_environ(env)))
+    layers.append(("the command line", dict(flags)))
+
+    merged: dict[str, Any] = {}
+    for source, values in layers:
+        for key, raw in values.items():
+            if key == "home" and source != "the command line":
+                if source != "the environment":
+                    raise ConfigError(
+                        f"config key 'home' cannot be set in {source}; use {HOME_ENV} or --home"
+                    )
+                continue
+            merged[key] = _coerce(key, raw, source)
+    merged["home"] = home
+    return _build(merged)

@@ -1,0 +1,117 @@
+"""The in-memory vector index: a contiguous float32 matrix, refreshed incrementally.
+
+Vectors are stored on disk as int8 with one scale per vector (a quarter of float32's size; the
+cosine error this adds is far below the ranking's resolution) and held here as float32 so a
+query is one BLAS matrix-vector product.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+Vector = npt.NDArray[np.float32]
+
+
+def quantize(vector: Vector) -> tuple[float, bytes]:
+    """Store a vector as int8 with one scale: (scale, bytes)."""
+    peak = float(np.max(np.abs(vector))) if vector.size else 0.0
+    if peak == 0.0:
+        return 0.0, bytes(vector.size)
+    scale = peak / 127.0
+    return scale, np.round(vector / scale).astype(np.int8).tobytes()
+
+
+def dequantize(scale: float, blob: bytes) -> Vector:
+    """Rebuild a unit vector from its int8 form."""
+    vec = np.frombuffer(blob, dtype=np.int8).astype(np.float32) * np.float32(scale)
+    norm = float(np.linalg.norm(vec))
+    return vec / norm if norm > 0 else vec
+
+
+class VectorIndex:
+    """Atom vectors of one embedding space, addressed by atom num."""
+
+    def __init__(self, dims: int) -> None:
+        self.dims = dims
+        self.clear()
+
+    def __len__(self) -> int:
+        return len(self._pos)
+
+    def clear(self) -> None:
+        """Drop everything (before a full rebuild)."""
+        self._matrix: Vector = np.zeros((0, self.dims), dtype=np.float32)
+        self._nums: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self._size = 0
+        self._pos: dict[int, int] = {}
+        self.seq = 0
+
+    def _grow(self, extra: int) -> None:
+        need = self._size + extra
+        if need <= len(self._matrix):
+            return
+        capacity = max(need, 2 * len(self._matrix), 256)
+        matrix = np.zeros((capacity, self.dims), dtype=np.float32)
+        nums = np.full(capacity, -1, dtype=np.int64)
+        matrix[: self._size] = self._matrix[: self._size]
+        nums[: self._size] = self._nums[: self._size]
+        self._matrix, self._nums = matrix, nums
+
+    def upsert(self, nums: Sequence[int], vectors: Vector, seq: int | None = None) -> None:
+        """Add or replace vectors (rows of `vectors` in the order of `nums`)."""
+        self._grow(len(nums))
+        for num, vector in zip(nums, vectors, strict=True):
+            row = self._pos.get(num)
+            if row is None:
+                row = self._size
+                self._size += 1
+                self._pos[num] = row
+                self._nums[row] = num
+            self._matrix[row] = vector
+        if seq is not None:
+            self.seq = max(self.seq, seq)
+
+    def remove(self, nums: Sequence[int]) -> None:
+        """Forget vectors (their rows are zeroed; they can never score above 0)."""
+        for num in nums:
+            row = self._pos.pop(num, None)
+            if row is not None:
+                self._matrix[row] = 0.0
+                self._nums[row] = -1
+
+    def vector(self, num: int) -> Vector | None:
+        """The stored vector of an atom."""
+        row = self._pos.get(num)
+        return None if row is None else self._matrix[row]
+
+    def nums(self) -> list[int]:
+        """Every atom num in the index."""
+        return list(self._pos)
+
+    def search(self, query: Vector, k: int, allowed: npt.NDArray[np.bool_] | None = None) -> list[tuple[int, float]]:
+        """The k best (num, cosine) pairs, optionally only among rows where `allowed` is true."""
+        if self._size == 0 or k <= 0:
+            return []
+        scores = self._matrix[: self._size] @ query
+        valid = self._nums[: self._size] >= 0
+        if allowed is not None:
+            valid &= allowed
+        scores = np.where(valid, scores, -np.inf)
+        k = min(k, int(valid.sum()))
+        if k == 0:
+            return []
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top])]
+        return [(int(self._nums[i]), float(scores[i])) for i in top]
+
+    def mask(self, nums: Sequence[int]) -> npt.NDArray[np.bool_]:
+        """A row mask admitting only these atom nums."""
+        allowed = np.zeros(self._size, dtype=bool)
+        for num in nums:
+            row = self._pos.get(num)
+            if row is not None:
+                allowed[row] = True
+        return allowed

@@ -1,0 +1,94 @@
+"""Domain values shared by every layer: plain frozen dataclasses and the closed vocabularies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Target = Literal["user", "env"]
+TARGETS: tuple[Target, ...] = ("user", "env")
+Actor = Literal["agent", "admin", "system"]
+
+ATOM_TYPES: tuple[str, ...] = (
+    "preference", "intent", "fact", "decision", "goal", "convention",
+    "file", "error", "question", "reference", "note",
+)
+FALLBACK_ATOM_TYPE = "observation"
+IMPORTANCE_LEVELS: tuple[str, ...] = ("critical", "high", "medium", "low")
+SCOPES: tuple[str, ...] = ("user", "project", "global")
+TRUSTED_SOURCES: tuple[str, ...] = ("user_said", "user_approved")
+TAINTED_SOURCES: tuple[str, ...] = (
+    "inferred", "tool_output", "file_read", "web", "mcp", "subagent", "agent_generated",
+)
+SOURCE_CLASSES: tuple[str, ...] = TRUSTED_SOURCES + TAINTED_SOURCES
+AtomStatus = Literal["live", "quarantined"]
+QuarantineReason = Literal["tainted", "scan_rejected", "strict_mode"]
+
+
+@dataclass(frozen=True, slots=True)
+class FactEntry:
+    """One entry of a facts target."""
+
+    id: int
+    target: Target
+    content: str
+    key: str | None = None
+    pinned: bool = False
+    keywords: tuple[str, ...] = ()
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Atom:
+    """A small typed memory with its provenance."""
+
+    id: str
+    type: str
+    text: str
+    source_class: str
+    confidence: float
+    importance: str
+    pinned: bool
+    tags: tuple[str, ...]
+    scope: str
+    status: AtomStatus
+    created_at: float
+    updated_at: float
+    why: str | None = None
+    how_to_apply: str | None = None
+    project: str | None = None
+    session_id: str | None = None
+    turn: int | None = None
+    related: tuple[str, ...] = ()
+    quarantine_reason: str | None = None
+    findings: str | None = None
+    expires_at: float | None = None
+    last_recalled_at: float | None = None
+    recall_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PendingReview:
+    """A speculative inference about the user, waiting for a human to confirm or reject it."""
+
+    id: str
+    field_path: str
+    value: str
+    evidence: str
+    confidence: float
+    created_at: float
+    updated_at: float
+    expires_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One row of the append-only audit log."""
+
+    id: int
+    ts: float
+    actor: Actor
+    kind: str
+    subject: str | None
+    detail: dict[str, object] = field(default_factory=dict)

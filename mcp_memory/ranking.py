@@ -1,0 +1,60 @@
+"""Scoring of recall candidates: relevance fusion, retention decay, the composite. Pure.
+
+retention = confidence × 0.5^(age_days / half_life) × trust_boost, where age runs from the last
+time the memory was recalled (so memories in use stay fresh) and pinned memories do not decay.
+composite = relevance_weight × relevance + (1 − relevance_weight) × retention.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DAY = 86400.0
+# Cosine of hashed feature vectors rarely passes ~0.6 even for close paraphrases; scaling by this
+# puts vector evidence on the same 0–1 footing as max-normalised BM25.
+COSINE_FULL_SCALE = 0.6
+EXPANSION_DISCOUNT = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class RankWeights:
+    """The configurable knobs of ranking."""
+
+    relevance_weight: float = 0.6
+    keyword_weight: float = 0.5
+    half_life_days: float = 30.0
+    min_score: float = 0.12
+
+
+def keyword_part(score: float, best: float) -> float:
+    """BM25 relative to the best keyword match of this query (0–1)."""
+    return score / best if best > 0 else 0.0
+
+
+def vector_part(cosine: float) -> float:
+    """Cosine similarity mapped to 0–1."""
+    return max(0.0, min(1.0, cosine / COSINE_FULL_SCALE))
+
+
+def relevance(keyword: float, vector: float, keyword_weight: float) -> float:
+    """Weighted sum of the normalised keyword and vector evidence."""
+    return keyword_weight * keyword + (1.0 - keyword_weight) * vector
+
+
+def retention(
+    *, confidence: float, created_at: float, last_recalled_at: float | None, now: float,
+    half_life_days: float, trusted: bool, pinned: bool,
+) -> float:
+    """How strongly a memory is still held: confidence decayed by time since last use."""
+    if not trusted:
+        return 0.0
+    if pinned:
+        return confidence
+    last_use = max(created_at, last_recalled_at or 0.0)
+    age_days = max(0.0, now - last_use) / DAY
+    return confidence * 0.5 ** (age_days / half_life_days)
+
+
+def composite(relevance_score: float, retention_score: float, relevance_weight: float) -> float:
+    """The final ranking score."""
+    return relevance_weight * relevance_score + (1.0 - relevance_weight) * retention_score

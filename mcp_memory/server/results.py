@@ -1,0 +1,162 @@
+"""Output models of the `memory` tool: one result shape, fields filled per action."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+import time
+from datetime import datetime, timezone
+
+from ..model import Atom, FactEntry, PendingReview
+from ..trust import is_trusted
+from ..services.facts import TargetUsage
+from ..services.stats import StoreStats
+
+
+class FactOut(BaseModel):
+    """One facts entry; `index` is its one-based position in its target."""
+
+    index: int
+    content: str
+    key: str | None = None
+    pinned: bool = False
+    keywords: list[str] = Field(default_factory=list)
+
+
+class UsageOut(BaseModel):
+    """How full one facts target is."""
+
+    target: str
+    used: int
+    cap: int
+    pct: int
+    entries: int
+
+
+class StatsOut(BaseModel):
+    """Store-wide sizes and counts."""
+
+    path: str
+    size_bytes: int
+    events: int
+    change_counter: int
+
+
+class AtomOut(BaseModel):
+    """One atom, attributed: who said it, how sure, how old; `trust` says whether it may be relied on."""
+
+    id: str
+    type: str
+    text: str
+    source_class: str
+    trust: str = Field(description="'trusted' (the user's words or approval) or 'untrusted' (awaiting human review)")
+    status: str
+    confidence: float
+    importance: str
+    pinned: bool
+    tags: list[str]
+    scope: str
+    project: str | None = None
+    why: str | None = None
+    how_to_apply: str | None = None
+    created: str
+    age: str
+    quarantine_reason: str | None = None
+    findings: str | None = None
+    expires: str | None = None
+
+
+class PendingOut(BaseModel):
+    """An inference about the user that only the user can confirm."""
+
+    id: str
+    field_path: str
+    value: str
+    evidence: str
+    confidence: float
+    expires: str
+
+
+class HitOut(BaseModel):
+    """One recalled memory, attributed, with its score and why it matched."""
+
+    kind: str = Field(description="'atom' or 'fact'")
+    id: str = Field(description="atom id, or 'user#3' / 'env#1' for a facts entry")
+    type: str
+    text: str
+    source_class: str
+    age: str
+    score: float
+    matched: str
+
+
+class MemoryResult(BaseModel):
+    """The result of every `memory` action; fields that do not apply are left out."""
+
+    action: str
+    status: str = Field(description="what happened: added, updated, unchanged, replaced, removed, ok …")
+    message: str
+    target: str | None = None
+    entry: FactOut | None = None
+    entries: list[FactOut] | None = None
+    usage: list[UsageOut] | None = None
+    rendered: str | None = Field(default=None, description="the facts as they appear in a prompt")
+    warning: str | None = None
+    stats: StatsOut | None = None
+    atom: AtomOut | None = None
+    atoms: list[AtomOut] | None = None
+    pending: list[PendingOut] | None = None
+    hits: list[HitOut] | None = None
+    mode: str | None = Field(default=None, description="'hybrid', or 'keyword' while the embedder is unavailable")
+    truncated: bool | None = Field(default=None, description="true when the budget cut the results short")
+    notice: str | None = Field(default=None, description="how to treat the returned memory")
+
+
+def fact_out(entry: FactEntry, index: int) -> FactOut:
+    """Convert a stored entry to its output form."""
+    return FactOut(index=index, content=entry.content, key=entry.key, pinned=entry.pinned, keywords=list(entry.keywords))
+
+
+def usage_out(usage: TargetUsage) -> UsageOut:
+    """Convert a usage figure to its output form."""
+    return UsageOut(target=usage.target, used=usage.used, cap=usage.cap, pct=usage.pct, entries=usage.entries)
+
+
+def stats_out(stats: StoreStats) -> StatsOut:
+    """Convert store statistics to their output form."""
+    return StatsOut(path=stats.path, size_bytes=stats.size_bytes, events=stats.events, change_counter=stats.change_counter)
+
+
+def iso(ts: float) -> str:
+    """An epoch timestamp as ISO-8601 UTC, to the second."""
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="seconds")
+
+
+def age(ts: float, now: float | None = None) -> str:
+    """A coarse human age: '5m', '3h', '12d', '2y'."""
+    seconds = max(0.0, (time.time() if now is None else now) - ts)
+    for unit, size in (("y", 365 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return "now"
+
+
+def atom_out(atom: Atom) -> AtomOut:
+    """Convert an atom to its attributed output form."""
+    trusted = atom.status == "live" and is_trusted(atom.source_class)
+    return AtomOut(
+        id=atom.id, type=atom.type, text=atom.text, source_class=atom.source_class,
+        trust="trusted" if trusted else "untrusted", status=atom.status, confidence=atom.confidence,
+        importance=atom.importance, pinned=atom.pinned, tags=list(atom.tags), scope=atom.scope,
+        project=atom.project, why=atom.why, how_to_apply=atom.how_to_apply, created=iso(atom.created_at),
+        age=age(atom.created_at), quarantine_reason=atom.quarantine_reason, findings=atom.findings,
+        expires=iso(atom.expires_at) if atom.expires_at else None,
+    )
+
+
+def pending_out(item: PendingReview) -> PendingOut:
+    """Convert a pending inference to its output form."""
+    return PendingOut(
+        id=item.id, field_path=item.field_path, value=item.value, evidence=item.evidence,
+        confidence=item.confidence, expires=iso(item.expires_at),
+    )

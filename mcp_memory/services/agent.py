@@ -1,0 +1,94 @@
+"""The agent-side service: everything the MCP server may do, and nothing that raises trust.
+
+The server is built on this object alone. It has no way to promote an atom, confirm an
+inference, unpin, or change a source class; those live in services/admin.py, which only the
+admin CLI constructs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..model import Atom, FactEntry, PendingReview, Target
+from ..store.atoms import AtomFilter
+from .atoms import AtomDraft, AtomsService, AtomWrite
+from .facts import FactsService, FactsView, FactWrite, check_target
+from .recall import RecallQuery, RecallResult
+from .runtime import Runtime
+from .stats import StoreStats, store_stats
+
+
+class AgentService:
+    """Use cases open to the agent through MCP."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+        self._facts = FactsService(runtime.store, runtime.settings.facts)
+        self._atoms = AtomsService(runtime.store, runtime.settings, runtime.recall)
+
+    async def add_fact(
+        self, target: str, content: str, *, key: str | None = None, pinned: bool | None = None,
+        keywords: Sequence[str] | None = None,
+    ) -> FactWrite:
+        """Add (or upsert by key) a facts entry."""
+        return await self._facts.add(check_target(target), content, key=key, pinned=pinned, keywords=keywords)
+
+    async def replace_fact(self, target: str, old_text: str, content: str) -> FactWrite:
+        """Rewrite the entry that `old_text` names."""
+        return await self._facts.replace(check_target(target), old_text, content)
+
+    async def remove_fact(self, target: str, old_text: str) -> FactWrite:
+        """Remove the entry that `old_text` names."""
+        return await self._facts.remove(check_target(target), old_text)
+
+    async def read_facts(self, target: Target) -> FactsView:
+        """Entries of one target, rendered."""
+        return await self._facts.view(target)
+
+    async def stats(self) -> StoreStats:
+        """Sizes and counts of the store."""
+        return await store_stats(self._runtime, self._facts)
+
+    async def add_atom(self, draft: AtomDraft) -> AtomWrite:
+        """Store an atom where the trust rules place it (live or quarantine)."""
+        return await self._atoms.add(draft)
+
+    async def view_atom(self, atom_id: str) -> Atom:
+        """A live atom by id."""
+        return await self._atoms.view(atom_id)
+
+    async def forget_atom(self, atom_id: str) -> Atom:
+        """Delete an unpinned atom."""
+        return await self._atoms.forget(atom_id)
+
+    async def pin_atom(self, atom_id: str) -> Atom:
+        """Pin a live atom."""
+        return await self._atoms.pin(atom_id)
+
+    async def list_atoms(self, f: AtomFilter, *, limit: int = 50) -> list[Atom]:
+        """Trusted atoms matching a filter."""
+        return await self._atoms.list_live(f, limit=limit)
+
+    async def list_quarantine(self, *, limit: int = 50) -> list[Atom]:
+        """Quarantined atoms (untrusted data) awaiting human review."""
+        return await self._atoms.list_quarantine(limit=limit)
+
+    async def list_pending(self) -> list[PendingReview]:
+        """Inferences about the user awaiting human review."""
+        return await self._atoms.list_pending()
+
+    async def reject_pending(self, review_id: str) -> PendingReview:
+        """Drop an inference about the user."""
+        return await self._atoms.reject_pending(review_id)
+
+    async def search_atoms(self, query: RecallQuery) -> RecallResult:
+        """Hybrid recall over trusted atoms."""
+        return await self._runtime.recall.search(query)
+
+    async def search_facts(self, query: str, limit: int = 5) -> list[tuple[FactEntry, int, float, str]]:
+        """Facts entries matching a query."""
+        return await self._runtime.recall.search_facts(query, limit)
+
+    def default_budget(self) -> int:
+        """The configured character budget of recall replies."""
+        return self._runtime.settings.recall.budget_chars

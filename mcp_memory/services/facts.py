@@ -1,0 +1,323 @@
+"""The facts tier: the small always-on snapshot, with caps that make every error decision-ready."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from ..config import FactsSettings
+from ..errors import CapacityExceeded, ContentRejected, InvalidInput, NotFound
+from ..model import TARGETS, Actor, FactEntry, Target
+from ..scan import describe, normalize_for_dedup, scan
+from ..store.db import Store, Tx, now
+
+MAX_FIELD_BYTES = 2048
+MAX_KEY_CHARS = 64
+MAX_KEYWORDS = 16
+MAX_KEYWORD_CHARS = 48
+WARN_AT_PCT = 90
+PREVIEW_CHARS = 60
+_KEY_RE = re.compile(r"^[\w .:/-]+$")
+
+WriteStatus = Literal["added", "updated", "unchanged", "replaced", "removed"]
+
+
+@dataclass(frozen=True, slots=True)
+class TargetUsage:
+    """How full one target is."""
+
+    target: Target
+    used: int
+    cap: int
+    entries: int
+
+    @property
+    def pct(self) -> int:
+        """Percentage of the cap in use, rounded down."""
+        return self.used * 100 // self.cap if self.cap else 0
+
+    @property
+    def warning(self) -> str | None:
+        """A one-line warning once the target is nearly full."""
+        if self.pct < WARN_AT_PCT:
+            return None
+        return (
+            f"WARNING: {self.target} facts are at {self.pct}% of {self.cap:,} chars; remove or "
+            "merge entries (action=remove / action=replace) before adding more."
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class FactsView:
+    """The entries of one target, rendered for a prompt."""
+
+    target: Target
+    entries: tuple[FactEntry, ...]
+    usage: TargetUsage
+    rendered: str
+
+
+@dataclass(frozen=True, slots=True)
+class FactWrite:
+    """What a facts write did."""
+
+    status: WriteStatus
+    target: Target
+    entry: FactEntry
+    index: int
+    usage: TargetUsage
+    message: str
+
+
+def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
+    """A one-line preview of `text`, cut with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def check_target(target: str) -> Target:
+    """Validate a target name."""
+    if target not in TARGETS:
+        raise InvalidInput(f"target must be 'user' or 'env', not {target!r}")
+    return target  # type: ignore[return-value]
+
+
+def check_field(name: str, value: str, *, required: bool = True) -> str:
+    """Strip a mutating text field and enforce the per-field byte cap."""
+    text = value.strip()
+    if required and not text:
+        raise InvalidInput(f"{name} is empty; give the text to store")
+    size = len(text.encode("utf-8"))
+    if size > MAX_FIELD_BYTES:
+        raise InvalidInput(
+            f"{name} is {size:,} bytes; the limit is {MAX_FIELD_BYTES:,} bytes per field. "
+            "Shorten it or split it into separate entries."
+        )
+    return text
+
+
+def check_clean(name: str, text: str) -> None:
+    """Refuse text the content scanner flags, naming what it found."""
+    findings = scan(text)
+    if findings:
+        raise ContentRejected(
+            f"{name} was refused by the content scanner: {describe(findings)}. "
+            "Memory never stores credentials, hidden characters or instructions aimed at an AI; "
+            "rephrase without them."
+        )
+
+
+def check_key(key: str | None) -> str | None:
+    """Validate an entry key (a short profile-field name)."""
+    if key is None:
+        return None
+    key = key.strip()
+    if not key:
+        return None
+    if len(key) > MAX_KEY_CHARS or not _KEY_RE.match(key):
+        raise InvalidInput(
+            f"key {preview(key, 40)!r} is not valid: use at most {MAX_KEY_CHARS} letters, digits, "
+            "spaces or _ . : / - (for example 'editor' or 'timezone')"
+        )
+    check_clean("key", key)
+    return key
+
+
+def check_keywords(keywords: Sequence[str] | None) -> tuple[str, ...]:
+    """Validate and normalise contextual keywords (lower-cased, unique, in order)."""
+    if not keywords:
+        return ()
+    if len(keywords) > MAX_KEYWORDS:
+        raise InvalidInput(f"at most {MAX_KEYWORDS} keywords per entry; got {len(keywords)}")
+    out: list[str] = []
+    for raw in keywords:
+        word = " ".join(str(raw).split()).lower()
+        if not word or len(word) > MAX_KEYWORD_CHARS:
+            raise InvalidInput(f"each keyword must be 1-{MAX_KEYWORD_CHARS} characters; got {raw!r}")
+        check_clean("keyword", word)
+        if word not in out:
+            out.append(word)
+    return tuple(out)
+
+
+def render(target: Target, entries: Sequence[FactEntry], usage: TargetUsage) -> str:
+    """The prompt form of a target: a header with usage, one line per entry, a warning if full."""
+    lines = [f"{target.upper()} FACTS ({usage.used:,}/{usage.cap:,} chars, {usage.pct}%)"]
+    for index, entry in enumerate(entries, start=1):
+        marks = []
+        if entry.key:
+            marks.append(f"key={entry.key}")
+        if entry.pinned:
+            marks.append("pinned")
+        if entry.keywords:
+            marks.append("when: " + ", ".join(entry.keywords))
+        suffix = f"  [{'; '.join(marks)}]" if marks else ""
+        lines.append(f"{index}. {entry.content}{suffix}")
+    if usage.warning:
+        lines.append(usage.warning)
+    return "\n".join(lines)
+
+
+def _entry_list(entries: Sequence[FactEntry]) -> str:
+    return "; ".join(
+        f"#{i} ({len(e.content):,} chars) {preview(e.content)!r}" for i, e in enumerate(entries, start=1)
+    )
+
+
+def find_entry(target: Target, entries: Sequence[FactEntry], old_text: str) -> tuple[int, FactEntry]:
+    """The one entry `old_text` names: an exact whole-entry match wins, else a unique substring."""
+    needle = old_text.strip()
+    if not needle:
+        raise InvalidInput("old_text is empty; give a unique part of the entry to change")
+    exact = [(i, e) for i, e in enumerate(entries, start=1) if e.content == needle]
+    if exact:
+        return exact[0]
+    hits = [(i, e) for i, e in enumerate(entries, start=1) if needle in e.content]
+    if not hits:
+        folded = needle.casefold()
+        hits = [(i, e) for i, e in enumerate(entries, start=1) if folded in e.content.casefold()]
+    if not hits:
+        raise NotFound(
+            f"no {target} fact contains {preview(needle, 40)!r}; call action=read to see the entries"
+        )
+    if len(hits) > 1:
+        raise InvalidInput(
+            f"old_text {preview(needle, 40)!r} matches {len(hits)} entries: "
+            + "; ".join(f"#{i} {preview(e.content)!r}" for i, e in hits)
+            + ". Give a longer substring that only one entry contains."
+        )
+    return hits[0]
+
+
+class FactsService:
+    """Use cases of the facts tier; every write is one transaction with its event."""
+
+    def __init__(self, store: Store, settings: FactsSettings) -> None:
+        self._store = store
+        self._settings = settings
+
+    def cap(self, target: Target) -> int:
+        """The character cap of a target."""
+        return self._settings.user_cap if target == "user" else self._settings.env_cap
+
+    def _usage(self, target: Target, entries: Sequence[FactEntry]) -> TargetUsage:
+        return TargetUsage(target, sum(len(e.content) for e in entries), self.cap(target), len(entries))
+
+    def _over_cap(self, target: Target, entries: Sequence[FactEntry], adding: int, what: str) -> None:
+        usage = self._usage(target, entries)
+        if usage.used + adding <= usage.cap:
+            return
+        raise CapacityExceeded(
+            f"{what} would bring {target} facts to {usage.used + adding:,} of {usage.cap:,} chars. "
+            f"Entries (index, size, preview): {_entry_list(entries) or 'none'}. "
+            "Remove an entry (action=remove with a unique old_text), merge entries with action=replace, "
+            "or shorten the new content, then try again."
+        )
+
+    async def view(self, target: Target) -> FactsView:
+        """Entries and usage of one target."""
+        async with self._store.read() as rx:
+            entries = await rx.facts.list(target)
+        usage = self._usage(target, entries)
+        return FactsView(target, tuple(entries), usage, render(target, entries, usage))
+
+    async def usage(self) -> list[TargetUsage]:
+        """Usage of every target."""
+        async with self._store.read() as rx:
+            entries = await rx.facts.list()
+        return [self._usage(t, [e for e in entries if e.target == t]) for t in TARGETS]
+
+    async def add(
+        self, target: Target, content: str, *, key: str | None = None, pinned: bool | None = None,
+        keywords: Sequence[str] | None = None, actor: Actor = "agent",
+    ) -> FactWrite:
+        """Add an entry; with a key, replace the entry that has it (upsert)."""
+        content = check_field("content", content)
+        check_clean("content", content)
+        key = check_key(key)
+        words = check_keywords(keywords)
+        async with self._store.write() as tx:
+            entries = await tx.facts.list(target)
+            same_key = next((e for e in entries if key is not None and e.key == key), None)
+            if same_key is not None:
+                return await self._rewrite(
+                    tx, target, entries, same_key, content, actor, "updated",
+                    pinned=same_key.pinned if pinned is None else pinned,
+                    keywords=words or same_key.keywords,
+                )
+            norm = normalize_for_dedup(content)
+            twin = next((e for e in entries if normalize_for_dedup(e.content) == norm), None)
+            if twin is not None:
+                index = entries.index(twin) + 1
+                return FactWrite(
+                    "unchanged", target, twin, index, self._usage(target, entries),
+                    f"{target} facts already hold this entry (#{index}); nothing stored twice.",
+                )
+            self._over_cap(target, entries, len(content), f"Adding {len(content):,} chars")
+            entry = await tx.facts.insert(
+                target, content, key=key, pinned=bool(pinned), keywords=words, ts=now(),
+            )
+            await tx.events.append(
+                actor, "fact_added", f"fact:{entry.id}",
+                {"target": target, "key": key, "content": content, "pinned": bool(pinned), "keywords": list(words)},
+            )
+            usage = self._usage(target, [*entries, entry])
+        return FactWrite("added", target, entry, usage.entries, usage, f"added to {target} facts as #{usage.entries}.")
+
+    async def _rewrite(
+        self, tx: Tx, target: Target, entries: list[FactEntry], old: FactEntry, content: str,
+        actor: Actor, status: WriteStatus, *, pinned: bool, keywords: Sequence[str],
+    ) -> FactWrite:
+        others = [e for e in entries if e.id != old.id]
+        index = entries.index(old) + 1
+        if old.content == content and old.pinned == pinned and tuple(keywords) == old.keywords:
+            return FactWrite(
+                "unchanged", target, old, index, self._usage(target, entries),
+                f"{target} entry #{index} already reads so; nothing changed.",
+            )
+        norm = normalize_for_dedup(content)
+        twin = next((e for e in others if normalize_for_dedup(e.content) == norm), None)
+        if twin is not None:
+            raise InvalidInput(
+                f"the new content duplicates {target} entry #{entries.index(twin) + 1}; "
+                "remove this entry instead (action=remove)."
+            )
+        self._over_cap(target, others, len(content), f"Changing entry #{index} to {len(content):,} chars")
+        ts = now()
+        await tx.facts.update(old.id, content=content, pinned=pinned, keywords=keywords, ts=ts)
+        await tx.events.append(
+            actor, f"fact_{status}", f"fact:{old.id}",
+            {"target": target, "key": old.key, "old_content": old.content, "content": content,
+             "pinned": pinned, "keywords": list(keywords)},
+        )
+        entry = FactEntry(old.id, target, content, old.key, pinned, tuple(keywords), old.created_at, ts)
+        usage = self._usage(target, [entry if e.id == old.id else e for e in entries])
+        return FactWrite(status, target, entry, index, usage, f"{status} {target} entry #{index}.")
+
+    async def replace(self, target: Target, old_text: str, content: str, *, actor: Actor = "agent") -> FactWrite:
+        """Rewrite the one entry `old_text` names with `content`."""
+        old_text = check_field("old_text", old_text)
+        content = check_field("content", content)
+        check_clean("content", content)
+        async with self._store.write() as tx:
+            entries = await tx.facts.list(target)
+            _, old = find_entry(target, entries, old_text)
+            return await self._rewrite(
+                tx, target, entries, old, content, actor, "replaced", pinned=old.pinned, keywords=old.keywords,
+            )
+
+    async def remove(self, target: Target, old_text: str, *, actor: Actor = "agent") -> FactWrite:
+        """Delete the one entry `old_text` names (its text stays in the audit log)."""
+        old_text = check_field("old_text", old_text)
+        async with self._store.write() as tx:
+            entries = await tx.facts.list(target)
+            index, old = find_entry(target, entries, old_text)
+            await tx.facts.delete(old.id)
+            await tx.events.append(
+                actor, "fact_removed", f"fact:{old.id}",
+                {"target": target, "key": old.key, "old_content": old.content},
+            )
+            usage = self._usage(target, [e for e in entries if e.id != old.id])
+        return FactWrite("removed", target, old, index, usage, f"removed {target} entry #{index}.")

@@ -1,0 +1,500 @@
+"""Recall: hybrid keyword + vector search over trusted atoms, ranked by relevance and retention.
+
+numpy and the embedder load on first use (or in the background right after start-up), never on
+the handshake path: importing numpy alone costs about as much as the whole start-up budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..config import Settings
+from ..errors import EmbedderError, InvalidInput
+from ..model import Atom, FactEntry
+from ..ranking import (
+    EXPANSION_DISCOUNT, RankWeights, composite, keyword_part, relevance, retention, vector_part,
+)
+from ..store.atoms import AtomFilter
+from ..store.db import Reader, Store, Tx, now
+from ..store.recall import quote_fts
+from ..text import content_terms, stem
+from ..trust import is_trusted
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from ..embed.base import Embedder
+    from ..embed.index import VectorIndex
+
+log = logging.getLogger(__name__)
+
+EMBEDDER_BACKOFF_S = 30.0
+DRAIN_BATCH = 256
+HIT_OVERHEAD_CHARS = 60  # id, type, source and age around each hit's text
+DUPLICATE_COSINE = 0.92
+FULL_CHECK_EVERY_S = 30.0
+MAX_QUERY_CHARS = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class RecallQuery:
+    """One search: the text, how many results, and the filters applied before the top-k cut."""
+
+    text: str
+    k: int = 10
+    filters: AtomFilter = field(default_factory=AtomFilter)
+    budget_chars: int | None = None
+    expand: bool = True
+    mode: str = "hybrid"
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One recalled atom with its scores and why it matched."""
+
+    atom: Atom
+    score: float
+    relevance: float
+    retention: float
+    matched: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecallResult:
+    """What a search returned, and how."""
+
+    hits: tuple[Hit, ...]
+    mode: str
+    candidates: int
+    truncated: bool
+    collapsed: int
+
+
+@dataclass(slots=True)
+class _Candidate:
+    num: int
+    keyword: float = 0.0
+    cosine: float = 0.0
+    linked: str | None = None
+    link_score: float = 0.0
+
+
+@dataclass(slots=True)
+class EmbedderHealth:
+    """Failures of the embedder, and until when vector recall is paused."""
+
+    failures: int = 0
+    down_until: float = 0.0
+    last_error: str = ""
+
+    def available(self) -> bool:
+        """True unless the embedder failed within the back-off window."""
+        return time.monotonic() >= self.down_until
+
+    def failed(self, exc: Exception) -> None:
+        """Count a failure and pause vector recall for the back-off window."""
+        self.failures += 1
+        self.down_until = time.monotonic() + EMBEDDER_BACKOFF_S
+        self.last_error = str(exc)
+        log.warning("embedder failed (%s); keyword-only recall for %.0f s", exc, EMBEDDER_BACKOFF_S)
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    """The embedder the settings name (imports numpy: call off the handshake path)."""
+    conf = settings.embedding
+    if conf.provider == "hash":
+        from ..embed.hashing import HashingEmbedder  # lazy: numpy stays off the start-up path
+
+        return HashingEmbedder(conf.dims)
+    if conf.provider == "http":
+        from ..embed.openai_http import OpenAIEmbedder  # lazy: as above
+
+        return OpenAIEmbedder(conf)
+    from ..embed.local import LocalEmbedder  # lazy: the neural extra is heavy
+
+    return LocalEmbedder(conf)
+
+
+class RecallService:
+    """The recall engine of one process: its embedder, its in-memory index, and search."""
+
+    def __init__(self, store: Store, settings: Settings, embedder: Embedder | None = None) -> None:
+        self._store = store
+        self._settings = settings
+        self._embedder = embedder
+        self._index: VectorIndex | None = None
+        self._counter = -1
+        self._last_full_check = 0.0
+        self._lock = asyncio.Lock()
+        self._touches: set[int] = set()
+        self._background: set[asyncio.Task[Any]] = set()
+        self._flush_task: asyncio.Task[Any] | None = None
+        self.health = EmbedderHealth()
+        self.weights = RankWeights(
+            relevance_weight=settings.recall.relevance_weight,
+            keyword_weight=settings.recall.keyword_weight,
+            half_life_days=settings.recall.half_life_days,
+            min_score=settings.recall.min_score,
+        )
+
+    # lifecycle -------------------------------------------------------------------------------
+    def embedder(self) -> Embedder:
+        """The embedder, built on first use."""
+        if self._embedder is None:
+            self._embedder = build_embedder(self._settings)
+        return self._embedder
+
+    def _index_obj(self) -> VectorIndex:
+        if self._index is None:
+            from ..embed.index import VectorIndex  # lazy: numpy
+
+            self._index = VectorIndex(self.embedder().space.dims)
+        return self._index
+
+    async def warm_up(self) -> None:
+        """Load numpy and the embedder off the event loop, adopt the space, fill the index."""
+        await asyncio.to_thread(self.embedder)
+        await self.adopt_space()
+        await self.drain_queue()
+        async with self._store.read() as rx:
+            await self._refresh(rx)
+
+    def start_background(self) -> None:
+        """Warm up in the background so the first search does not pay for it."""
+        self._spawn(self.warm_up)
+
+    def _spawn(self, work: Callable[[], Awaitable[Any]]) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(self._guarded(work))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    async def close(self) -> None:
+        """Finish background work and flush pending recall statistics."""
+        for task in list(self._background):
+            task.cancel()
+        for task in list(self._background):
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - closing regardless
+                pass
+        await self.flush_touches()
+
+    async def _guarded(self, work: Callable[[], Awaitable[Any]]) -> None:
+        try:
+            await work()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - background work must never crash the server
+            log.exception("background recall work failed")
+
+    async def adopt_space(self) -> int:
+        """Make the configured embedding space current; returns how many atoms must be re-embedded."""
+        fingerprint = self.embedder().space.fingerprint()
+        async with self._store.read() as rx:
+            if await rx.recall.space() == fingerprint:
+                return 0
+        async with self._store.write() as tx:
+            if await tx.recall.space() == fingerprint:
+                return 0
+            queued = await tx.recall.switch_space(fingerprint)
+            await tx.events.append("system", "embedding_space_changed", None, {"space": fingerprint, "queued": queued})
+        if self._index is not None:
+            self._index.clear()
+        return queued
+
+    async def drain_queue(self, progress: Any = None) -> int:
+        """Embed every live atom waiting for a vector; returns how many were embedded."""
+        done = 0
+        space = self.embedder().space.fingerprint()
+        while True:
+            async with self._store.read() as rx:
+                batch = await rx.recall.queued(self._settings.embedding.batch_size or DRAIN_BATCH)
+            if not batch:
+                return done
+            vectors = await self._embed([text for _, text in batch])
+            if vectors is None:
+                return done
+            from ..embed.index import quantize  # lazy: numpy
+
+            rows = [(num, space, *quantize(vec)) for (num, _), vec in zip(batch, vectors, strict=True)]
+            async with self._store.write() as tx:
+                await tx.recall.put_vectors(rows)
+            done += len(rows)
+            if progress is not None:
+                progress(len(rows))
+
+    async def _embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32] | None:
+        if not self.health.available():
+            return None
+        try:
+            return await self.embedder().embed_batch(list(texts))
+        except EmbedderError as exc:
+            self.health.failed(exc)
+            return None
+
+    # writes ----------------------------------------------------------------------------------
+    async def vector_for(self, text: str) -> tuple[str, float, bytes, npt.NDArray[np.float32]] | None:
+        """Embed a text for storing with its atom: (space, scale, blob, vector), or None if down."""
+        vectors = await self._embed([text])
+        if vectors is None:
+            return None
+        from ..embed.index import quantize  # lazy: numpy
+
+        scale, blob = quantize(vectors[0])
+        return self.embedder().space.fingerprint(), scale, blob, vectors[0]
+
+    async def index_written(
+        self, tx: Tx, num: int, vector: tuple[str, float, bytes, npt.NDArray[np.float32]] | None,
+        session_id: str | None,
+    ) -> None:
+        """Inside the atom's write transaction: store its vector and its associations."""
+        links: list[tuple[int, int, str, float]] = []
+        if session_id:
+            for previous in await tx.recall.recent_in_session(session_id, num, limit=1):
+                links.append((num, previous, "temporal", 1.0))
+            for same_task in await tx.recall.recent_in_session(session_id, num, limit=5):
+                links.append((num, same_task, "task", 0.5))
+        if vector is not None:
+            space, scale, blob, vec = vector
+            await tx.recall.put_vectors([(num, space, scale, blob)])
+            if self._index is not None and len(self._index):
+                for other, cosine in self._index.search(vec, 4):
+                    if other != num and cosine > 0.3:
+                        links.append((num, other, "semantic", round(cosine, 4)))
+        if links:
+            await tx.recall.link(links[:8])
+
+    # search ----------------------------------------------------------------------------------
+    async def _refresh(self, rx: Reader) -> None:
+        """Bring the in-memory index up to date with what any process has written."""
+        counter = await rx.change_counter()
+        if counter == self._counter or self._embedder is None:
+            return
+        index = self._index_obj()
+        space = self.embedder().space.fingerprint()
+        from ..embed.index import dequantize  # lazy: numpy
+        import numpy as np  # lazy: start-up path
+
+        monotonic = time.monotonic()
+        if monotonic - self._last_full_check > FULL_CHECK_EVERY_S:
+            self._last_full_check = monotonic
+            if await rx.recall.vector_count(space) < len(index):
+                index.clear()  # atoms were deleted or quarantined elsewhere: rebuild
+        while True:
+            rows = await rx.recall.vectors_since(space, index.seq)
+            if not rows:
+                break
+            matrix = np.stack([dequantize(scale, blob) for _, _, scale, blob in rows])
+            index.upsert([num for num, _, _, _ in rows], matrix, seq=rows[-1][1])
+        self._counter = counter
+
+    async def search(self, query: RecallQuery) -> RecallResult:
+        """Hybrid search of trusted atoms, filtered before the cut, bounded by the budget."""
+        text = query.text.strip()
+        if not text:
+            raise InvalidInput("query is empty; say what to look for")
+        if len(text) > MAX_QUERY_CHARS:
+            raise InvalidInput(f"query is {len(text):,} characters; keep it under {MAX_QUERY_CHARS:,}")
+        if not 1 <= query.k <= 100:
+            raise InvalidInput(f"k must be between 1 and 100; got {query.k}")
+        filters = AtomFilter(**{**_fields(query.filters), "status": "live"})
+        budget = query.budget_chars or self._settings.recall.budget_chars
+        fetch = query.k * self._settings.recall.overfetch
+        terms = content_terms(text) or [t for t in text.lower().split() if t][:8]
+        if query.mode not in ("hybrid", "keyword", "vector"):
+            raise InvalidInput(f"mode must be hybrid, keyword or vector; got {query.mode!r}")
+        vector_on = self.health.available() and query.mode != "keyword"
+        query_vec = None
+        ts = now()
+        async with self._lock, self._store.read() as rx:
+            if vector_on:
+                vectors = await self._embed([text])
+                query_vec = vectors[0] if vectors is not None else None
+            if query_vec is not None:
+                await self._refresh(rx)
+            candidates: dict[int, _Candidate] = {}
+            if query.mode != "vector":
+                for num, score in await rx.recall.keyword(quote_fts(terms), filters, now=ts, limit=fetch):
+                    candidates.setdefault(num, _Candidate(num)).keyword = score
+            if query_vec is not None and self._index is not None and len(self._index):
+                allowed = None
+                if _narrows(query.filters):
+                    allowed = self._index.mask(await rx.recall.allowed_nums(filters, now=ts))
+                for num, cosine in self._index.search(query_vec, fetch, allowed):
+                    candidates.setdefault(num, _Candidate(num)).cosine = cosine
+            atoms = await rx.recall.atoms_by_num(list(candidates))
+            hits = self._rank(candidates, atoms, text, ts)
+            if query.expand and hits:
+                hits = await self._expand(rx, hits, candidates, filters, text, ts)
+        hits.sort(key=lambda h: h[0].score, reverse=True)
+        kept, collapsed = self._collapse(hits)
+        result_hits, truncated = _within_budget([h for h, _ in kept[: query.k]], budget)
+        self._remember_touches([num for h, num in kept[: len(result_hits)]])
+        mode = query.mode if query_vec is not None or query.mode == "keyword" else "keyword"
+        return RecallResult(tuple(result_hits), mode, len(candidates), truncated, collapsed)
+
+    def _rank(
+        self, candidates: dict[int, _Candidate], atoms: dict[int, Atom], query_text: str, ts: float,
+    ) -> list[tuple[Hit, int]]:
+        best_keyword = max((c.keyword for c in candidates.values()), default=0.0)
+        hits: list[tuple[Hit, int]] = []
+        stale: list[int] = []
+        for num, cand in candidates.items():
+            atom = atoms.get(num)
+            if atom is None or atom.status != "live" or not is_trusted(atom.source_class):
+                stale.append(num)
+                continue
+            if cand.linked is not None:
+                rel = cand.link_score
+            else:
+                rel = relevance(keyword_part(cand.keyword, best_keyword), vector_part(cand.cosine), self.weights.keyword_weight)
+            if rel < self.weights.min_score:
+                continue
+            ret = retention(
+                confidence=atom.confidence, created_at=atom.created_at, last_recalled_at=atom.last_recalled_at,
+                now=ts, half_life_days=self.weights.half_life_days, trusted=True, pinned=atom.pinned,
+            )
+            hits.append((Hit(atom, round(composite(rel, ret, self.weights.relevance_weight), 4), round(rel, 4),
+                             round(ret, 4), _why(cand, query_text, atom.text)), num))
+        if stale and self._index is not None:
+            self._index.remove(stale)
+        return hits
+
+    async def _expand(
+        self, rx: Reader, hits: list[tuple[Hit, int]], candidates: dict[int, _Candidate],
+        filters: AtomFilter, query_text: str, ts: float,
+    ) -> list[tuple[Hit, int]]:
+        """Add the associated atoms of the best hits, one hop, at a discounted score."""
+        hits.sort(key=lambda h: h[0].score, reverse=True)
+        top = hits[:3]
+        links = await rx.recall.neighbours([num for _, num in top])
+        extra: dict[int, _Candidate] = {}
+        by_num = {num: hit for hit, num in top}
+        for src, dst, kind, weight in links:
+            if dst in candidates or dst in extra:
+                continue
+            source_hit = by_num[src]
+            extra[dst] = _Candidate(dst, linked=f"linked ({kind}) to {source_hit.atom.id[:8]}",
+                                    link_score=source_hit.relevance * EXPANSION_DISCOUNT * min(1.0, weight))
+        if not extra:
+            return hits
+        allowed = set(await rx.recall.allowed_nums(filters, now=ts)) if _narrows(filters) else None
+        atoms = await rx.recall.atoms_by_num(list(extra))
+        if allowed is not None:
+            atoms = {n: a for n, a in atoms.items() if n in allowed}
+        return hits + self._rank(extra, atoms, query_text, ts)
+
+    def _collapse(self, hits: list[tuple[Hit, int]]) -> tuple[list[tuple[Hit, int]], int]:
+        """Drop near-duplicates of a better hit (same words, or nearly the same vector)."""
+        kept: list[tuple[Hit, int]] = []
+        seen_text: set[str] = set()
+        collapsed = 0
+        for hit, num in hits:
+            key = " ".join(content_terms(hit.atom.text))
+            vec = self._index.vector(num) if self._index is not None else None
+            duplicate = key in seen_text
+            if not duplicate and vec is not None and self._index is not None:
+                for _, other in kept:
+                    other_vec = self._index.vector(other)
+                    if other_vec is not None and float(vec @ other_vec) >= DUPLICATE_COSINE:
+                        duplicate = True
+                        break
+            if duplicate:
+                collapsed += 1
+                continue
+            seen_text.add(key)
+            kept.append((hit, num))
+        return kept, collapsed
+
+    async def search_facts(self, query: str, limit: int = 5) -> list[tuple[FactEntry, int, float, str]]:
+        """Facts entries that match a query, as (entry, one-based index, score, matched words)."""
+        terms = content_terms(query)
+        stems = {stem(t) for t in terms}
+        async with self._store.read() as rx:
+            entries = await rx.facts.list()
+        if not entries:
+            return []
+        vectors = await self._embed([query] + [e.content for e in entries])
+        scored: list[tuple[FactEntry, int, float, str]] = []
+        position: dict[str, int] = {}
+        for i, entry in enumerate(entries):
+            position[entry.target] = position.get(entry.target, 0) + 1
+            words = [t for t in content_terms(entry.content) if stem(t) in stems]
+            overlap = len({stem(w) for w in words}) / len(stems) if stems else 0.0
+            cosine = float(vectors[i + 1] @ vectors[0]) if vectors is not None else 0.0
+            score = relevance(overlap, vector_part(cosine), self.weights.keyword_weight)
+            if score >= self.weights.min_score:
+                why = ("keywords: " + ", ".join(words)) if words else f"meaning (cosine {cosine:.2f})"
+                scored.append((entry, position[entry.target], round(score, 4), why))
+        scored.sort(key=lambda item: item[2], reverse=True)
+        return scored[:limit]
+
+    # recall statistics ------------------------------------------------------------------------
+    def _remember_touches(self, nums: Sequence[int]) -> None:
+        if not nums:
+            return
+        self._touches.update(nums)
+        if self._flush_task is None or self._flush_task.done():
+            self._flush_task = self._spawn(self.flush_touches)
+
+    async def flush_touches(self) -> None:
+        """Write pending last-recalled / recall-count updates (batched, after the reply)."""
+        if not self._touches:
+            return
+        nums, self._touches = sorted(self._touches), set()
+        async with self._store.write() as tx:
+            await tx.recall.touch(nums, now())
+
+
+def _fields(f: AtomFilter) -> dict[str, Any]:
+    return {name: getattr(f, name) for name in AtomFilter.__dataclass_fields__}
+
+
+def _narrows(f: AtomFilter) -> bool:
+    return bool(f.types or f.tags or f.project is not None or f.scope or f.source_class or f.since or f.until)
+
+
+def _why(cand: _Candidate, query: str, text: str) -> str:
+    if cand.linked is not None:
+        return cand.linked
+    parts = []
+    if cand.keyword > 0:
+        words = matched_terms(query, text)
+        parts.append("keywords: " + ", ".join(words) if words else "keywords")
+    if cand.cosine > 0:
+        parts.append(f"meaning (cosine {cand.cosine:.2f})")
+    return " + ".join(parts) or "weak match"
+
+
+def matched_terms(query: str, text: str) -> list[str]:
+    """Query words (by stem) that the text contains: the keyword part of 'why it matched'."""
+    stems = {stem(t) for t in content_terms(text)}
+    return [t for t in content_terms(query) if stem(t) in stems]
+
+
+def _within_budget(hits: list[Hit], budget: int) -> tuple[list[Hit], bool]:
+    out: list[Hit] = []
+    used = 0
+    for hit in hits:
+        cost = len(hit.atom.text) + HIT_OVERHEAD_CHARS
+        if used + cost > budget:
+            if not out and budget > HIT_OVERHEAD_CHARS + 20:
+                room = budget - HIT_OVERHEAD_CHARS
+                cut = hit.atom.text[: room - 1].rstrip() + "…"
+                out.append(Hit(_with_text(hit.atom, cut), hit.score, hit.relevance, hit.retention, hit.matched))
+            return out, True
+        used += cost
+        out.append(hit)
+    return out, False
+
+
+def _with_text(atom: Atom, text: str) -> Atom:
+    return dataclasses.replace(atom, text=text)

@@ -1,0 +1,176 @@
+"""SQL for atoms (agent-reachable operations only; trust-raising ones live in privileged.py)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import aiosqlite
+
+from ..model import Atom
+
+COLUMNS = (
+    "id", "type", "text", "norm", "source_class", "confidence", "importance", "pinned", "tags",
+    "why", "how_to_apply", "scope", "project", "session_id", "turn", "related", "status",
+    "quarantine_reason", "findings", "expires_at", "created_at", "updated_at",
+    "last_recalled_at", "recall_count",
+)
+
+
+def atom_from_row(row: aiosqlite.Row) -> Atom:
+    """Build an Atom from an atoms row."""
+    return Atom(
+        id=row["id"], type=row["type"], text=row["text"], source_class=row["source_class"],
+        confidence=row["confidence"], importance=row["importance"], pinned=bool(row["pinned"]),
+        tags=tuple(json.loads(row["tags"])), scope=row["scope"], status=row["status"],
+        created_at=row["created_at"], updated_at=row["updated_at"], why=row["why"],
+        how_to_apply=row["how_to_apply"], project=row["project"], session_id=row["session_id"],
+        turn=row["turn"], related=tuple(json.loads(row["related"])),
+        quarantine_reason=row["quarantine_reason"], findings=row["findings"],
+        expires_at=row["expires_at"], last_recalled_at=row["last_recalled_at"],
+        recall_count=row["recall_count"],
+    )
+
+
+def atom_to_row(atom: Atom, norm: str) -> tuple[object, ...]:
+    """The column values of an Atom, in COLUMNS order."""
+    return (
+        atom.id, atom.type, atom.text, norm, atom.source_class, atom.confidence, atom.importance,
+        int(atom.pinned), json.dumps(list(atom.tags), ensure_ascii=False), atom.why, atom.how_to_apply,
+        atom.scope, atom.project, atom.session_id, atom.turn, json.dumps(list(atom.related)),
+        atom.status, atom.quarantine_reason, atom.findings, atom.expires_at, atom.created_at,
+        atom.updated_at, atom.last_recalled_at, atom.recall_count,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class AtomFilter:
+    """Which atoms a listing returns; every field narrows it."""
+
+    status: str | None = "live"
+    types: Sequence[str] = ()
+    tags: Sequence[str] = ()
+    project: str | None = None
+    scope: str | None = None
+    source_class: str | None = None
+    since: float | None = None
+    until: float | None = None
+    include_expired: bool = False
+
+
+def filter_sql(f: AtomFilter, now: float) -> tuple[list[str], list[object]]:
+    """The WHERE clauses (on table `atoms`) and parameters of a filter."""
+    where, params = _where(f, now)
+    return ([where.removeprefix(" WHERE ")] if where else []), params
+
+
+def _where(f: AtomFilter, now: float) -> tuple[str, list[object]]:
+    clauses: list[str] = []
+    params: list[object] = []
+    if f.status:
+        clauses.append("atoms.status = ?")
+        params.append(f.status)
+    if f.types:
+        clauses.append(f"atoms.type IN ({', '.join('?' * len(f.types))})")
+        params.extend(f.types)
+    for tag in f.tags:
+        clauses.append("EXISTS (SELECT 1 FROM json_each(atoms.tags) WHERE json_each.value = ?)")
+        params.append(tag)
+    if f.project is not None:
+        clauses.append("atoms.project = ?")
+        params.append(f.project)
+    if f.scope:
+        clauses.append("atoms.scope = ?")
+        params.append(f.scope)
+    if f.source_class:
+        clauses.append("atoms.source_class = ?")
+        params.append(f.source_class)
+    if f.since is not None:
+        clauses.append("atoms.created_at >= ?")
+        params.append(f.since)
+    if f.until is not None:
+        clauses.append("atoms.created_at <= ?")
+        params.append(f.until)
+    if not f.include_expired:
+        clauses.append("(atoms.expires_at IS NULL OR atoms.expires_at > ?)")
+        params.append(now)
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+class AtomsRepo:
+    """Rows of the atoms table."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+
+    async def insert(self, atom: Atom, norm: str) -> None:
+        """Store a new atom."""
+        await self._conn.execute(
+            f"INSERT INTO atoms({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
+            atom_to_row(atom, norm),
+        )
+
+    async def insert_raw(self, atom: Atom, norm: str) -> bool:
+        """Insert an atom with its original id (import); False if that id already exists."""
+        cur = await self._conn.execute(
+            f"INSERT OR IGNORE INTO atoms({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
+            atom_to_row(atom, norm),
+        )
+        return cur.rowcount > 0
+
+    async def get(self, atom_id: str) -> Atom | None:
+        """The atom with this id, live or quarantined."""
+        async with self._conn.execute("SELECT * FROM atoms WHERE id = ?", (atom_id,)) as cur:
+            row = await cur.fetchone()
+        return atom_from_row(row) if row else None
+
+    async def find_by_norm(self, norm: str) -> Atom | None:
+        """The oldest atom whose normalised text equals `norm` (quarantined ones first)."""
+        async with self._conn.execute(
+            "SELECT * FROM atoms WHERE norm = ? ORDER BY status = 'quarantined' DESC, created_at LIMIT 1",
+            (norm,),
+        ) as cur:
+            row = await cur.fetchone()
+        return atom_from_row(row) if row else None
+
+    async def list(self, f: AtomFilter, *, now: float, limit: int = 50, offset: int = 0, newest_first: bool = True) -> list[Atom]:
+        """Atoms matching the filter."""
+        where, params = _where(f, now)
+        order = "created_at DESC, id" if newest_first else "created_at, id"
+        async with self._conn.execute(
+            f"SELECT * FROM atoms{where} ORDER BY {order} LIMIT ? OFFSET ?", (*params, limit, offset),
+        ) as cur:
+            return [atom_from_row(r) for r in await cur.fetchall()]
+
+    async def count(self, f: AtomFilter, *, now: float) -> int:
+        """How many atoms match the filter."""
+        where, params = _where(f, now)
+        async with self._conn.execute(f"SELECT COUNT(*) FROM atoms{where}", params) as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    async def set_pinned(self, atom_id: str, ts: float) -> None:
+        """Pin an atom (never evicted, always considered)."""
+        await self._conn.execute("UPDATE atoms SET pinned = 1, updated_at = ? WHERE id = ?", (ts, atom_id))
+
+    async def set_related(self, atom_id: str, related: Sequence[str]) -> None:
+        """Rewrite an atom's related ids (repair); its timestamps stay, so ranking is unchanged."""
+        await self._conn.execute("UPDATE atoms SET related = ? WHERE id = ?", (json.dumps(list(related)), atom_id))
+
+    async def delete(self, atom_id: str) -> None:
+        """Remove an atom."""
+        await self._conn.execute("DELETE FROM atoms WHERE id = ?", (atom_id,))
+
+    async def expired_quarantine(self, now: float) -> list[Atom]:
+        """Quarantined atoms whose review window has passed."""
+        async with self._conn.execute(
+            "SELECT * FROM atoms WHERE status = 'quarantined' AND expires_at IS NOT NULL AND expires_at <= ?",
+            (now,),
+        ) as cur:
+            return [atom_from_row(r) for r in await cur.fetchall()]
+
+    async def all_ids(self) -> list[str]:
+        """Every atom id (for consistency checks)."""
+        async with self._conn.execute("SELECT id FROM atoms") as cur:
+            return [str(r[0]) for r in await cur.fetchall()]

@@ -1,0 +1,234 @@
+"""The SQLite store: one file shared by many processes (WAL, busy timeout, BEGIN IMMEDIATE writes).
+
+A process holds one aiosqlite connection; an asyncio lock serialises its use so that one
+coroutine's transaction never sees another's half-done work. Other processes are kept out by
+SQLite's own locking: every write transaction starts with BEGIN IMMEDIATE, so a writer waits
+(busy_timeout, then a few retries) instead of failing half-way through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+
+import aiosqlite
+
+from ..errors import MemoryServerError, MigrationError, StoreCorrupt, StoreError
+from .atoms import AtomsRepo
+from .events import EventsRepo
+from .facts import FactsRepo
+from .migrations import MIGRATIONS, Migration
+from .pending import PendingRepo
+from .recall import RecallRepo
+
+log = logging.getLogger(__name__)
+
+BUSY_TIMEOUT_MS = 5000
+BEGIN_RETRIES = 4
+REPAIR_HINT = (
+    "restore a backup of the store, or run `mcp-memory-admin doctor --repair` "
+    "(it keeps a copy of the damaged file)"
+)
+
+
+@contextmanager
+def map_sqlite_errors(path: Path) -> Iterator[None]:
+    """Translate sqlite3 errors into the store's own errors, most specific first."""
+    try:
+        yield
+    except MemoryServerError:
+        raise
+    except sqlite3.OperationalError as exc:
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            raise StoreError(
+                f"the memory store {path} stayed busy (another process held the write lock); "
+                "retry the call"
+            ) from exc
+        if "malformed" in text or "not a database" in text:
+            raise StoreCorrupt(f"the memory store {path} is damaged ({text}); {REPAIR_HINT}") from exc
+        raise StoreError(f"the memory store {path} failed: {text}") from exc
+    except sqlite3.DatabaseError as exc:
+        text = str(exc)
+        if "malformed" in text or "not a database" in text or "encrypted" in text:
+            raise StoreCorrupt(f"the memory store {path} is damaged ({text}); {REPAIR_HINT}") from exc
+        raise StoreError(f"the memory store {path} failed: {text}") from exc
+
+
+class Reader:
+    """Read access to every table, inside one consistent snapshot."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self.conn = conn
+        self.facts = FactsRepo(conn)
+        self.events = EventsRepo(conn)
+        self.atoms = AtomsRepo(conn)
+        self.pending = PendingRepo(conn)
+        self.recall = RecallRepo(conn)
+
+    async def change_counter(self) -> int:
+        """How many write transactions the store has committed, across all processes."""
+        async with self.conn.execute("SELECT value FROM meta WHERE key = 'change_counter'") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    async def schema_version(self) -> int:
+        """The schema version of the file (`PRAGMA user_version`)."""
+        async with self.conn.execute("PRAGMA user_version") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+
+class Tx(Reader):
+    """A write transaction (BEGIN IMMEDIATE); every change records an event."""
+
+
+def _prepare_files(path: Path) -> None:
+    """Create the store folder 0700 and the database file 0600 before SQLite touches them."""
+    folder = path.parent
+    if not folder.exists():
+        folder.mkdir(parents=True, mode=0o700)
+        os.chmod(folder, 0o700)
+    if not path.exists():
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+        os.close(fd)
+    os.chmod(path, 0o600)
+
+
+class Store:
+    """The shared SQLite store of one process."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
+        self._conn = conn
+        self.path = path
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path, migrations: tuple[Migration, ...] = MIGRATIONS) -> Store:
+        """Open (creating if needed) the store at `path` and bring its schema up to date."""
+        try:
+            _prepare_files(path)
+        except OSError as exc:
+            raise StoreError(f"cannot create the memory store at {path}: {exc}") from exc
+        with map_sqlite_errors(path):
+            conn = await aiosqlite.connect(str(path), isolation_level=None)
+        store = cls(conn, path)
+        try:
+            with map_sqlite_errors(path):
+                conn.row_factory = aiosqlite.Row
+                await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                mode_row = await (await conn.execute("PRAGMA journal_mode = WAL")).fetchone()
+                if mode_row is None or str(mode_row[0]).lower() != "wal":
+                    raise StoreError(f"the memory store {path} could not switch to WAL mode")
+                await conn.execute("PRAGMA synchronous = NORMAL")
+                await conn.execute("PRAGMA foreign_keys = ON")
+                await store._migrate(migrations)
+        except BaseException:
+            await conn.close()
+            raise
+        return store
+
+    async def close(self) -> None:
+        """Close the connection; a later use fails."""
+        await self._conn.close()
+
+    async def _user_version(self) -> int:
+        async with self._conn.execute("PRAGMA user_version") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    async def _migrate(self, migrations: tuple[Migration, ...]) -> None:
+        latest = migrations[-1].version if migrations else 0
+        current = await self._user_version()
+        if current > latest:
+            raise MigrationError(
+                f"the memory store {self.path} has schema version {current}, newer than this "
+                f"mcp-memory understands ({latest}); upgrade mcp-memory"
+            )
+        for migration in migrations:
+            if migration.version <= current:
+                continue
+            await self._begin_immediate()
+            try:
+                # Another process may have migrated while we waited for the write lock.
+                if await self._user_version() >= migration.version:
+                    await self._conn.execute("ROLLBACK")
+                    continue
+                for statement in migration.statements:
+                    await self._conn.execute(statement)
+                await self._conn.execute(f"PRAGMA user_version = {migration.version}")
+                await self._conn.execute("COMMIT")
+                log.info("applied migration %03d %s", migration.version, migration.name)
+            except sqlite3.Error as exc:
+                await self._conn.execute("ROLLBACK")
+                raise MigrationError(
+                    f"migration {migration.version:03d} ({migration.name}) failed on {self.path}: {exc}"
+                ) from exc
+
+    async def _begin_immediate(self) -> None:
+        """Take the write lock, waiting out other writers instead of failing on them."""
+        for attempt in range(BEGIN_RETRIES + 1):
+            try:
+                await self._conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc) or attempt == BEGIN_RETRIES:
+                    raise
+                await asyncio.sleep(0.05 * (2**attempt) * (1 + random.random()))
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[Reader]:
+        """A consistent read snapshot."""
+        async with self._lock:
+            with map_sqlite_errors(self.path):
+                await self._conn.execute("BEGIN")
+                try:
+                    yield Reader(self._conn)
+                finally:
+                    await self._conn.execute("COMMIT")
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[Tx]:
+        """A write transaction: all of it commits, or (on any error) none of it does."""
+        async with self._lock:
+            with map_sqlite_errors(self.path):
+                await self._begin_immediate()
+                try:
+                    yield Tx(self._conn)
+                    await self._conn.execute(
+                        "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'change_counter'"
+                    )
+                    await self._conn.execute("COMMIT")
+                except BaseException:
+                    await self._conn.execute("ROLLBACK")
+                    raise
+
+    async def size_bytes(self) -> int:
+        """Bytes on disk of the database and its WAL."""
+        total = 0
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                total += os.stat(f"{self.path}{suffix}").st_size
+            except FileNotFoundError:
+                pass
+        return total
+
+    async def integrity_check(self) -> list[str]:
+        """SQLite's integrity check: an empty list means the file is sound."""
+        async with self._lock:
+            with map_sqlite_errors(self.path):
+                async with self._conn.execute("PRAGMA integrity_check") as cur:
+                    rows = [str(r[0]) for r in await cur.fetchall()]
+        return [] if rows == ["ok"] else rows
+
+
+def now() -> float:
+    """Wall-clock seconds since the epoch; the store's one clock."""
+    return time.time()

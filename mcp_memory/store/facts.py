@@ -1,0 +1,72 @@
+"""SQL for the facts tier."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import aiosqlite
+
+from ..model import FactEntry, Target
+
+
+def _fact(row: aiosqlite.Row) -> FactEntry:
+    return FactEntry(
+        id=row["id"], target=row["target"], content=row["content"], key=row["key"],
+        pinned=bool(row["pinned"]), keywords=tuple(json.loads(row["keywords"])),
+        created_at=row["created_at"], updated_at=row["updated_at"],
+    )
+
+
+class FactsRepo:
+    """Rows of the facts table, in insertion order per target."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+
+    async def list(self, target: Target | None = None) -> list[FactEntry]:
+        """Entries of one target (or all), oldest first."""
+        if target is None:
+            sql, params = "SELECT * FROM facts ORDER BY target, id", ()
+        else:
+            sql, params = "SELECT * FROM facts WHERE target = ? ORDER BY id", (target,)
+        async with self._conn.execute(sql, params) as cur:
+            return [_fact(r) for r in await cur.fetchall()]
+
+    async def insert(
+        self, target: Target, content: str, *, key: str | None, pinned: bool,
+        keywords: Sequence[str], ts: float,
+    ) -> FactEntry:
+        """Add an entry at the end of its target."""
+        cur = await self._conn.execute(
+            "INSERT INTO facts(target, key, content, pinned, keywords, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (target, key, content, int(pinned), json.dumps(list(keywords), ensure_ascii=False), ts, ts),
+        )
+        return FactEntry(
+            id=int(cur.lastrowid or 0), target=target, content=content, key=key, pinned=pinned,
+            keywords=tuple(keywords), created_at=ts, updated_at=ts,
+        )
+
+    async def insert_raw(self, entry: FactEntry) -> bool:
+        """Insert an entry with its original id (import); False if that id already exists."""
+        cur = await self._conn.execute(
+            "INSERT OR IGNORE INTO facts(id, target, key, content, pinned, keywords, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (entry.id, entry.target, entry.key, entry.content, int(entry.pinned),
+             json.dumps(list(entry.keywords), ensure_ascii=False), entry.created_at, entry.updated_at),
+        )
+        return cur.rowcount > 0
+
+    async def update(
+        self, entry_id: int, *, content: str, pinned: bool, keywords: Sequence[str], ts: float,
+    ) -> None:
+        """Rewrite an entry in place (it keeps its position and key)."""
+        await self._conn.execute(
+            "UPDATE facts SET content = ?, pinned = ?, keywords = ?, updated_at = ? WHERE id = ?",
+            (content, int(pinned), json.dumps(list(keywords), ensure_ascii=False), ts, entry_id),
+        )
+
+    async def delete(self, entry_id: int) -> None:
+        """Remove an entry."""
+        await self._conn.execute("DELETE FROM facts WHERE id = ?", (entry_id,))

@@ -1,0 +1,173 @@
+"""Schema migrations, applied in order by `PRAGMA user_version`; never edit an applied one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One schema step; all its statements and the version bump commit together."""
+
+    version: int
+    name: str
+    statements: tuple[str, ...]
+
+
+M001_FOUNDATION = Migration(
+    1,
+    "foundation: meta, facts, events",
+    (
+        """CREATE TABLE meta (
+            key   TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        )""",
+        "INSERT INTO meta(key, value) VALUES ('change_counter', '0')",
+        """CREATE TABLE facts (
+            id         INTEGER PRIMARY KEY,
+            target     TEXT NOT NULL CHECK (target IN ('user', 'env')),
+            key        TEXT,
+            content    TEXT NOT NULL,
+            pinned     INTEGER NOT NULL DEFAULT 0,
+            keywords   TEXT NOT NULL DEFAULT '[]',
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        )""",
+        "CREATE UNIQUE INDEX facts_target_key ON facts(target, key) WHERE key IS NOT NULL",
+        "CREATE INDEX facts_target ON facts(target, id)",
+        """CREATE TABLE events (
+            id      INTEGER PRIMARY KEY AUTOINCREMENT,
+            ts      REAL NOT NULL,
+            actor   TEXT NOT NULL CHECK (actor IN ('agent', 'admin', 'system')),
+            kind    TEXT NOT NULL,
+            subject TEXT,
+            detail  TEXT NOT NULL DEFAULT '{}'
+        )""",
+        "CREATE INDEX events_kind ON events(kind, id)",
+        "CREATE INDEX events_subject ON events(subject)",
+        # The audit log is evidence: nothing may rewrite or delete it.
+        """CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events
+           BEGIN SELECT RAISE(ABORT, 'events are append-only'); END""",
+        """CREATE TRIGGER events_append_only_delete BEFORE DELETE ON events
+           BEGIN SELECT RAISE(ABORT, 'events are append-only'); END""",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (M001_FOUNDATION,)
+
+M002_ATOMS = Migration(
+    2,
+    "atoms, pending reviews, confirmed user-model fields",
+    (
+        # `num` is the stable integer key FTS and vectors point at (a bare rowid may change on VACUUM).
+        """CREATE TABLE atoms (
+            num               INTEGER PRIMARY KEY,
+            id                TEXT NOT NULL UNIQUE,
+            type              TEXT NOT NULL,
+            text              TEXT NOT NULL,
+            norm              TEXT NOT NULL,
+            source_class      TEXT NOT NULL,
+            confidence        REAL NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
+            importance        TEXT NOT NULL CHECK (importance IN ('critical', 'high', 'medium', 'low')),
+            pinned            INTEGER NOT NULL DEFAULT 0,
+            tags              TEXT NOT NULL DEFAULT '[]',
+            why               TEXT,
+            how_to_apply      TEXT,
+            scope             TEXT NOT NULL CHECK (scope IN ('user', 'project', 'global')),
+            project           TEXT,
+            session_id        TEXT,
+            turn              INTEGER,
+            related           TEXT NOT NULL DEFAULT '[]',
+            status            TEXT NOT NULL CHECK (status IN ('live', 'quarantined')),
+            quarantine_reason TEXT,
+            findings          TEXT,
+            expires_at        REAL,
+            created_at        REAL NOT NULL,
+            updated_at        REAL NOT NULL,
+            last_recalled_at  REAL,
+            recall_count      INTEGER NOT NULL DEFAULT 0
+        )""",
+        "CREATE INDEX atoms_norm ON atoms(norm)",
+        "CREATE INDEX atoms_status ON atoms(status, created_at)",
+        "CREATE INDEX atoms_type ON atoms(type) WHERE status = 'live'",
+        "CREATE INDEX atoms_project ON atoms(project) WHERE project IS NOT NULL",
+        """CREATE TABLE pending_reviews (
+            id          TEXT PRIMARY KEY,
+            field_path  TEXT NOT NULL,
+            value       TEXT NOT NULL,
+            evidence    TEXT NOT NULL DEFAULT '',
+            confidence  REAL NOT NULL,
+            created_at  REAL NOT NULL,
+            updated_at  REAL NOT NULL,
+            expires_at  REAL NOT NULL,
+            UNIQUE (field_path, value)
+        )""",
+        """CREATE TABLE user_model (
+            field_path   TEXT PRIMARY KEY,
+            value        TEXT NOT NULL,
+            source_class TEXT NOT NULL,
+            updated_at   REAL NOT NULL
+        )""",
+    ),
+)
+
+M003_RECALL = Migration(
+    3,
+    "recall: FTS5 over live atoms, vectors, the embed queue, associations",
+    (
+        # Only live atoms are indexed: quarantined text never enters a recall structure.
+        """CREATE VIRTUAL TABLE atoms_fts USING fts5(
+            text, tags, content='atoms', content_rowid='num', tokenize='porter unicode61'
+        )""",
+        """CREATE TRIGGER atoms_fts_insert AFTER INSERT ON atoms WHEN new.status = 'live' BEGIN
+            INSERT INTO atoms_fts(rowid, text, tags) VALUES (new.num, new.text, new.tags);
+        END""",
+        """CREATE TRIGGER atoms_fts_delete AFTER DELETE ON atoms WHEN old.status = 'live' BEGIN
+            INSERT INTO atoms_fts(atoms_fts, rowid, text, tags) VALUES ('delete', old.num, old.text, old.tags);
+        END""",
+        """CREATE TRIGGER atoms_fts_update_old AFTER UPDATE OF text, tags, status ON atoms
+           WHEN old.status = 'live' BEGIN
+            INSERT INTO atoms_fts(atoms_fts, rowid, text, tags) VALUES ('delete', old.num, old.text, old.tags);
+        END""",
+        """CREATE TRIGGER atoms_fts_update_new AFTER UPDATE OF text, tags, status ON atoms
+           WHEN new.status = 'live' BEGIN
+            INSERT INTO atoms_fts(rowid, text, tags) VALUES (new.num, new.text, new.tags);
+        END""",
+        """CREATE TABLE vectors (
+            atom_num INTEGER PRIMARY KEY,
+            space    TEXT NOT NULL,
+            seq      INTEGER NOT NULL,
+            scale    REAL NOT NULL,
+            vec      BLOB NOT NULL
+        )""",
+        "CREATE INDEX vectors_seq ON vectors(seq)",
+        # Atoms waiting for a vector in the configured space (new, promoted, edited, or re-embedding).
+        "CREATE TABLE embed_queue (atom_num INTEGER PRIMARY KEY)",
+        """CREATE TRIGGER atoms_queue_insert AFTER INSERT ON atoms WHEN new.status = 'live' BEGIN
+            INSERT OR IGNORE INTO embed_queue(atom_num) VALUES (new.num);
+        END""",
+        """CREATE TRIGGER atoms_queue_update AFTER UPDATE OF text, status ON atoms WHEN new.status = 'live' BEGIN
+            INSERT OR IGNORE INTO embed_queue(atom_num) VALUES (new.num);
+        END""",
+        """CREATE TABLE associations (
+            src    INTEGER NOT NULL,
+            dst    INTEGER NOT NULL,
+            kind   TEXT NOT NULL CHECK (kind IN ('temporal', 'task', 'semantic')),
+            weight REAL NOT NULL,
+            PRIMARY KEY (src, dst, kind)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX associations_dst ON associations(dst)",
+        """CREATE TRIGGER atoms_cleanup_delete AFTER DELETE ON atoms BEGIN
+            DELETE FROM vectors WHERE atom_num = old.num;
+            DELETE FROM embed_queue WHERE atom_num = old.num;
+            DELETE FROM associations WHERE src = old.num OR dst = old.num;
+        END""",
+        """CREATE TRIGGER atoms_cleanup_quarantine AFTER UPDATE OF status ON atoms WHEN new.status != 'live' BEGIN
+            DELETE FROM vectors WHERE atom_num = old.num;
+            DELETE FROM embed_queue WHERE atom_num = old.num;
+        END""",
+        "INSERT INTO meta(key, value) VALUES ('embedding_space', '')",
+    ),
+)
+
+MIGRATIONS = (M001_FOUNDATION, M002_ATOMS, M003_RECALL)

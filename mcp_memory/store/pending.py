@@ -1,0 +1,72 @@
+"""SQL for the pending-review queue and the confirmed user-model fields (read side)."""
+
+from __future__ import annotations
+
+import aiosqlite
+
+from ..model import PendingReview
+
+
+def _pending(row: aiosqlite.Row) -> PendingReview:
+    return PendingReview(
+        id=row["id"], field_path=row["field_path"], value=row["value"], evidence=row["evidence"],
+        confidence=row["confidence"], created_at=row["created_at"], updated_at=row["updated_at"],
+        expires_at=row["expires_at"],
+    )
+
+
+class PendingRepo:
+    """Rows of pending_reviews, and reads of user_model."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+
+    async def get(self, review_id: str) -> PendingReview | None:
+        """One pending inference."""
+        async with self._conn.execute("SELECT * FROM pending_reviews WHERE id = ?", (review_id,)) as cur:
+            row = await cur.fetchone()
+        return _pending(row) if row else None
+
+    async def find(self, field_path: str, value: str) -> PendingReview | None:
+        """The pending inference with this field and value, if any."""
+        async with self._conn.execute(
+            "SELECT * FROM pending_reviews WHERE field_path = ? AND value = ?", (field_path, value),
+        ) as cur:
+            row = await cur.fetchone()
+        return _pending(row) if row else None
+
+    async def list(self, *, now: float, include_expired: bool = False) -> list[PendingReview]:
+        """Pending inferences, oldest first."""
+        sql = "SELECT * FROM pending_reviews"
+        params: tuple[object, ...] = ()
+        if not include_expired:
+            sql += " WHERE expires_at > ?"
+            params = (now,)
+        async with self._conn.execute(sql + " ORDER BY updated_at, id", params) as cur:
+            return [_pending(r) for r in await cur.fetchall()]
+
+    async def insert(self, item: PendingReview) -> bool:
+        """Store a pending inference; False if its id exists already (import)."""
+        cur = await self._conn.execute(
+            "INSERT OR IGNORE INTO pending_reviews(id, field_path, value, evidence, confidence, created_at, updated_at, expires_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (item.id, item.field_path, item.value, item.evidence, item.confidence, item.created_at,
+             item.updated_at, item.expires_at),
+        )
+        return cur.rowcount > 0
+
+    async def refresh(self, review_id: str, *, evidence: str, confidence: float, ts: float, expires_at: float) -> None:
+        """Re-inferred: keep it longer, with the newest evidence."""
+        await self._conn.execute(
+            "UPDATE pending_reviews SET evidence = ?, confidence = MAX(confidence, ?), updated_at = ?, expires_at = ? WHERE id = ?",
+            (evidence, confidence, ts, expires_at, review_id),
+        )
+
+    async def delete(self, review_id: str) -> None:
+        """Drop a pending inference."""
+        await self._conn.execute("DELETE FROM pending_reviews WHERE id = ?", (review_id,))
+
+    async def user_model(self) -> dict[str, tuple[str, str, float]]:
+        """Confirmed fields: path -> (value, source_class, updated_at)."""
+        async with self._conn.execute("SELECT * FROM user_model ORDER BY field_path") as cur:
+            return {r["field_path"]: (r["value"], r["source_class"], r["updated_at"]) for r in await cur.fetchall()}

@@ -1,0 +1,43 @@
+"""Trust-raising SQL: promote, unpin, confirm. Only services/admin.py may import this module."""
+
+from __future__ import annotations
+
+import aiosqlite
+
+from ..model import PendingReview
+
+
+class PrivilegedOps:
+    """Writes that raise trust or release memory from human control."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+
+    async def promote_atom(self, atom_id: str, ts: float) -> None:
+        """Release an atom from quarantine as human-approved memory."""
+        await self._conn.execute(
+            "UPDATE atoms SET status = 'live', source_class = 'user_approved', quarantine_reason = NULL, "
+            "findings = NULL, expires_at = NULL, updated_at = ? WHERE id = ?",
+            (ts, atom_id),
+        )
+
+    async def unpin_atom(self, atom_id: str, ts: float) -> None:
+        """Let an atom be forgotten or evicted again."""
+        await self._conn.execute("UPDATE atoms SET pinned = 0, updated_at = ? WHERE id = ?", (ts, atom_id))
+
+    async def confirm_pending(self, item: PendingReview, ts: float) -> None:
+        """Apply a pending inference to the user model and drop it from the queue."""
+        await self._conn.execute(
+            "INSERT INTO user_model(field_path, value, source_class, updated_at) VALUES (?, ?, 'user_approved', ?) "
+            "ON CONFLICT(field_path) DO UPDATE SET value = excluded.value, source_class = excluded.source_class, "
+            "updated_at = excluded.updated_at",
+            (item.field_path, item.value, ts),
+        )
+        await self._conn.execute("DELETE FROM pending_reviews WHERE id = ?", (item.id,))
+
+    async def set_user_model(self, field_path: str, value: str, source_class: str, ts: float) -> None:
+        """Write a user-model field as-is (import)."""
+        await self._conn.execute(
+            "INSERT OR REPLACE INTO user_model(field_path, value, source_class, updated_at) VALUES (?, ?, ?, ?)",
+            (field_path, value, source_class, ts),
+        )

@@ -1,0 +1,149 @@
+"""SQL for recall: FTS5 keyword candidates, stored vectors, the embed queue, associations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import aiosqlite
+
+from ..model import Atom
+from .atoms import AtomFilter, atom_from_row, filter_sql
+
+
+def quote_fts(terms: Iterable[str]) -> str:
+    """An FTS5 query that ORs the terms, each quoted so user text is never FTS syntax."""
+    quoted = ['"' + term.replace('"', '""') + '"' for term in terms if term]
+    return " OR ".join(quoted)
+
+
+class RecallRepo:
+    """Reads and writes of the recall structures."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+
+    async def keyword(self, match: str, f: AtomFilter, *, now: float, limit: int) -> list[tuple[int, float]]:
+        """Live atoms matching an FTS5 query, best first, as (num, bm25 score ≥ 0)."""
+        if not match:
+            return []
+        clauses, params = filter_sql(f, now)
+        where = "".join(f" AND {c}" for c in clauses)
+        sql = (
+            "SELECT atoms.num, -bm25(atoms_fts, 1.0, 0.4) FROM atoms_fts JOIN atoms ON atoms.num = atoms_fts.rowid "
+            f"WHERE atoms_fts MATCH ?{where} ORDER BY bm25(atoms_fts, 1.0, 0.4) LIMIT ?"
+        )
+        async with self._conn.execute(sql, (match, *params, limit)) as cur:
+            return [(int(r[0]), float(r[1])) for r in await cur.fetchall()]
+
+    async def allowed_nums(self, f: AtomFilter, *, now: float) -> list[int]:
+        """Nums of the atoms a filter admits (applied before any top-k cut)."""
+        clauses, params = filter_sql(f, now)
+        where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+        async with self._conn.execute(f"SELECT num FROM atoms{where}", params) as cur:
+            return [int(r[0]) for r in await cur.fetchall()]
+
+    async def atoms_by_num(self, nums: Sequence[int]) -> dict[int, Atom]:
+        """Atoms by num (missing ones are simply absent)."""
+        out: dict[int, Atom] = {}
+        for start in range(0, len(nums), 500):
+            chunk = list(nums[start:start + 500])
+            async with self._conn.execute(
+                f"SELECT * FROM atoms WHERE num IN ({', '.join('?' * len(chunk))})", chunk,
+            ) as cur:
+                for row in await cur.fetchall():
+                    out[int(row["num"])] = atom_from_row(row)
+        return out
+
+    async def num_of(self, atom_id: str) -> int | None:
+        """The integer key of an atom id."""
+        async with self._conn.execute("SELECT num FROM atoms WHERE id = ?", (atom_id,)) as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else None
+
+    async def touch(self, nums: Sequence[int], ts: float) -> None:
+        """Record that these atoms were recalled (feeds eviction)."""
+        await self._conn.executemany(
+            "UPDATE atoms SET last_recalled_at = ?, recall_count = recall_count + 1 WHERE num = ?",
+            [(ts, n) for n in nums],
+        )
+
+    # vectors ---------------------------------------------------------------------------------
+    async def space(self) -> str:
+        """The embedding space the stored vectors were last built for."""
+        async with self._conn.execute("SELECT value FROM meta WHERE key = 'embedding_space'") as cur:
+            row = await cur.fetchone()
+        return str(row[0]) if row else ""
+
+    async def switch_space(self, space: str) -> int:
+        """Adopt a new embedding space: every live atom is queued for re-embedding."""
+        await self._conn.execute("UPDATE meta SET value = ? WHERE key = 'embedding_space'", (space,))
+        cur = await self._conn.execute(
+            "INSERT OR IGNORE INTO embed_queue(atom_num) SELECT num FROM atoms WHERE status = 'live'"
+        )
+        return cur.rowcount
+
+    async def put_vectors(self, rows: Sequence[tuple[int, str, float, bytes]]) -> None:
+        """Store (num, space, scale, blob) vectors and take those atoms off the embed queue."""
+        async with self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM vectors") as cur:
+            row = await cur.fetchone()
+        seq = int(row[0]) if row else 0
+        await self._conn.executemany(
+            "INSERT OR REPLACE INTO vectors(atom_num, space, seq, scale, vec) VALUES (?, ?, ?, ?, ?)",
+            [(num, space, seq + i + 1, scale, blob) for i, (num, space, scale, blob) in enumerate(rows)],
+        )
+        await self._conn.executemany("DELETE FROM embed_queue WHERE atom_num = ?", [(r[0],) for r in rows])
+
+    async def vectors_since(self, space: str, seq: int, limit: int = 50_000) -> list[tuple[int, int, float, bytes]]:
+        """Vectors of one space stored after `seq`, as (num, seq, scale, blob), in seq order."""
+        async with self._conn.execute(
+            "SELECT atom_num, seq, scale, vec FROM vectors WHERE space = ? AND seq > ? ORDER BY seq LIMIT ?",
+            (space, seq, limit),
+        ) as cur:
+            return [(int(r[0]), int(r[1]), float(r[2]), bytes(r[3])) for r in await cur.fetchall()]
+
+    async def vector_count(self, space: str) -> int:
+        """How many vectors of one space are stored."""
+        async with self._conn.execute("SELECT COUNT(*) FROM vectors WHERE space = ?", (space,)) as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    async def queued(self, limit: int) -> list[tuple[int, str]]:
+        """Live atoms waiting for a vector, as (num, text)."""
+        async with self._conn.execute(
+            "SELECT atoms.num, atoms.text FROM embed_queue JOIN atoms ON atoms.num = embed_queue.atom_num "
+            "WHERE atoms.status = 'live' LIMIT ?",
+            (limit,),
+        ) as cur:
+            return [(int(r[0]), str(r[1])) for r in await cur.fetchall()]
+
+    async def queue_size(self) -> int:
+        """How many atoms wait for a vector."""
+        async with self._conn.execute("SELECT COUNT(*) FROM embed_queue") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    # associations ----------------------------------------------------------------------------
+    async def recent_in_session(self, session_id: str, exclude: int, limit: int = 1) -> list[int]:
+        """The latest live atoms of a session (for temporal and same-task links)."""
+        async with self._conn.execute(
+            "SELECT num FROM atoms WHERE session_id = ? AND status = 'live' AND num != ? ORDER BY num DESC LIMIT ?",
+            (session_id, exclude, limit),
+        ) as cur:
+            return [int(r[0]) for r in await cur.fetchall()]
+
+    async def link(self, rows: Sequence[tuple[int, int, str, float]]) -> None:
+        """Store (src, dst, kind, weight) links in both directions."""
+        both = [*rows, *((dst, src, kind, w) for src, dst, kind, w in rows)]
+        await self._conn.executemany(
+            "INSERT OR REPLACE INTO associations(src, dst, kind, weight) VALUES (?, ?, ?, ?)", both,
+        )
+
+    async def neighbours(self, nums: Sequence[int]) -> list[tuple[int, int, str, float]]:
+        """Links leaving these atoms, as (src, dst, kind, weight)."""
+        if not nums:
+            return []
+        async with self._conn.execute(
+            f"SELECT src, dst, kind, weight FROM associations WHERE src IN ({', '.join('?' * len(nums))})",
+            list(nums),
+        ) as cur:
+            return [(int(r[0]), int(r[1]), str(r[2]), float(r[3])) for r in await cur.fetchall()]

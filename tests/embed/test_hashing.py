@@ -1,0 +1,200 @@
+"""Tests for the default feature-hashing embedder and the embedding-space identity."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mcp_memory.embed.base import Embedder, EmbeddingSpace
+from mcp_memory.embed.hashing import HashingEmbedder, hash_feature, stem, tokenize
+
+TEXTS = [
+    "I prefer pytest over unittest for every Python project.",
+    "My sister Ana lives in Lisbon with her two kids.",
+    "We decided to move the billing API to Go next quarter.",
+    "Café Nördic on 5th street does the best flat white — Dana's favourite.",
+    "",
+    "the and of",  # stop words only
+]
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _cos(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.dot(a, b))
+
+
+def test_space_fingerprint() -> None:
+    emb = HashingEmbedder(384)
+    assert emb.space == EmbeddingSpace("hash", "v1", 384)
+    assert emb.space.fingerprint() == "hash:v1:384"
+    assert isinstance(emb, Embedder)
+
+
+@pytest.mark.parametrize("dims", [256, 384, 512, 768])
+def test_dims_honoured(dims: int) -> None:
+    vecs = HashingEmbedder(dims).embed_sync(TEXTS)
+    assert vecs.shape == (len(TEXTS), dims)
+    assert vecs.dtype == np.float32
+
+
+def test_rows_normalised_and_empty_rows_zero() -> None:
+    vecs = HashingEmbedder().embed_sync(TEXTS)
+    norms = np.linalg.norm(vecs, axis=1)
+    np.testing.assert_allclose(norms[:4], 1.0, atol=1e-5)
+    assert not vecs[4].any()
+    assert not vecs[5].any()
+
+
+def test_empty_batch() -> None:
+    assert HashingEmbedder().embed_sync([]).shape == (0, 512)
+
+
+def test_deterministic_across_instances() -> None:
+    a = HashingEmbedder().embed_sync(TEXTS)
+    b = HashingEmbedder().embed_sync(TEXTS)
+    assert a.tobytes() == b.tobytes()
+
+
+def test_deterministic_across_processes() -> None:
+    # A fresh interpreter has a different hash() salt; the bytes must still match exactly.
+    code = (
+        "import sys, json; from mcp_memory.embed.hashing import HashingEmbedder; "
+        "texts = json.loads(sys.stdin.read()); "
+        "sys.stdout.write(HashingEmbedder().embed_sync(texts).tobytes().hex())"
+    )
+    import json
+
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(TEXTS),
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO_ROOT,
+        env={"PYTHONPATH": str(REPO_ROOT), "PYTHONHASHSEED": "12345"},
+    ).stdout
+    assert bytes.fromhex(out) == HashingEmbedder().embed_sync(TEXTS).tobytes()
+
+
+def test_batch_equals_individual() -> None:
+    emb = HashingEmbedder()
+    batch = emb.embed_sync(TEXTS)
+    for i, text in enumerate(TEXTS):
+        assert emb.embed_sync([text])[0].tobytes() == batch[i].tobytes()
+
+
+def test_cache_does_not_change_vectors() -> None:
+    emb = HashingEmbedder()
+    first = emb.embed_sync(TEXTS[::-1])
+    second = emb.embed_sync(TEXTS[::-1])
+    assert first.tobytes() == second.tobytes()
+
+
+def test_embed_batch_matches_sync() -> None:
+    emb = HashingEmbedder()
+    got = asyncio.run(emb.embed_batch(TEXTS))
+    assert got.tobytes() == emb.embed_sync(TEXTS).tobytes()
+
+
+def test_vector_is_hash_of_features() -> None:
+    # features() is the documented pre-hash view: hashing it by hand must give the vector.
+    emb = HashingEmbedder(256)
+    for text in TEXTS[:4]:
+        expected = np.zeros(256)
+        for feat, weight in emb.features(text).items():
+            h = hash_feature(feat)
+            expected[h % 256] += (-1.0 if h >> 63 else 1.0) * weight
+        expected /= np.linalg.norm(expected)
+        np.testing.assert_allclose(emb.embed_sync([text])[0], expected, atol=1e-6)
+
+
+def test_features_groups() -> None:
+    feats = HashingEmbedder().features("My sisters love running marathons")
+    assert "w:sister" in feats and "w:run" in feats
+    assert "b:sister_lov" in feats
+    assert "c:#sis" in feats and "c:ters#" in feats
+    assert "k:family" in feats and "k:exercise" in feats
+    assert "w:my" not in feats  # stop words give no word features
+    # Words outweigh bigrams, which outweigh a single char n-gram.
+    assert feats["w:sister"] > feats["b:sister_lov"] > feats["c:#sis"]
+
+
+def test_sublinear_term_weight() -> None:
+    feats = HashingEmbedder().features("docker docker docker")
+    assert feats["w:docker"] == pytest.approx(1.0 + np.log(3))
+
+
+def test_tokenize_folds_case_accents_and_possessives() -> None:
+    assert tokenize("Dana's CAFÉ, naïve ﬁle") == ["dana", "cafe", "naive", "file"]
+    assert tokenize("snake_case x") == ["snake", "case"]
+
+
+@pytest.mark.parametrize(
+    ("forms", "expected"),
+    [
+        (["run", "runs", "running"], "run"),
+        (["move", "moves", "moved", "moving"], "mov"),
+        (["prefer", "prefers", "preferred"], "prefer"),
+        (["sister", "sisters"], "sister"),
+        (["family", "families"], "family"),
+        (["test", "tests", "testing", "tested"], "test"),
+    ],
+)
+def test_stem_conflates_inflections(forms: list[str], expected: str) -> None:
+    assert {stem(f) for f in forms} == {expected}
+
+
+@pytest.mark.parametrize(
+    ("anchor", "related", "unrelated"),
+    [
+        (
+            "I prefer pytest over unittest",
+            "which test framework do I like",
+            "my sister lives in Lisbon",
+        ),
+        (
+            "My sister Ana lives in Lisbon",
+            "where does my sister live these days?",
+            "we deploy the API with docker on kubernetes",
+        ),
+        (
+            "We ship the backend with Docker containers on Kubernetes",
+            "how do we deploy the service?",
+            "my dog Biscuit hates the vet",
+        ),
+        (
+            "I switched from Vim to VS Code last spring",
+            "what editor am I using now?",
+            "Dana's birthday is on the 14th of March",
+        ),
+        (
+            "Dana was born on 14 March",
+            "when is Dana's birthday?",
+            "I take the train to work every morning",
+        ),
+    ],
+)
+def test_paraphrase_beats_unrelated(anchor: str, related: str, unrelated: str) -> None:
+    a, r, u = HashingEmbedder().embed_sync([anchor, related, unrelated])
+    assert _cos(a, r) > _cos(a, u)
+
+
+def test_rejects_tiny_dims() -> None:
+    with pytest.raises(ValueError):
+        HashingEmbedder(1)
+
+
+def test_base_module_does_not_import_numpy() -> None:
+    code = (
+        "import sys; import mcp_memory.embed.base; "
+        "sys.exit(1 if 'numpy' in sys.modules else 0)"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code], check=True, cwd=REPO_ROOT, env={"PYTHONPATH": str(REPO_ROOT)}
+    )

@@ -1,0 +1,141 @@
+"""The SQLite store: files, pragmas, migrations, transactions and the append-only log."""
+
+from __future__ import annotations
+
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+
+from mcp_memory.errors import InvalidInput, MigrationError, StoreCorrupt
+from mcp_memory.store.db import Store, now
+from mcp_memory.store.migrations import MIGRATIONS, Migration
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_creates_private_folder_and_file(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "memory.db"
+    store = await Store.open(path)
+    try:
+        async with store.write() as tx:
+            await tx.events.append("system", "hello")
+        assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        for suffix in ("-wal", "-shm"):
+            side = Path(f"{path}{suffix}")
+            if side.exists():
+                assert stat.S_IMODE(side.stat().st_mode) & 0o077 == 0
+    finally:
+        await store.close()
+
+
+async def test_wal_and_schema_version(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    store = await Store.open(path)
+    await store.close()
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == MIGRATIONS[-1].version
+    finally:
+        conn.close()
+
+
+async def test_reopen_is_idempotent(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    for _ in range(3):
+        store = await Store.open(path)
+        await store.close()
+
+
+async def test_failed_migration_leaves_previous_version(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    broken = Migration(MIGRATIONS[-1].version + 1, "broken", ("CREATE TABLE half_done (x)", "NOT SQL AT ALL"))
+    with pytest.raises(MigrationError, match="broken"):
+        await Store.open(path, (*MIGRATIONS, broken))
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == MIGRATIONS[-1].version
+        assert conn.execute("SELECT name FROM sqlite_master WHERE name = 'half_done'").fetchone() is None
+    finally:
+        conn.close()
+
+
+async def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    store = await Store.open(path)
+    await store.close()
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version = 999")
+    conn.commit()
+    conn.close()
+    with pytest.raises(MigrationError, match="newer"):
+        await Store.open(path)
+
+
+async def test_garbage_file_is_reported_as_damaged(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    path.write_bytes(b"this is not a database, just junk bytes" * 100)
+    with pytest.raises(StoreCorrupt) as err:
+        await Store.open(path)
+    assert "doctor --repair" in err.value.message and str(path) in err.value.message
+
+
+async def test_failed_write_rolls_back_everything(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "memory.db")
+    try:
+        with pytest.raises(InvalidInput):
+            async with store.write() as tx:
+                await tx.facts.insert("user", "kept?", key=None, pinned=False, keywords=(), ts=now())
+                await tx.events.append("agent", "fact_added")
+                raise InvalidInput("boom")
+        async with store.read() as rx:
+            assert await rx.facts.list("user") == []
+            assert await rx.events.count() == 0
+            assert await rx.change_counter() == 0
+    finally:
+        await store.close()
+
+
+async def test_change_counter_counts_commits(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "memory.db")
+    try:
+        for _ in range(3):
+            async with store.write() as tx:
+                await tx.events.append("system", "tick")
+        async with store.read() as rx:
+            assert await rx.change_counter() == 3
+    finally:
+        await store.close()
+
+
+async def test_events_are_append_only(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    store = await Store.open(path)
+    async with store.write() as tx:
+        await tx.events.append("agent", "fact_added", "fact:1", {"content": "x"})
+    await store.close()
+    conn = sqlite3.connect(path)
+    try:
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            conn.execute("UPDATE events SET kind = 'forged'")
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            conn.execute("DELETE FROM events")
+    finally:
+        conn.close()
+
+
+async def test_two_connections_see_each_others_writes(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    a, b = await Store.open(path), await Store.open(path)
+    try:
+        async with a.write() as tx:
+            await tx.facts.insert("env", "from a", key=None, pinned=False, keywords=(), ts=now())
+        async with b.read() as rx:
+            assert [f.content for f in await rx.facts.list("env")] == ["from a"]
+            assert await rx.change_counter() == 1
+    finally:
+        await a.close()
+        await b.close()

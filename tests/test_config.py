@@ -1,0 +1,96 @@
+"""Settings: precedence, validation, and what a project file may not set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mcp_memory.config import load_settings
+from mcp_memory.errors import ConfigError
+
+
+def test_defaults(tmp_path: Path) -> None:
+    s = load_settings(environ={}, cwd=tmp_path)
+    assert s.home == Path("~/.mcp-memory").expanduser()
+    assert s.facts.user_cap == 4000 and s.facts.env_cap == 8000
+    assert s.server.host == "127.0.0.1" and s.server.transport == "stdio"
+    assert s.trust.agent_writes == "trusted"
+    assert s.db_path == s.home / "memory.db"
+
+
+def test_precedence_file_then_env_then_flags(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text("[facts]\nuser_cap = 100\nenv_cap = 200\n[server]\nport = 1000\n")
+    env = {"MCP_MEMORY_HOME": str(home), "MCP_MEMORY_FACTS__ENV_CAP": "300", "MCP_MEMORY_SERVER__PORT": "2000"}
+    s = load_settings(environ=env, overrides={"server.port": 3000}, cwd=tmp_path)
+    assert s.facts.user_cap == 100  # file
+    assert s.facts.env_cap == 300  # env beats file
+    assert s.server.port == 3000  # flag beats env
+
+
+def test_settings_are_frozen(tmp_path: Path) -> None:
+    s = load_settings(environ={}, cwd=tmp_path)
+    with pytest.raises(AttributeError):
+        s.facts.user_cap = 1  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({"MCP_MEMORY_FACTS__USER_CAP": "lots"}, "facts.user_cap"),
+        ({"MCP_MEMORY_FACTS__USER_CAP": "-5"}, "facts.user_cap"),
+        ({"MCP_MEMORY_SERVER__PORT": "70000"}, "server.port"),
+        ({"MCP_MEMORY_TRUST__AGENT_WRITES": "sometimes"}, "trust.agent_writes"),
+        ({"MCP_MEMORY_SERVER__TRANSPORT": "carrier-pigeon"}, "server.transport"),
+        ({"MCP_MEMORY_NO_SUCH_KEY": "1"}, "no_such_key"),
+    ],
+)
+def test_bad_env_values_name_the_key(tmp_path: Path, env: dict[str, str], named: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_settings(environ=env, cwd=tmp_path)
+    assert named in err.value.message
+
+
+def test_unknown_file_key_fails_naming_it(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text("[facts]\nuser_capp = 100\n")
+    with pytest.raises(ConfigError) as err:
+        load_settings(environ={"MCP_MEMORY_HOME": str(home)}, cwd=tmp_path)
+    assert "facts.user_capp" in err.value.message and "config.toml" in err.value.message
+
+
+def test_invalid_toml_is_reported(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text("[facts\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_settings(environ={"MCP_MEMORY_HOME": str(home)}, cwd=tmp_path)
+
+
+def test_project_file_may_tune_but_not_move_or_loosen(tmp_path: Path) -> None:
+    project = tmp_path / "repo"
+    project.mkdir()
+    (project / ".mcp-memory.toml").write_text("[facts]\nuser_cap = 1234\n")
+    s = load_settings(environ={"MCP_MEMORY_HOME": str(tmp_path / "h")}, cwd=project)
+    assert s.facts.user_cap == 1234
+    for forbidden in ('home = "/tmp/elsewhere"', '[trust]\nagent_writes = "trusted"', '[server]\ntoken = "x"'):
+        (project / ".mcp-memory.toml").write_text(forbidden + "\n")
+        with pytest.raises(ConfigError, match="project file"):
+            load_settings(environ={"MCP_MEMORY_HOME": str(tmp_path / "h")}, cwd=project)
+
+
+def test_home_from_env_and_flag(tmp_path: Path) -> None:
+    s = load_settings(environ={"MCP_MEMORY_HOME": str(tmp_path / "a")}, cwd=tmp_path)
+    assert s.home == tmp_path / "a"
+    s = load_settings(environ={"MCP_MEMORY_HOME": str(tmp_path / "a")}, overrides={"home": str(tmp_path / "b")}, cwd=tmp_path)
+    assert s.home == tmp_path / "b"
+
+
+def test_bool_and_flag_coercion(tmp_path: Path) -> None:
+    s = load_settings(environ={"MCP_MEMORY_LOG_LEVEL": "debug"}, cwd=tmp_path)
+    assert s.log_level == "DEBUG"
+    with pytest.raises(ConfigError, match="unknown config key 'nope'"):
+        load_settings(environ={}, overrides={"nope": 1}, cwd=tmp_path)
