@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 
@@ -9,6 +10,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from ..config import Settings
 from ..errors import ConfigError
+from ..services.runtime import check_store
 from .app import build_server
 
 log = logging.getLogger(__name__)
@@ -54,6 +56,9 @@ def _security(host: str) -> TransportSecuritySettings | None:
 def serve(settings: Settings) -> None:
     """Serve until the transport closes (stdio) or the process is stopped (HTTP, SSE)."""
     check_network(settings)
+    # Inside the transport the store opens in the SDK's task group, where an error would surface
+    # as an exception group and a traceback; opening it once here gives the operator one line.
+    asyncio.run(check_store(settings))
     mcp = build_server(settings)
     server = settings.server
     if server.transport == "stdio":

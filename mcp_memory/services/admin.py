@@ -33,7 +33,7 @@ class AdminService:
     def __init__(self, runtime: Runtime) -> None:
         self._runtime = runtime
         self._store = runtime.store
-        self._facts = FactsService(runtime.store, runtime.settings.facts)
+        self._facts = FactsService(runtime.store, runtime.settings.facts, runtime.recall.similarities)
         self._atoms = AtomsService(runtime.store, runtime.settings, runtime.recall)
 
     @property

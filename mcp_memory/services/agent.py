@@ -23,7 +23,7 @@ class AgentService:
 
     def __init__(self, runtime: Runtime) -> None:
         self._runtime = runtime
-        self._facts = FactsService(runtime.store, runtime.settings.facts)
+        self._facts = FactsService(runtime.store, runtime.settings.facts, runtime.recall.similarities)
         self._atoms = AtomsService(runtime.store, runtime.settings, runtime.recall)
 
     async def add_fact(

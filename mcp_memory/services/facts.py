@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -12,6 +13,7 @@ from ..errors import CapacityExceeded, ContentRejected, InvalidInput, NotFound
 from ..model import TARGETS, Actor, FactEntry, Target
 from ..scan import describe, normalize_for_dedup, scan
 from ..store.db import Store, Tx, now
+from ..text import content_terms
 
 MAX_FIELD_BYTES = 2048
 MAX_KEY_CHARS = 64
@@ -21,7 +23,10 @@ WARN_AT_PCT = 90
 PREVIEW_CHARS = 60
 _KEY_RE = re.compile(r"^[\w .:/-]+$")
 
-WriteStatus = Literal["added", "updated", "unchanged", "replaced", "removed"]
+WriteStatus = Literal["added", "updated", "unchanged", "replaced", "removed", "merged"]
+Similarity = Callable[[str, Sequence[str]], Awaitable[list[float] | None]]
+MERGE_ABOVE = 0.7  # cosine above which a new fact restates an existing entry
+SEPARATE_BELOW = 0.3  # below: clearly a different fact; between: added (an LLM may judge later)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +171,20 @@ def _entry_list(entries: Sequence[FactEntry]) -> str:
     )
 
 
+def merge_texts(old: str, new: str) -> str | None:
+    """Merge two similar facts without an LLM: keep the one that says more, if one contains the other.
+
+    Two similar facts that each say something the other does not ("project atlas uses Python",
+    "project beacon uses Python") are different facts; without a model to judge, they stay apart.
+    """
+    old_words, new_words = set(content_terms(old)), set(content_terms(new))
+    if new_words <= old_words:
+        return old
+    if old_words <= new_words:
+        return new
+    return None
+
+
 def find_entry(target: Target, entries: Sequence[FactEntry], old_text: str) -> tuple[int, FactEntry]:
     """The one entry `old_text` names: an exact whole-entry match wins, else a unique substring."""
     needle = old_text.strip()
@@ -194,9 +213,10 @@ def find_entry(target: Target, entries: Sequence[FactEntry], old_text: str) -> t
 class FactsService:
     """Use cases of the facts tier; every write is one transaction with its event."""
 
-    def __init__(self, store: Store, settings: FactsSettings) -> None:
+    def __init__(self, store: Store, settings: FactsSettings, similarity: Similarity | None = None) -> None:
         self._store = store
         self._settings = settings
+        self._similarity = similarity
 
     def cap(self, target: Target) -> int:
         """The character cap of a target."""
@@ -255,6 +275,16 @@ class FactsService:
                     "unchanged", target, twin, index, self._usage(target, entries),
                     f"{target} facts already hold this entry (#{index}); nothing stored twice.",
                 )
+            merge = await self._merge_candidate(content, [e for e in entries if e.key is None])
+            if merge is not None:
+                old, merged = merge
+                write = await self._rewrite(
+                    tx, target, entries, old, merged, actor, "merged", pinned=old.pinned or bool(pinned),
+                    keywords=tuple(dict.fromkeys((*old.keywords, *words))),
+                )
+                return dataclasses.replace(
+                    write, message=f"merged into {target} entry #{write.index}, which said nearly the same thing.",
+                )
             self._over_cap(target, entries, len(content), f"Adding {len(content):,} chars")
             entry = await tx.facts.insert(
                 target, content, key=key, pinned=bool(pinned), keywords=words, ts=now(),
@@ -265,6 +295,22 @@ class FactsService:
             )
             usage = self._usage(target, [*entries, entry])
         return FactWrite("added", target, entry, usage.entries, usage, f"added to {target} facts as #{usage.entries}.")
+
+    async def _merge_candidate(self, content: str, entries: Sequence[FactEntry]) -> tuple[FactEntry, str] | None:
+        """The entry a new fact restates (cosine > 0.7) and the merged text, if a safe merge exists."""
+        if self._similarity is None or not entries:
+            return None
+        scores = await self._similarity(content, [e.content for e in entries])
+        if not scores:
+            return None
+        best = max(range(len(scores)), key=scores.__getitem__)
+        if scores[best] <= MERGE_ABOVE:
+            return None
+        old = entries[best]
+        merged = merge_texts(old.content, content)
+        if merged is None or len(merged.encode("utf-8")) > MAX_FIELD_BYTES or scan(merged):
+            return None  # the merge would not be storable: keep the new fact separately
+        return old, merged
 
     async def _rewrite(
         self, tx: Tx, target: Target, entries: list[FactEntry], old: FactEntry, content: str,

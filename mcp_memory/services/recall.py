@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -136,6 +137,7 @@ class RecallService:
         self._touches: set[int] = set()
         self._background: set[asyncio.Task[Any]] = set()
         self._flush_task: asyncio.Task[Any] | None = None
+        self._drain_task: asyncio.Task[Any] | None = None
         self.health = EmbedderHealth()
         self.weights = RankWeights(
             relevance_weight=settings.recall.relevance_weight,
@@ -186,6 +188,9 @@ class RecallService:
             except (asyncio.CancelledError, Exception):  # noqa: BLE001 - closing regardless
                 pass
         await self.flush_touches()
+        closer = getattr(self._embedder, "aclose", None)
+        if closer is not None:
+            await closer()
 
     async def _guarded(self, work: Callable[[], Awaitable[Any]]) -> None:
         try:
@@ -232,13 +237,36 @@ class RecallService:
                 progress(len(rows))
 
     async def _embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32] | None:
+        """Vectors for texts, or None while the embedder is failing (callers degrade)."""
         if not self.health.available():
             return None
+        embedder = self.embedder()
         try:
-            return await self.embedder().embed_batch(list(texts))
+            if embedder.space.provider == "hash":
+                return await embedder.embed_batch(list(texts))  # computing beats a cache look-up
+            return await self._embed_cached(embedder, texts)
         except EmbedderError as exc:
             self.health.failed(exc)
             return None
+
+    async def _embed_cached(self, embedder: Embedder, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Remote embeddings through the store's content-hash cache: each text is sent once."""
+        import numpy as np  # lazy: start-up path
+
+        from ..embed.index import dequantize, quantize  # lazy: numpy
+
+        space = embedder.space.fingerprint()
+        hashes = [hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts]
+        async with self._store.read() as rx:
+            cached = await rx.recall.cached_vectors(space, sorted(set(hashes)))
+        missing = sorted({h: t for h, t in zip(hashes, texts, strict=True) if h not in cached}.items())
+        if missing:
+            fresh = await embedder.embed_batch([t for _, t in missing])
+            rows = [(h, *quantize(vec)) for (h, _), vec in zip(missing, fresh, strict=True)]
+            async with self._store.write() as tx:
+                await tx.recall.cache_vectors(space, rows)
+            cached.update({h: (scale, blob) for h, scale, blob in rows})
+        return np.stack([dequantize(*cached[h]) for h in hashes])
 
     # writes ----------------------------------------------------------------------------------
     async def vector_for(self, text: str) -> tuple[str, float, bytes, npt.NDArray[np.float32]] | None:
@@ -295,6 +323,10 @@ class RecallService:
             matrix = np.stack([dequantize(scale, blob) for _, _, scale, blob in rows])
             index.upsert([num for num, _, _, _ in rows], matrix, seq=rows[-1][1])
         self._counter = counter
+        # Atoms written while the embedder was down (or by a process without one) wait in the
+        # queue; whoever notices embeds them, in the background.
+        if (self._drain_task is None or self._drain_task.done()) and await rx.recall.queue_size():
+            self._drain_task = self._spawn(self.drain_queue)
 
     async def search(self, query: RecallQuery) -> RecallResult:
         """Hybrid search of trusted atoms, filtered before the cut, bounded by the budget."""
@@ -313,11 +345,11 @@ class RecallService:
             raise InvalidInput(f"mode must be hybrid, keyword or vector; got {query.mode!r}")
         vector_on = self.health.available() and query.mode != "keyword"
         query_vec = None
+        if vector_on:
+            vectors = await self._embed([text])
+            query_vec = vectors[0] if vectors is not None else None
         ts = now()
         async with self._lock, self._store.read() as rx:
-            if vector_on:
-                vectors = await self._embed([text])
-                query_vec = vectors[0] if vectors is not None else None
             if query_vec is not None:
                 await self._refresh(rx)
             candidates: dict[int, _Candidate] = {}
@@ -343,8 +375,10 @@ class RecallService:
 
     def _rank(
         self, candidates: dict[int, _Candidate], atoms: dict[int, Atom], query_text: str, ts: float,
+        best_keyword: float | None = None,
     ) -> list[tuple[Hit, int]]:
-        best_keyword = max((c.keyword for c in candidates.values()), default=0.0)
+        if best_keyword is None:
+            best_keyword = max((c.keyword for c in candidates.values()), default=0.0)
         hits: list[tuple[Hit, int]] = []
         stale: list[int] = []
         for num, cand in candidates.items():
@@ -352,10 +386,9 @@ class RecallService:
             if atom is None or atom.status != "live" or not is_trusted(atom.source_class):
                 stale.append(num)
                 continue
+            rel = relevance(keyword_part(cand.keyword, best_keyword), vector_part(cand.cosine), self.weights.keyword_weight)
             if cand.linked is not None:
-                rel = cand.link_score
-            else:
-                rel = relevance(keyword_part(cand.keyword, best_keyword), vector_part(cand.cosine), self.weights.keyword_weight)
+                rel = max(rel, cand.link_score)
             if rel < self.weights.min_score:
                 continue
             ret = retention(
@@ -378,19 +411,25 @@ class RecallService:
         links = await rx.recall.neighbours([num for _, num in top])
         extra: dict[int, _Candidate] = {}
         by_num = {num: hit for hit, num in top}
+        already = {num for _, num in hits}
         for src, dst, kind, weight in links:
-            if dst in candidates or dst in extra:
+            if dst in already:
                 continue
             source_hit = by_num[src]
-            extra[dst] = _Candidate(dst, linked=f"linked ({kind}) to {source_hit.atom.id[:8]}",
-                                    link_score=source_hit.relevance * EXPANSION_DISCOUNT * min(1.0, weight))
+            score = source_hit.relevance * EXPANSION_DISCOUNT * min(1.0, weight)
+            if dst in extra and extra[dst].link_score >= score:
+                continue
+            # A candidate that missed min_score on its own may still come in through its link.
+            own = candidates.get(dst, _Candidate(dst))
+            extra[dst] = _Candidate(dst, own.keyword, own.cosine, f"linked ({kind}) to {source_hit.atom.id[:8]}", score)
         if not extra:
             return hits
         allowed = set(await rx.recall.allowed_nums(filters, now=ts)) if _narrows(filters) else None
         atoms = await rx.recall.atoms_by_num(list(extra))
         if allowed is not None:
             atoms = {n: a for n, a in atoms.items() if n in allowed}
-        return hits + self._rank(extra, atoms, query_text, ts)
+        best_keyword = max((c.keyword for c in candidates.values()), default=0.0)
+        return hits + self._rank(extra, atoms, query_text, ts, best_keyword)
 
     def _collapse(self, hits: list[tuple[Hit, int]]) -> tuple[list[tuple[Hit, int]], int]:
         """Drop near-duplicates of a better hit (same words, or nearly the same vector)."""
@@ -413,6 +452,15 @@ class RecallService:
             seen_text.add(key)
             kept.append((hit, num))
         return kept, collapsed
+
+    async def similarities(self, text: str, others: Sequence[str]) -> list[float] | None:
+        """Cosine of `text` against each of `others`, or None while the embedder is unavailable."""
+        if not others:
+            return []
+        vectors = await self._embed([text, *others])
+        if vectors is None:
+            return None
+        return [float(v) for v in vectors[1:] @ vectors[0]]
 
     async def search_facts(self, query: str, limit: int = 5) -> list[tuple[FactEntry, int, float, str]]:
         """Facts entries that match a query, as (entry, one-based index, score, matched words)."""

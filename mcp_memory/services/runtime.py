@@ -34,3 +34,9 @@ async def open_runtime(settings: Settings, *, warm_up: bool = False) -> AsyncIte
             await recall.close()
         finally:
             await store.close()
+
+
+async def check_store(settings: Settings) -> None:
+    """Open and close the store once, so a bad home or a damaged file fails before serving."""
+    store = await Store.open(settings.db_path)
+    await store.close()

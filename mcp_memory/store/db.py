@@ -176,12 +176,27 @@ class Store:
         """Take the write lock, waiting out other writers instead of failing on them."""
         for attempt in range(BEGIN_RETRIES + 1):
             try:
-                await self._conn.execute("BEGIN IMMEDIATE")
+                await self._begin_shielded()
                 return
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) and "busy" not in str(exc) or attempt == BEGIN_RETRIES:
                     raise
                 await asyncio.sleep(0.05 * (2**attempt) * (1 + random.random()))
+
+    async def _begin_shielded(self) -> None:
+        # aiosqlite runs the statement in its own thread: cancelling our await does not stop it.
+        # A cancelled BEGIN would otherwise leave the connection inside a transaction, so let it
+        # finish, roll it back, and only then pass the cancellation on.
+        begin = asyncio.ensure_future(self._conn.execute("BEGIN IMMEDIATE"))
+        try:
+            await asyncio.shield(begin)
+        except asyncio.CancelledError:
+            try:
+                await begin
+                await self._conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            raise
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[Reader]:

@@ -171,3 +171,19 @@ M003_RECALL = Migration(
 )
 
 MIGRATIONS = (M001_FOUNDATION, M002_ATOMS, M003_RECALL)
+
+M004_EMBEDDING_CACHE = Migration(
+    4,
+    "content-hash cache of remote embeddings",
+    (
+        """CREATE TABLE embedding_cache (
+            hash  TEXT NOT NULL,
+            space TEXT NOT NULL,
+            scale REAL NOT NULL,
+            vec   BLOB NOT NULL,
+            PRIMARY KEY (hash, space)
+        ) WITHOUT ROWID""",
+    ),
+)
+
+MIGRATIONS = (M001_FOUNDATION, M002_ATOMS, M003_RECALL, M004_EMBEDDING_CACHE)

@@ -147,3 +147,23 @@ class RecallRepo:
             list(nums),
         ) as cur:
             return [(int(r[0]), int(r[1]), str(r[2]), float(r[3])) for r in await cur.fetchall()]
+
+    async def cached_vectors(self, space: str, hashes: Sequence[str]) -> dict[str, tuple[float, bytes]]:
+        """Cached (scale, blob) vectors of these content hashes in one space."""
+        out: dict[str, tuple[float, bytes]] = {}
+        for start in range(0, len(hashes), 500):
+            chunk = list(hashes[start:start + 500])
+            async with self._conn.execute(
+                f"SELECT hash, scale, vec FROM embedding_cache WHERE space = ? AND hash IN ({', '.join('?' * len(chunk))})",
+                (space, *chunk),
+            ) as cur:
+                for row in await cur.fetchall():
+                    out[str(row[0])] = (float(row[1]), bytes(row[2]))
+        return out
+
+    async def cache_vectors(self, space: str, rows: Sequence[tuple[str, float, bytes]]) -> None:
+        """Remember (hash, scale, blob) vectors of remote embeddings."""
+        await self._conn.executemany(
+            "INSERT OR REPLACE INTO embedding_cache(hash, space, scale, vec) VALUES (?, ?, ?, ?)",
+            [(h, space, scale, blob) for h, scale, blob in rows],
+        )

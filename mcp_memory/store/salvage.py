@@ -27,6 +27,7 @@ JSON_COLUMNS: dict[str, dict[str, type]] = {
 }
 SIDE_FILES = ("", "-wal", "-shm")
 MIN_ROWID = -(2**63)
+PROBE_LIMIT = 100_000  # rowids read one by one after a jump; bounds the time a huge gap costs
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,9 +60,25 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
     return [str(r[1]) for r in conn.execute(f'PRAGMA table_info("{table}")').fetchall()]
 
 
+def _probe(conn: sqlite3.Connection, select: str, lo: int, hi: int) -> tuple[list[tuple[object, ...]], int]:
+    """Rows with lo <= rowid < hi read one at a time (a span a jump passed over), and the errors hit."""
+    rows: list[tuple[object, ...]] = []
+    errors = 0
+    for rowid in range(max(lo, 0), min(hi, max(lo, 0) + PROBE_LIMIT)):
+        try:
+            got = conn.execute(f"{select} WHERE rowid = ?", (rowid,)).fetchone()
+        except sqlite3.DatabaseError:
+            errors += 1
+            continue
+        if got is not None:
+            rows.append(tuple(got[1:]))
+    return rows, errors
+
+
 def _read_table(conn: sqlite3.Connection, table: str, columns: list[str]) -> tuple[list[tuple[object, ...]], int]:
     """Every readable row in rowid order, and how many read errors were stepped over."""
-    cols = ", ".join(f'"{c}"' for c in columns)
+    names = ", ".join(f'"{c}"' for c in columns)
+    select = f'SELECT rowid, {names} FROM "{table}"'
     try:
         row = conn.execute(f'SELECT max(rowid) FROM "{table}"').fetchone()
         max_rowid: int | None = int(row[0]) if row and row[0] is not None else None
@@ -70,23 +87,36 @@ def _read_table(conn: sqlite3.Connection, table: str, columns: list[str]) -> tup
     rows: list[tuple[object, ...]] = []
     errors = 0
     start, step = MIN_ROWID, 1
+    skipped_from: int | None = None  # where the span a jump passed over begins
     while True:
         try:
-            cur = conn.execute(f'SELECT rowid, {cols} FROM "{table}" WHERE rowid >= ? ORDER BY rowid', (start,))
-            for got in cur:
+            for got in conn.execute(f"{select} WHERE rowid >= ? ORDER BY rowid", (start,)):
+                if skipped_from is not None:
+                    # The jump may have passed good rows on other pages: read that span row by row.
+                    found, missed = _probe(conn, select, skipped_from, int(got[0]))
+                    rows.extend(found)
+                    errors += missed
+                    skipped_from = None
                 rows.append(tuple(got[1:]))
                 start, step = int(got[0]) + 1, 1
-            return rows, errors
+            break
         except sqlite3.DatabaseError:
             errors += 1
-            # Step over the damaged span, doubling the jump so a long bad run ends in few tries.
+            if skipped_from is None:
+                skipped_from = start
             if max_rowid is None or start >= max_rowid or errors > 10_000:
-                return rows, errors
+                break
+            # Step over the damaged span, doubling the jump so a long bad run ends in few tries.
             if start == MIN_ROWID:
                 start = 1  # failed before the first row: retry from the usual first rowid
             else:
                 start += step
                 step *= 2
+    if skipped_from is not None and max_rowid is not None:
+        found, missed = _probe(conn, select, skipped_from, max_rowid + 1)
+        rows.extend(found)
+        errors += missed
+    return rows, errors
 
 
 def _sound(table: str, columns: list[str], row: tuple[object, ...]) -> bool:

@@ -146,3 +146,25 @@ async def test_admin_writes_are_admin_events(admin: AdminService, runtime: Runti
     await admin.remove_fact("user", "Ada")
     async with runtime.store.read() as rx:
         assert {e.actor for e in await rx.events.list()} == {"admin"}
+
+
+async def test_merge_on_write_upgrades_a_restated_fact(agent: AgentService, runtime: Runtime) -> None:
+    await agent.add_fact("user", "Prefers dark mode")
+    write = await agent.add_fact("user", "Prefers dark mode in every editor")
+    assert write.status == "merged" and write.index == 1
+    assert [e.content for e in (await agent.read_facts("user")).entries] == ["Prefers dark mode in every editor"]
+    again = await agent.add_fact("user", "prefers dark mode in every editor!")
+    assert again.status in ("unchanged", "merged")
+    assert len((await agent.read_facts("user")).entries) == 1
+    async with runtime.store.read() as rx:
+        merged = (await rx.events.list(kind="fact_merged"))[0]
+    assert merged.detail["old_content"] == "Prefers dark mode"
+
+
+async def test_similar_but_different_facts_stay_apart(agent: AgentService) -> None:
+    await agent.add_fact("env", "Project atlas uses Python")
+    write = await agent.add_fact("env", "Project beacon uses Python")
+    assert write.status == "added"
+    unrelated = await agent.add_fact("env", "The office wifi password rotates monthly")
+    assert unrelated.status == "added"
+    assert len((await agent.read_facts("env")).entries) == 3
