@@ -32,6 +32,7 @@ from ..services.runtime import open_runtime
 from ..services.transfer import ImportReport, apply_import, export_jsonl, parse_import
 from ..store.atoms import AtomFilter
 from ..trust import is_trusted
+from .recall_commands import add_recall_commands
 from .output import Progress, age, ask, emit_json, fields, interactive, iso, safe, table, until
 
 Command = Callable[[AdminService, argparse.Namespace], Awaitable[int]]
@@ -636,7 +637,7 @@ def build_parser() -> argparse.ArgumentParser:
     remove.set_defaults(run=cmd_facts_remove)
 
     atoms = commands.add_parser("atoms", parents=[common], help="list atoms or show one")
-    atoms_commands = atoms.add_subparsers(dest="atoms_command", required=True, metavar="list|show")
+    atoms_commands = atoms.add_subparsers(dest="atoms_command", required=True, metavar="list|show|search")
     listing = atoms_commands.add_parser("list", parents=[common], help="list atoms, newest first")
     listing.add_argument("--type", action="append", choices=(*ATOM_TYPES, FALLBACK_ATOM_TYPE), help="repeatable")
     listing.add_argument("--tag", action="append", help="repeatable; every tag must match")
@@ -648,6 +649,7 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("id", help="atom id, or an unambiguous prefix of 6+ characters")
     one.set_defaults(run=cmd_atoms_show)
 
+    add_recall_commands(atoms_commands, commands, common)
     command("quarantine", "list quarantined (untrusted) atoms", cmd_quarantine).add_argument(
         "--limit", type=_positive, default=200)
     command("promote", "approve a quarantined atom as trusted memory", cmd_promote, person=True).add_argument("id")

@@ -5,7 +5,7 @@ Only the admin CLI constructs this class; nothing under server/ may import it (a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..errors import InvalidInput, NotFound
@@ -14,6 +14,7 @@ from ..store.atoms import AtomFilter
 from ..store.db import now
 from ..store.privileged import PrivilegedOps
 from .atoms import AtomsService
+from .recall import RecallQuery, RecallResult
 from .facts import FactsService, FactsView, FactWrite, check_target
 from .runtime import Runtime
 from .stats import StoreStats, store_stats
@@ -185,6 +186,26 @@ class AdminService:
                     {"field_path": item.field_path, "value": item.value},
                 )
         return PruneReport(len(atoms), len(expired))
+
+    async def search(self, query: RecallQuery) -> RecallResult:
+        """Hybrid recall over trusted atoms, as the agent would see it."""
+        return await self._runtime.recall.search(query)
+
+    async def prepare_reindex(self, *, full: bool) -> tuple[str, int]:
+        """Adopt the configured embedding space (re-queue every live atom with `full`): (space, waiting)."""
+        recall = self._runtime.recall
+        await recall.adopt_space()
+        if full:
+            async with self._store.write() as tx:
+                queued = await tx.recall.requeue_all()
+                await tx.events.append("admin", "reindex_requested", None, {"queued": queued})
+        async with self._store.read() as rx:
+            waiting = await rx.recall.queue_size()
+        return recall.embedder().space.fingerprint(), waiting
+
+    async def embed_waiting(self, progress: Callable[[int], None] | None = None) -> int:
+        """Embed every atom waiting for a vector; returns how many were embedded."""
+        return await self._runtime.recall.drain_queue(progress)
 
     async def audit(
         self, *, kind: str | None = None, actor: str | None = None, subject: str | None = None,

@@ -194,7 +194,56 @@ async def inspect_facts_caps(rx: Reader, settings: Settings, ts: float) -> list[
     return out
 
 
+async def inspect_fts(rx: Reader, settings: Settings, ts: float) -> list[str]:
+    """The keyword index holds exactly the live atoms."""
+    missing, extra = await rx.recall.fts_mismatch()
+    out = []
+    if missing:
+        out.append(f"{len(missing)} live atom(s) missing from the keyword index")
+    if extra:
+        out.append(f"{len(extra)} keyword-index row(s) for atoms that are gone or quarantined")
+    return out
+
+
+async def repair_fts(runtime: Runtime, admin: Housekeeping) -> int:
+    """Rebuild the keyword index from the live atoms."""
+    async with runtime.store.write() as tx:
+        count = await tx.recall.rebuild_fts()
+        await tx.events.append("admin", "fts_rebuilt", None, {"indexed": count})
+    return 1
+
+
+async def inspect_vectors(rx: Reader, settings: Settings, ts: float) -> list[str]:
+    """Stored vectors belong to live atoms, and every live atom has a vector or waits for one."""
+    space = await rx.recall.space()
+    orphans, unembedded, stale_queue, links = await rx.recall.vector_problems(space)
+    out = []
+    if orphans:
+        out.append(f"{orphans} vector(s) of atoms that are gone or quarantined")
+    if unembedded:
+        out.append(f"{unembedded} live atom(s) with no vector in space {space or '(none)'} and not queued")
+    if stale_queue:
+        out.append(f"{stale_queue} embed-queue row(s) for atoms that are gone")
+    if links:
+        out.append(f"{links} association(s) pointing at missing atoms")
+    return out
+
+
+async def repair_vectors(runtime: Runtime, admin: Housekeeping) -> int:
+    """Drop orphaned vectors and links, queue live atoms for embedding, and embed them now."""
+    await runtime.recall.adopt_space()
+    async with runtime.store.write() as tx:
+        changed = await tx.recall.repair_vectors(await tx.recall.space())
+        await tx.events.append("admin", "vectors_repaired", None, {"changed": changed})
+    await runtime.recall.drain_queue()
+    return changed
+
+
 CHECKS: list[Check] = [
+    Check("fts", "the keyword index holds exactly the live atoms", inspect_fts, repair_fts,
+          "--repair rebuilds it from the stored text"),
+    Check("vectors", "vectors, embed queue and links match the live atoms", inspect_vectors, repair_vectors,
+          "--repair drops orphans and re-embeds from the stored text"),
     Check("related", "atom links point at existing atoms", inspect_related, repair_related,
           "--repair drops the dangling ids"),
     Check("expired_quarantine", "no quarantined atom past its review window", inspect_expired_quarantine,

@@ -92,6 +92,11 @@ class RecallRepo:
             [(num, space, seq + i + 1, scale, blob) for i, (num, space, scale, blob) in enumerate(rows)],
         )
         await self._conn.executemany("DELETE FROM embed_queue WHERE atom_num = ?", [(r[0],) for r in rows])
+        if rows:
+            # The first vector ever stored names the store's space (later changes go through switch_space).
+            await self._conn.execute(
+                "UPDATE meta SET value = ? WHERE key = 'embedding_space' AND value = ''", (rows[0][1],),
+            )
 
     async def vectors_since(self, space: str, seq: int, limit: int = 50_000) -> list[tuple[int, int, float, bytes]]:
         """Vectors of one space stored after `seq`, as (num, seq, scale, blob), in seq order."""
@@ -167,3 +172,59 @@ class RecallRepo:
             "INSERT OR REPLACE INTO embedding_cache(hash, space, scale, vec) VALUES (?, ?, ?, ?)",
             [(h, space, scale, blob) for h, scale, blob in rows],
         )
+
+    # consistency (doctor) ------------------------------------------------------------------
+    async def fts_mismatch(self) -> tuple[list[int], list[int]]:
+        """(live atoms missing from FTS, FTS rows that are not live atoms)."""
+        async with self._conn.execute(
+            "SELECT num FROM atoms WHERE status = 'live' AND num NOT IN (SELECT id FROM atoms_fts_docsize)"
+        ) as cur:
+            missing = [int(r[0]) for r in await cur.fetchall()]
+        async with self._conn.execute(
+            "SELECT id FROM atoms_fts_docsize WHERE id NOT IN (SELECT num FROM atoms WHERE status = 'live')"
+        ) as cur:
+            extra = [int(r[0]) for r in await cur.fetchall()]
+        return missing, extra
+
+    async def rebuild_fts(self) -> int:
+        """Re-index live atoms only (FTS5's own 'rebuild' would index quarantined text too)."""
+        await self._conn.execute("INSERT INTO atoms_fts(atoms_fts) VALUES ('delete-all')")
+        cur = await self._conn.execute(
+            "INSERT INTO atoms_fts(rowid, text, tags) SELECT num, text, tags FROM atoms WHERE status = 'live'"
+        )
+        return cur.rowcount
+
+    async def vector_problems(self, space: str) -> tuple[int, int, int, int]:
+        """(vectors of non-live atoms, live atoms with no vector and not queued, stale queue rows, dangling links)."""
+        queries = (
+            "SELECT COUNT(*) FROM vectors WHERE atom_num NOT IN (SELECT num FROM atoms WHERE status = 'live')",
+            "SELECT COUNT(*) FROM atoms WHERE status = 'live' AND num NOT IN "
+            "(SELECT atom_num FROM vectors WHERE space = ?) AND num NOT IN (SELECT atom_num FROM embed_queue)",
+            "SELECT COUNT(*) FROM embed_queue WHERE atom_num NOT IN (SELECT num FROM atoms WHERE status = 'live')",
+            "SELECT COUNT(*) FROM associations WHERE src NOT IN (SELECT num FROM atoms) OR dst NOT IN (SELECT num FROM atoms)",
+        )
+        counts = []
+        for sql in queries:
+            async with self._conn.execute(sql, (space,) if "?" in sql else ()) as cur:
+                row = await cur.fetchone()
+            counts.append(int(row[0]) if row else 0)
+        return counts[0], counts[1], counts[2], counts[3]
+
+    async def repair_vectors(self, space: str) -> int:
+        """Drop vectors, queue rows and links of atoms that are gone or not live; queue unembedded live atoms."""
+        changed = 0
+        for sql, params in (
+            ("DELETE FROM vectors WHERE atom_num NOT IN (SELECT num FROM atoms WHERE status = 'live')", ()),
+            ("DELETE FROM embed_queue WHERE atom_num NOT IN (SELECT num FROM atoms WHERE status = 'live')", ()),
+            ("DELETE FROM associations WHERE src NOT IN (SELECT num FROM atoms) OR dst NOT IN (SELECT num FROM atoms)", ()),
+            ("INSERT OR IGNORE INTO embed_queue(atom_num) SELECT num FROM atoms WHERE status = 'live' "
+             "AND num NOT IN (SELECT atom_num FROM vectors WHERE space = ?)", (space,)),
+        ):
+            cur = await self._conn.execute(sql, params)
+            changed += max(cur.rowcount, 0)
+        return changed
+
+    async def requeue_all(self) -> int:
+        """Queue every live atom for re-embedding (a full reindex)."""
+        cur = await self._conn.execute("INSERT OR IGNORE INTO embed_queue(atom_num) SELECT num FROM atoms WHERE status = 'live'")
+        return cur.rowcount
