@@ -32,6 +32,7 @@ class FactsSettings:
 
     user_cap: int = 4000
     env_cap: int = 8000
+    consolidate_at_pct: int = 80
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,31 @@ class EmbeddingSettings:
     dims: int = 512
     timeout_s: float = 10.0
     batch_size: int = 64
+
+
+@dataclass(frozen=True, slots=True)
+class LLMSettings:
+    """The optional memory LLM; `none` uses the built-in heuristics."""
+
+    provider: str = "none"
+    base_url: str = ""
+    model: str = ""
+    api_key: str = field(default="", repr=False)
+    timeout_s: float = 20.0
+    max_tokens: int = 512
+    temperature: float = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSettings:
+    """Per-session memory, episodes and the context block."""
+
+    buffer_lines: int = 20
+    max_notes: int = 20
+    max_note_chars: int = 48_000
+    max_episodes: int = 500
+    episode_ttl_days: int = 0
+    context_budget_chars: int = 4000
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +115,8 @@ class Settings:
     facts: FactsSettings = FactsSettings()
     recall: RecallSettings = RecallSettings()
     embedding: EmbeddingSettings = EmbeddingSettings()
+    llm: LLMSettings = LLMSettings()
+    sessions: SessionSettings = SessionSettings()
     trust: TrustSettings = TrustSettings()
     server: ServerSettings = ServerSettings()
 
@@ -123,6 +151,7 @@ _CHECKS: dict[str, Callable[[Any], str | None]] = {
     "pending_max_age_days": _positive,
     "facts.user_cap": _positive,
     "facts.env_cap": _positive,
+    "facts.consolidate_at_pct": lambda v: None if 10 <= v <= 100 else "must be between 10 and 100",
     "recall.top_k": _positive,
     "recall.overfetch": _positive,
     "recall.min_score": _unit,
@@ -134,6 +163,16 @@ _CHECKS: dict[str, Callable[[Any], str | None]] = {
     "embedding.dims": _positive,
     "embedding.timeout_s": _positive,
     "embedding.batch_size": _positive,
+    "llm.provider": _choice("none", "http", "sampling"),
+    "llm.timeout_s": _positive,
+    "llm.max_tokens": _positive,
+    "llm.temperature": lambda v: None if 0.0 <= v <= 2.0 else "must be between 0 and 2",
+    "sessions.buffer_lines": _positive,
+    "sessions.max_notes": _positive,
+    "sessions.max_note_chars": _positive,
+    "sessions.max_episodes": _positive,
+    "sessions.episode_ttl_days": lambda v: None if v >= 0 else "must be 0 (no expiry) or more",
+    "sessions.context_budget_chars": _positive,
     "trust.agent_writes": _choice("trusted", "quarantine"),
     "server.transport": _choice("stdio", "sse", "http"),
     "server.port": _port,

@@ -92,3 +92,47 @@ class Event:
     kind: str
     subject: str | None
     detail: dict[str, object] = field(default_factory=dict)
+
+
+NOTE_CATEGORIES: tuple[str, ...] = ("decision", "context", "progress", "issue", "learnings")
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """One host conversation as the memory sees it."""
+
+    id: str
+    project: str | None
+    untrusted: bool
+    untrusted_reason: str | None
+    turns: int
+    started_at: float
+    last_at: float
+    ended_at: float | None = None
+    frozen_facts: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionNote:
+    """A categorised note of a session."""
+
+    id: int
+    session_id: str
+    category: str
+    text: str
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Episode:
+    """The summary of one finished session, with its provenance."""
+
+    id: str
+    session_id: str
+    project: str | None
+    summary: str
+    status: str
+    source_class: str
+    turns: int
+    created_at: float
+    expires_at: float | None = None

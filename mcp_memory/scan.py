@@ -1,12 +1,15 @@
 """Pure content scanner: reports hidden Unicode, look-alike words, injection markers and secrets.
 
 Every write to memory is scanned (DESIGN.md §3); callers decide whether a finding rejects a fact
-or quarantines an atom. The scanner only reports. It is tuned for the write path: ASCII text skips
-the Unicode checks, and every injection or credential pattern is gated by plain substring tests on
-the lower-cased text, so a typical 2 KB note costs tens of microseconds. Patterns compile lazily on
-first use so that importing this module stays cheap.
+or quarantines an atom. The scanner only reports, and it is tuned for the write path: ASCII text
+skips the Unicode checks; a rule runs only when its trigger words are in the text's word set, and
+then only at or around the offsets of those words, so a typical 2 KB note scans in well under
+0.1 ms. Patterns compile lazily on first use so that importing this module stays cheap.
 
-Details never echo a secret; at most the public prefix of a key format ("sk-…") is shown.
+Precision is preferred on injection markers: people discuss "system prompts", "instructions" and
+"assistants" all the time, so a rule fires on phrases that address an AI ("ignore your previous
+instructions"), not on vocabulary. Details never echo a secret; at most the public prefix of a key
+format ("sk-…") is shown.
 """
 
 from __future__ import annotations
@@ -43,11 +46,22 @@ class Finding:
 # "prepended concatenation marks" (U+0600-0605, 06DD, 070F, 0890-0891, 08E2, 110BD, 110CD), which
 # render visibly. Plus invisible non-Cf characters used to hide text: combining grapheme joiner,
 # Hangul fillers, Khmer inherent vowels and variation selectors (legitimate only singly after a base).
-_SUSPICIOUS = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f"
-    "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U00013430-\U00013438\U0001bca0-\U0001bca3"
-    "\U0001d173-\U0001d17a\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+_BMP_CLASS = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
 )
+_SUSPICIOUS = re.compile(
+    f"[{_BMP_CLASS}\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+)
+# Without astral ranges the class compiles to a bitmap lookup: ~5x faster on non-Latin text.
+_SUSPICIOUS_BMP = re.compile(f"[{_BMP_CLASS}]")
+
+
+def _suspicious(text: str) -> re.Pattern[str]:
+    # UTF-16 is longer than two bytes a character only if the text has astral (non-BMP) characters.
+    astral = len(text.encode("utf-16-le", "surrogatepass")) != 2 * len(text)
+    return _SUSPICIOUS if astral else _SUSPICIOUS_BMP
 _BIDI_CODEPOINTS = frozenset((0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)))
 _TAG_RUN = re.compile("[\U000e0000-\U000e007f]+")
 # A subdivision flag (England, Scotland, Wales): black flag, 2-6 tag letters/digits, cancel tag.
@@ -75,22 +89,24 @@ def _is_joining_script(ch: str) -> bool:
 
 
 def _legit_joiner(text: str, i: int, cp: int) -> bool:
-    if i == 0 or i + 1 >= len(text):
+    if i == 0:
         return False
     j = i - 1
     if j > 0 and text[j] in "\ufe0e\ufe0f":
         j -= 1
-    prev, nxt = text[j], text[i + 1]
-    if cp == 0x200D and _is_emoji(prev) and _is_emoji(nxt):
+    prev, nxt = text[j], text[i + 1] if i + 1 < len(text) else ""
+    if cp == 0x200D and nxt and _is_emoji(prev) and _is_emoji(nxt):
         return True
-    return _is_joining_script(prev) and _is_joining_script(nxt)
+    # Malayalam chillu letters end a word in virama + ZWJ, so only the letter before must be in-script.
+    return _is_joining_script(prev)
 
 
 def _hidden_chars(text: str, *, for_strip: bool = False) -> list[tuple[str, int]]:
     """Return (kind, offset) for each hidden character that is not a legitimate use."""
     out: list[tuple[str, int]] = []
     pos = 0
-    while (m := _SUSPICIOUS.search(text, pos)) is not None:
+    search = _suspicious(text).search
+    while (m := search(text, pos)) is not None:
         i = m.start()
         cp = ord(text[i])
         pos = i + 1
@@ -150,7 +166,7 @@ def _hidden_findings(text: str) -> list[Finding]:
 
 def strip_invisible(text: str) -> str:
     """Remove invisible, bidi and tag characters, keeping emoji ZWJ/flag sequences and script joiners."""
-    if text.isascii() or _SUSPICIOUS.search(text) is None:
+    if text.isascii() or _suspicious(text).search(text) is None:
         return text
     drop = {i for _, i in _hidden_chars(text, for_strip=True)}
     return "".join(ch for i, ch in enumerate(text) if i not in drop)
@@ -199,28 +215,35 @@ def _confusable_findings(text: str) -> list[Finding]:
 # --- pattern rules ---------------------------------------------------------------------------------
 
 _Check = Callable[[re.Match[str]], bool]
-_WORD_BYTES = bytes(b if chr(b).isalnum() else 0x20 for b in range(256))
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+# ASCII punctuation and spaces become separators; UTF-8 bytes of other scripts stay inside words.
+_WORD_BYTES = bytes(0x20 if b < 0x80 and not chr(b).isalnum() else b for b in range(256))
 
 
 class _Text:
     """One scan's views of the text: lower-cased copy, word set and cached pivot offsets."""
 
-    __slots__ = ("text", "low", "_words", "_seen")
+    __slots__ = ("_cjk", "_seen", "_words", "low", "text")
 
     def __init__(self, text: str, low: str) -> None:
         self.text = text
         self.low = low
-        self._words: set[str] | None = None
+        self._words: set[bytes] | None = None
         self._seen: dict[str, list[int]] = {}
+        self._cjk: bool | None = None
 
     @property
-    def words(self) -> set[str]:
-        """The set of alphanumeric runs in the lower-cased text ("db_password" gives "db", "password")."""
-        if self._words is None:
-            if self.low.isascii():  # bytes.translate + split is ~3x faster than a regex split
-                self._words = set(self.low.encode("ascii").translate(_WORD_BYTES).decode("ascii").split())
-            else:
-                self._words = set(_NON_ALNUM.split(self.low))
+    def has_cjk(self) -> bool:
+        """Whether the text has kana, CJK ideographs or Hangul (whose rules match without spaces)."""
+        if self._cjk is None:
+            self._cjk = not self.low.isascii() and _CJK.search(self.low) is not None
+        return self._cjk
+
+    @property
+    def words(self) -> set[bytes]:
+        """The UTF-8 words of the lower-cased text, split at ASCII punctuation ("db_password": db, password)."""
+        if self._words is None:  # bytes.translate + split is ~3x faster than a regex split
+            self._words = set(self.low.encode("utf-8", "surrogatepass").translate(_WORD_BYTES).split())
         return self._words
 
     def find(self, pivot: str) -> list[int]:
@@ -236,20 +259,24 @@ class _Text:
         return found
 
 
-class _Rule:
-    """A labelled regex, gated by words/substrings and run only in windows around its pivots.
+# Windows end this far past ``ahead`` so that lookaheads and "$" never see a cut-off text.
+_MARGIN = 24
 
-    Searching a whole text with dozens of case-insensitive alternations costs ~50 ns per character
-    each, so a rule runs only if every group in ``words`` meets the text's word set (or one of
-    ``subs`` occurs), and then only around occurrences of its pivots (``at``, by default the first
-    word group plus ``subs``): every match must contain a pivot, start at most ``back`` characters
-    before it and end within ``ahead`` after it; an ``anchored`` rule's matches start at a pivot.
-    Patterns run on the lower-cased text unless ``on_text``, and compile on first use so that
-    importing the module stays cheap.
+
+class _Rule:
+    """A labelled regex, gated by words/substrings and run only around its pivots.
+
+    Searching a whole text with dozens of alternations costs ~50 ns per character each, so a rule
+    runs only if every group in ``words`` meets the text's word set (or one of ``subs`` occurs), and
+    then only around occurrences of its pivots (``at``; by default the first word group, matched as
+    whole words, plus ``subs``). An ``anchored`` rule's matches start at a pivot; otherwise a match
+    starts at most ``back`` characters before a pivot and ends within ``ahead`` after it. Patterns
+    run on the lower-cased text unless ``on_text``; ``whole`` says explicit pivots are whole words.
     """
 
     __slots__ = (
-        "label", "words", "subs", "at", "source", "anchored", "back", "ahead", "on_text", "flags", "check", "_regex",
+        "_encoded", "_regex", "_whole", "ahead", "anchored", "at", "back", "check", "flags", "label", "on_text",
+        "source", "subs", "words",
     )
 
     def __init__(
@@ -260,6 +287,7 @@ class _Rule:
         words: tuple[str, ...] = (),
         subs: tuple[str, ...] = (),
         at: tuple[str, ...] = (),
+        whole: bool = False,
         anchored: bool = False,
         back: int = 0,
         ahead: int = 300,
@@ -269,9 +297,12 @@ class _Rule:
     ) -> None:
         self.label = label
         self.source = source
-        self.words = tuple(frozenset(group.split()) for group in words)
+        self.words = tuple(frozenset(group.encode().split()) for group in words)
         self.subs = subs
         self.at = at or (*(words[0].split() if words else ()), *subs)
+        # Default pivots are the trigger words, matched whole: skip str.find when the word set lacks one.
+        self._whole = frozenset(at if whole else () if at else words[0].split() if words else ())
+        self._encoded = {a: a.encode() for a in self._whole}
         self.anchored = anchored
         self.back = back
         self.ahead = ahead
@@ -282,11 +313,11 @@ class _Rule:
 
     def matches(self, t: _Text) -> list[re.Match[str]]:
         """Return the accepted matches (offsets are shared by the text and its lower-cased copy)."""
-        if not any(s in t.low for s in self.subs) and not (
-            self.words and all(not group.isdisjoint(t.words) for group in self.words)
-        ):
-            return []
-        starts = sorted(p for pivot in self.at for p in t.find(pivot))
+        for group in self.words[1:]:  # the first group (or a sub) already triggered this rule
+            if group.isdisjoint(t.words):
+                return []
+        words = t.words
+        starts = sorted(p for a in self.at if a not in self._whole or self._encoded[a] in words for p in t.find(a))
         if not starts:
             return []
         if self._regex is None:
@@ -296,22 +327,55 @@ class _Rule:
         if self.anchored:  # every match starts at a pivot: try only those offsets
             done = 0
             for p in starts:
-                if p >= done and (m := self._regex.match(hay, p, min(p + self.ahead, len(hay)))) is not None:
-                    if m.end() > m.start() and (self.check is None or self.check(m)):
-                        out.append(m)
-                        done = m.end()
+                if p < done:
+                    continue
+                m = self._regex.match(hay, p, min(p + self.ahead + _MARGIN, len(hay)))
+                if m is not None and m.end() > m.start() and (self.check is None or self.check(m)):
+                    out.append(m)
+                    done = m.end()
             return out
         lo, hi = max(0, starts[0] - self.back), starts[0] + self.ahead
         for p in [*starts[1:], -1]:
             if p != -1 and p - self.back <= hi:  # overlapping windows are searched once
                 hi = p + self.ahead
                 continue
-            for m in self._regex.finditer(hay, lo, min(hi, len(hay))):
+            for m in self._regex.finditer(hay, lo, min(hi + _MARGIN, len(hay))):
                 if m.end() > m.start() and (self.check is None or self.check(m)):
                     out.append(m)
             if p != -1:
                 lo, hi = max(0, p - self.back), p + self.ahead
         return out
+
+
+class _RuleSet:
+    """Rules in priority order, with an index from trigger words and substrings to rules.
+
+    Asking each of ~50 rules whether it applies costs more than scanning a short text, so one set
+    intersection of the text's words with all trigger words picks the few rules worth running.
+    """
+
+    __slots__ = ("_by_cjk_sub", "_by_sub", "_by_word", "_trigger_words", "rules")
+
+    def __init__(self, *rules: _Rule) -> None:
+        self.rules = rules
+        self._by_word: dict[bytes, list[int]] = {}
+        self._by_sub: list[tuple[str, int]] = []
+        self._by_cjk_sub: list[tuple[str, int]] = []  # searched only in text that has CJK characters
+        for i, rule in enumerate(rules):
+            for word in rule.words[0] if rule.words else ():
+                self._by_word.setdefault(word, []).append(i)
+            for sub in rule.subs:
+                (self._by_cjk_sub if sub >= "\u3000" else self._by_sub).append((sub, i))
+        self._trigger_words = frozenset(self._by_word)
+
+    def run(self, t: _Text) -> list[tuple[_Rule, re.Match[str]]]:
+        """Return (rule, match) for every accepted match of every triggered rule, in rule order."""
+        active = {i for sub, i in self._by_sub if sub in t.low}
+        if t.has_cjk:
+            active.update(i for sub, i in self._by_cjk_sub if sub in t.low)
+        for word in self._trigger_words.intersection(t.words):
+            active.update(self._by_word[word])
+        return [(self.rules[i], m) for i in sorted(active) for m in self.rules[i].matches(t)]
 
 
 def _add(findings: list[Finding], kind: str, detail: str, start: int, end: int) -> None:
@@ -328,15 +392,28 @@ _TEMPORAL = frozenset(
     "previous previously prior above earlier preceding foregoing former original initial your safety "
     "developer ethical".split()
 )
-_STRONG_NOUNS = ("instruction", "prompt", "directive", "guideline", "guardrail", "programming")
+_STRONG_NOUNS = ("instruction", "prompt", "directive", "guideline", "guidance", "guardrail", "programming")
+
+
+_NOT_FOLLOW = re.compile(r"(?:\b(?:do\s+not|don'?t|stop|no\s+longer|never)\s+|\bpay\s+no\s+)$")
+
+
+def _negated_follow(m: re.Match[str]) -> bool:
+    # The pivot is "follow"/"attention"; what makes it an override is the "do not"/"pay no" before it.
+    return _NOT_FOLLOW.search(m.string, max(0, m.start() - 24), m.start()) is not None
+
+
+_SCOPED = re.compile(r"\s+(?:related\s+to|about|regarding|concerning|on\s+how|for\s+(?:setting|installing|building)"
+                     r"|in\s+(?:the\s+)?(?:readme|docs?|documentation|wiki|manual|guide|section|file))\b")
 
 
 def _override_check(m: re.Match[str]) -> bool:
-    # "ignore all instructions" is an attack; "ignore all messages from dependabot" or "override all
-    # rules" is ordinary talk unless a word like "previous"/"your" points at the agent's own setup.
-    if m.group("noun").startswith(_STRONG_NOUNS):
+    # "ignore all instructions" is an attack; "ignore all messages from dependabot", "override all
+    # rules" or "ignore any instructions related to config files" is ordinary talk unless a word like
+    # "previous"/"your" points at the agent's own setup.
+    if not _TEMPORAL.isdisjoint(m.group().replace("'", " ").split()):
         return True
-    return not _TEMPORAL.isdisjoint(m.group().replace("'", " ").split())
+    return m.group("noun").startswith(_STRONG_NOUNS) and _SCOPED.match(m.string, m.end()) is None
 
 
 def _safety_check(m: re.Match[str]) -> bool:
@@ -350,6 +427,66 @@ def _actor_check(m: re.Match[str]) -> bool:
     # "the assistant must always use British spelling" is a preference: for "assistant"/"agent" only
     # the hijack verbs count; "the AI must always …" addresses a model in the third person.
     return bool(m.group("hijack")) or m.group("actor").split()[-1] not in ("assistant", "assistants", "agent", "agents")
+
+
+_IMPERATIVE_LEAD = frozenset(
+    "please then also now always immediately silently quietly secretly must should".split()
+)
+
+
+def _tag_check(m: re.Match[str]) -> bool:
+    # "getentropy_<SYSTEM>.c" or "unix:0.0 not <system>:0.0" use the tag as a placeholder.
+    return m.start() == 0 or not (m.string[m.start() - 1].isalnum() or m.string[m.start() - 1] == "_")
+
+
+def _heading_check(m: re.Match[str]) -> bool:
+    # "New instructions: …" as a header or sentence opener, not "the doc has new instructions: run make".
+    if m.group().startswith("your") and not m.group().rstrip().endswith(":"):
+        return True  # "your new instructions are …" anywhere
+    before = m.string[max(0, m.start() - 8) : m.start()].rstrip(" \t")
+    return not before or before[-1] in ".!?\n-=*#>[(:"
+
+
+def _line_start_check(m: re.Match[str], openers: str = "") -> bool:
+    line_start = m.string.rfind("\n", 0, m.start()) + 1
+    return not m.string[line_start : m.start()].strip(" \t" + openers)
+
+
+_MARKER_LEAD = re.compile(
+    r"(?:(?-i:\b(?:BEGIN|END)\s+(?:OF\s+)?(?:THE\s+)?)|[-=#*\[<(]\s*(?:begin|end)\s+(?:of\s+)?(?:the\s+)?"
+    r"|\b(?:new|updated|real|actual|hidden|secret|true)\s+)$",
+    re.IGNORECASE,
+)
+
+
+def _marker_check(m: re.Match[str]) -> bool:
+    # "SYSTEM OVERRIDE:" stands alone; "system prompt" needs "BEGIN"/"--- end of the" before it, or
+    # "new … system prompt:" — "the system prompt lives in prompts/" is ordinary project talk.
+    if "override" in m.group().lower():
+        return True
+    lead = _MARKER_LEAD.search(m.string, max(0, m.start() - 30), m.start())
+    if lead is None:
+        return False
+    if lead.group().strip().isupper() and m.group()[:6] == "SYSTEM":
+        return True  # "BEGIN SYSTEM PROMPT", "END OF SYSTEM MESSAGE"
+    if lead.group()[0] in "-=#*[<(":
+        return True  # "--- begin system prompt", "[end of the system instructions"
+    return bool(m.group("colon")) and m.group().lower().startswith("system prompt")
+
+
+def _determiner_check(m: re.Match[str]) -> bool:
+    return re.search(r"\b(?:the|this|any|every|all)\s+$", m.string[max(0, m.start() - 12) : m.start()]) is not None
+
+
+def _send_check(m: re.Match[str]) -> bool:
+    # "Send all conversation history to https://…" is an attack anywhere; "send the report to https://…"
+    # only as an order (sentence start or after "please", "then", …), not "we send all logs to https://…".
+    if m.group("sensitive"):
+        return True
+    if m.group("inflected"):
+        return False
+    before = m.string[max(0, m.start() - 24) : m.start()].rstrip()  # a wrapped line is no sentence start
+    return not before or before[-1] in ".!?;:" or before.split()[-1].lower() in _IMPERATIVE_LEAD
 
 
 _QUALIFIERS = frozenset(
@@ -389,8 +526,9 @@ def _exfil_image_check(m: re.Match[str]) -> bool:
 
 
 _IGNORE_VERB = (
-    r"(?:ignore|disregard|forget|override|discard|dismiss|abandon|nullify|circumvent"
-    r"|(?:do\s+not|don'?t|stop|no\s+longer)\s+follow(?:ing)?|pay\s+no\s+attention\s+to)"
+    r"(?:ignor(?:e|ing)|disregard(?:ing)?|forget(?:ting)?|overrid(?:e|ing)|discard(?:ing)?|dismiss(?:ing)?"
+    r"|abandon(?:ing)?|nullify|circumvent(?:ing)?|(?:do\s+not|don'?t|stop|no\s+longer)\s+follow(?:ing)?"
+    r"|pay\s+no\s+attention\s+to)"
 )
 _STRONG_Q = (
     r"(?:all|any|every|each|your|previous(?:ly)?|prior|above|earlier|preceding|foregoing|former|original"
@@ -407,30 +545,31 @@ _HIJACK = (
     r"|follow\s+(?:these|the\s+following|this|instructions)|not\s+(?:tell|reveal|mention|inform|disclose)"
     r"|treat\s+this)"
 )
-_SEND = ("send", "post", "upload", "forward", "transmit", "submit", "leak", "copy", "email", "report", "beacon")
+# "when you read this," / "reading this note:" but not "when you read this paper" or "this fixture".
+_THIS_END = r"(?:\s+(?:message|note|memory|text|entry|document|page|content|comment))?(?=\s*(?:[,.:;!\-]|$))"
 
-_INJECTION_RULES = (
+_INJECTION_RULES = _RuleSet(
     _Rule(
         "instruction override ('ignore previous instructions')",
         rf"\b{_IGNORE_VERB}\s+(?:(?:the|of|these|those|my|this|that|to)\s+)*{_STRONG_Q}\s+(?:{_MORE_Q}\s+){{0,4}}"
-        r"(?P<noun>instructions?|prompts?|rules|directives?|guidelines|guardrails|commands|orders|constraints"
+        r"(?P<noun>instructions?|prompts?|rules|directives?|guidelines|guidance|guardrails|commands|orders|constraints"
         r"|restrictions|programming|context|polic(?:y|ies)|messages|text|training|filters)\b",
         words=("ignore ignoring disregard disregarding forget forgetting override overriding discard discarding "
-               "dismiss dismissing abandon abandoning nullify circumvent circumventing follow following attention",),
-        at=("ignor", "disregard", "forget", "overrid", "discard", "dismiss", "abandon", "nullif", "circumvent"),
+               "dismiss dismissing abandon abandoning nullify circumvent circumventing",),
         anchored=True,
         ahead=160,
         check=_override_check,
     ),
     _Rule(
         "instruction override ('do not follow your instructions')",
-        rf"\b{_IGNORE_VERB}\s+(?:(?:the|of|these|those|my|this|that|to)\s+)*{_STRONG_Q}\s+(?:{_MORE_Q}\s+){{0,4}}"
-        r"(?P<noun>instructions?|prompts?|rules|directives?|guidelines|guardrails|commands|orders|constraints"
+        rf"(?:follow(?:ing)?|attention\s+to)\s+(?:(?:the|of|these|those|my|this|that|to)\s+)*{_STRONG_Q}\s+"
+        rf"(?:{_MORE_Q}\s+){{0,4}}"
+        r"(?P<noun>instructions?|prompts?|rules|directives?|guidelines|guidance|guardrails|commands|orders|constraints"
         r"|restrictions|programming|context|polic(?:y|ies)|messages|text|training|filters)\b",
         words=("follow following attention",),
-        back=24,
+        anchored=True,
         ahead=160,
-        check=_override_check,
+        check=lambda m: _negated_follow(m) and _override_check(m),
     ),
     _Rule(
         "instruction override ('ignore the above')",
@@ -448,9 +587,11 @@ _INJECTION_RULES = (
         r"(?:instructions|prompts?|directives|guardrails|programming)\s+(?:are|were|have\s+been|has\s+been|should\s+be"
         r"|must\s+be|can\s+be|is)\s+(?:now\s+|hereby\s+)?(?:ignored|void|null|cancell?ed|revoked|obsolete|overridd?en"
         r"|disregarded|invalid|superseded|replaced|lifted|suspended|disabled|deactivated|no\s+longer\s+(?:valid|apply))",
-        words=("instructions prompt prompts directives guardrails programming",),
-        at=("instructions", "prompt", "directives", "guardrails", "programming"),
-        back=30,
+        words=("instructions prompt prompts directives guardrails programming",
+               "previous prior above earlier preceding original initial system safety your"),
+        at=("previous", "prior", "above", "earlier", "preceding", "original", "initial", "system", "safety", "your"),
+        whole=True,
+        anchored=True,
         ahead=120,
     ),
     _Rule(
@@ -466,25 +607,26 @@ _INJECTION_RULES = (
     ),
     _Rule(
         "injected instructions ('new instructions:')",
-        r"(?:^|[.!?]\s+|[-=*#>\[(]\s*)(?:here\s+are\s+)?(?:your\s+)?(?:new|real|actual|true|secret|hidden)\s+"
-        r"(?:system\s+)?instructions?\s*(?::|-{1,2}\s|are\s*:)"
+        r"(?:here\s+are\s+)?(?:your\s+)?(?:new|real|actual|true|secret|hidden)\s+(?:system\s+)?instructions?\s*"
+        r"(?::|-{1,2}\s|are\s*:)"
         r"|\byour\s+(?:new|real|actual|true)\s+(?:instructions|directives?|objective|orders)\s+(?:are|is)\b",
-        words=("instruction instructions directive directives objective orders",),
-        at=("instruction", "directive", "objective", "orders"),
-        back=60,
-        ahead=40,
+        words=("instruction instructions directive directives objective orders",
+               "here your new real actual true secret hidden"),
+        at=("here", "your", "new", "real", "actual", "true", "secret", "hidden"),
+        whole=True,
+        anchored=True,
+        ahead=80,
+        check=_heading_check,
     ),
     _Rule(
         "fake system-prompt marker",
-        r"(?-i:\b(?:BEGIN|END)\s+(?:OF\s+)?(?:THE\s+)?SYSTEM\s+(?:PROMPT|MESSAGE|INSTRUCTIONS?)\b)"
-        r"|[-=#*\[<(]\s*(?:begin|end)\s+(?:of\s+)?(?:the\s+)?system\s+(?:prompt|message|instructions?)\b"
-        r"|\b(?:new|updated|real|actual|hidden|secret|true)\s+system\s+prompt\s*(?::|follows\b)"
-        r"|\bsystem\s+(?:prompt\s+)?override\s*:",
+        r"\bsystem\s+(?:(?:prompt|message|instructions?)\b(?P<colon>\s*(?::|follows\b))?|(?:prompt\s+)?override\s*:)",
         words=("system", "prompt message instruction instructions override"),
-        back=30,
-        ahead=50,
+        anchored=True,
+        ahead=40,
         on_text=True,
         flags=re.IGNORECASE | re.MULTILINE,
+        check=_marker_check,
     ),
     _Rule(
         "prompt extraction ('reveal your system prompt')",
@@ -501,14 +643,24 @@ _INJECTION_RULES = (
                "echo paste what"),
         at=("reveal", "print", "show", "display", "output", "repeat", "leak", "dump", "tell", "give", "share",
             "expose", "disclose", "recite", "write", "echo", "paste", "what"),
+        whole=True,
         anchored=True,
         ahead=120,
     ),
     _Rule(
+        "prompt extraction ('repeat the words above')",
+        r"\b(?:repeat|print|output|echo|write\s+out|recite)\s+(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:words|text|content"
+        r"|everything|lines?|messages?)\s+(?:above|before\s+this)(?=\s*(?:$|[.,;:!]|starting|verbatim|word\s+for"
+        r"|exactly|including|in\s+full))",
+        words=("repeat print output echo write recite", "above before"),
+        anchored=True,
+        ahead=80,
+    ),
+    _Rule(
         "safety override ('bypass your safety filters')",
         r"\b(?:override|bypass|circumvent|ignore|disregard|disable|turn\s+off|deactivate|remove|switch\s+off|lift"
-        r"|drop)\s+(?:(?:your|its|all|any|the|of|these|built-in|internal|ai|model)\s+)*(?:safety|ethical|ethics"
-        r"|content|moderation|alignment)\s+(?:filters?|guardrails?|guidelines|restrictions|protocols?|measures"
+        r"|drop)\s+(?:(?:your|its|all|any|the|of|these|built-in|internal|ai|model)\s+)*(?:(?:safety|ethical|ethics"
+        r"|content|moderation|alignment)\s+){1,2}(?:filters?|guardrails?|guidelines|restrictions|protocols?|measures"
         r"|training|rules|constraints|policies|principles)\b"
         r"|\b(?:override|bypass|circumvent)\s+(?:(?:your|its|all|any|the)\s+)*(?:guardrails|programming"
         r"|alignment|safeguards)\b",
@@ -516,6 +668,7 @@ _INJECTION_RULES = (
                "override bypass circumvent ignore disregard disable turn deactivate remove switch lift drop"),
         at=("override", "bypass", "circumvent", "ignore", "disregard", "disable", "turn", "deactivate", "remove",
             "switch", "lift", "drop"),
+        whole=True,
         anchored=True,
         ahead=120,
         check=_safety_check,
@@ -523,12 +676,15 @@ _INJECTION_RULES = (
     _Rule(
         "chat-template role tag",
         r"<\|\s*(?:im_start|im_end|im_sep|system|assistant|user|begin_of_text|start_header_id|end_header_id"
-        r"|eot_id)\s*\|>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>"
+        r"|eot_id)\s*\|>|(?-i:\[/?INST\])|<</?sys>>|<(?:start|end)_of_turn>"
         r"|</?(?:system|system[_-](?:prompt|message|instructions?|override|reminder)|instructions?"
-        r"|admin[_-]?(?:instructions?|override|message)|developer[_-](?:message|instructions?))\s*>",
+        r"|admin[_-]?(?:instructions?|override|message)|developer[_-](?:message|instructions?))\s*>(?![.:/\w-])",
         words=("system instruction instructions admin developer inst sys im assistant user turn eot begin header",),
         at=("<", "[inst", "[/inst"),
         ahead=40,
+        on_text=True,  # "[INST]" is case-sensitive: "[inst]" tags entries in some changelogs
+        flags=re.IGNORECASE | re.MULTILINE,
+        check=_tag_check,
     ),
     _Rule(
         "fake role header ('### system:')",
@@ -549,19 +705,21 @@ _INJECTION_RULES = (
     ),
     _Rule(
         "fake role turn (Human:/Assistant: transcript)",
-        r"^[ \t]*(?:human|user)[ \t]*:[^\n]*\n(?:[^\n]*\n){0,20}?[ \t]*assistant[ \t]*:",
+        r"(?:human|user)[ \t]*:[^\n]*\n(?:[^\n]*\n){0,20}?[ \t]*assistant[ \t]*:",
         words=("human user", "assistant"),
-        back=10,
+        anchored=True,
         ahead=3000,
+        check=_line_start_check,
     ),
     _Rule(
         "fake authority header ('SYSTEM OVERRIDE:')",
-        r"^[ \t]*[\[(]?(?:system|admin|administrator|developer|root)\s+(?:override|message|notice|alert"
-        r"|instructions?|update|command|directive)[\])]?[ \t]*:",
+        r"(?:system|admin|administrator|developer|root)\s+(?:override|message|instructions?|command|directive)"
+        r"[\])]?[ \t]*:",
         words=("system admin administrator developer root",
-               "override message notice alert instruction instructions update command directive"),
-        back=4,
+               "override message instruction instructions command directive"),
+        anchored=True,
         ahead=40,
+        check=lambda m: _line_start_check(m, "[("),
     ),
     _Rule(
         "jailbreak persona (developer mode)",
@@ -600,31 +758,38 @@ _INJECTION_RULES = (
         r"(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|unaligned|unbound|evil|jailbroken|rogue|amoral|unethical)\b"
         r"|\bpretend\s+(?:that\s+)?(?:you\s+)?(?:are|have|to\s+be)\s+(?:an?\s+)?(?:(?:ai|assistant|model|chatbot)\s+)?"
         r"(?:with\s+)?(?:no\s+(?:restrictions|rules|limits|filters|guidelines|guardrails)|unrestricted|unfiltered"
-        r"|uncensored|evil|jailbroken)"
-        r"|\b(?:without|no)\s+(?:any\s+)?(?:ethical|moral)\s+(?:restrictions|guidelines|filters|limitations"
+        r"|uncensored|evil|jailbroken)",
+        words=("act behave respond answer reply operate roleplay role pretend",
+               "unrestricted unfiltered uncensored unaligned unbound jailbroken amoral unethical evil rogue "
+               "restrictions rules limits filters guidelines guardrails"),
+        anchored=True,
+        ahead=100,
+    ),
+    _Rule(
+        "jailbreak persona ('without ethical restrictions')",
+        r"\b(?:without|no)\s+(?:any\s+)?(?:ethical|moral)\s+(?:restrictions|guidelines|filters|limitations"
         r"|constraints|boundaries)\b",
-        words=("unrestricted unfiltered uncensored unaligned unbound jailbroken amoral unethical evil rogue "
-               "restrictions rules limits filters guidelines guardrails ethical moral",
-               "act behave respond answer reply operate roleplay role pretend without no"),
-        back=60,
+        words=("ethical moral", "without no"),
+        back=16,
         ahead=40,
     ),
     _Rule("exfiltration instruction ('exfiltrate')", r"\bexfiltrate\b", words=("exfiltrate",), ahead=12),
     _Rule(
         "exfiltration instruction ('send … to http…')",
-        r"(?:^|[.!?;:]\s+|\b(?:please|then|also|now|always|immediately|silently|quietly|secretly|must|should)\s+)"
-        r"(?:send|post|upload|forward|transmit|submit|leak|copy|email|report|beacon)\s+(?:(?:the|all|this|these"
-        r"|every|any|your|my|its|their|everything|of|user'?s?|entire|full|whole|current|complete)\s+)+[^\n]{0,80}?"
-        r"\bto\s+(?:https?://|ftp://|wss?://|(?:this|the|my|our|an?|following)\s+(?:url|endpoint|webhook|server"
-        r"|address))"
-        r"|\b(?:send|post|upload|forward|transmit|submit|leak|copy|email|report)\w*\s+[^\n]{0,60}?\b(?:conversation"
-        r"|chat\s+(?:log|history)|memories|secrets?|api\s*keys?|credentials?|passwords?|env(?:ironment)?\s+var\w*"
-        r"|\.env|ssh\s+keys?|transcript|system\s+prompt|cookies?)\b[^\n]{0,60}?\bto\s+(?:https?://|ftp://|wss?://)",
-        words=("http https ftp ws wss url endpoint webhook server address",
-               "send sends post posts upload uploads forward forwards transmit submit leak copy email report beacon"),
-        at=("http", "ftp:", "ws:", "wss:", "url", "endpoint", "webhook", "server", "address"),
-        back=220,
-        ahead=20,
+        r"\b(?:send|post|upload|forward|transmit|submit|leak|copy|email|report|beacon)(?P<inflected>\w*)\s+"
+        r"(?:[^\n]{0,60}?\b(?P<sensitive>conversation|chat\s+(?:log|history)|memories|secrets?|api\s*keys?"
+        r"|credentials?|passwords?|env(?:ironment)?\s+var\w*|\.env|ssh\s+keys?|transcript|system\s+prompt"
+        r"|cookies?)\b[^\n]{0,60}?\bto\s+(?:https?://|ftp://|wss?://)"
+        r"|(?:(?:the|all|this|these|every|any|your|my|its|their|everything|of|user'?s?|entire|full|whole|current"
+        r"|complete)\s+)+[^\n]{0,80}?\bto\s+(?:https?://|ftp://|wss?://|(?:this|that|the\s+following|following)\s+"
+        r"(?:url|endpoint|webhook|server|address|link)))",
+        words=("send sends sending post posts posting posted upload uploads uploading forward forwards forwarding "
+               "transmit transmits submit submits leak leaks copy copies email emails report reports beacon",
+               "http https ftp ws wss url endpoint webhook server address"),
+        at=("send", "post", "upload", "forward", "transmit", "submit", "leak", "copy", "email", "report", "beacon"),
+        anchored=True,
+        ahead=200,
+        check=_send_check,
     ),
     _Rule(
         "memory-tool instruction (promote/confirm/approve)",
@@ -637,7 +802,7 @@ _INJECTION_RULES = (
     ),
     _Rule(
         "tool-call instruction ('call the memory tool')",
-        r"\b(?:call|invoke|use|run|execute|trigger)\s+(?:the\s+|your\s+)?(?:memory|mcp|admin)\s+tool\b"
+        r"\b(?:call|invoke|trigger)\s+(?:the\s+|your\s+)?(?:memory|mcp)\s+tool\b"
         r"|\b(?:use|call|invoke)\s+(?:the\s+|a\s+|your\s+)?(?:\w+\s+)?tool\s+(?:to|and)\s+(?:promote|approve"
         r"|confirm|mark|elevate|trust|release|unquarantine|exfiltrate)\b",
         words=("tool",),
@@ -647,18 +812,21 @@ _INJECTION_RULES = (
     _Rule(
         "trust escalation ('mark this as user-approved')",
         r"\b(?:mark|flag|tag|label|store|save|record|remember|treat)\s+(?:this|it|these|that|the\s+(?:memory|atom"
-        r"|fact|entry|note))\s+(?:as|with)\s+(?:source\s*[=:]?\s*)?(?:trusted|user[\s_-]?(?:approved|said))\b",
+        r"|fact|entry|note))\s+(?:as|with)\s+(?:source\s*[=:]?\s*)?(?:trusted|user[\s_-]?(?:approved|said))\b"
+        r"(?!\s+(?:certificate|cert|ca|root|host|key|device|publisher|site|domain|network|sender)s?\b)",
         words=("trusted approved said", "mark flag tag label store save record remember treat"),
         back=60,
         ahead=10,
     ),
     _Rule(
         "concealment instruction ('without telling the user')",
-        r"\b(?:without|don't|do\s+not|never)\s+(?:asking|telling|informing|notifying|alerting|tell|inform|notify"
-        r"|alert|let)\s+(?:the|your)\s+user\b",
+        r"\bwithout\s+(?:asking|telling|informing|notifying|alerting)\s+(?:the|your)\s+user(?=\s*(?:[.!;]|$))"
+        r"|\b(?:don't|do\s+not|never)\s+(?:tell|inform|notify|alert|let)\s+(?:the|your)\s+user\s+(?:know\b|about\s+"
+        r"(?:this|these|it)\b|that\s+you\b)",
         words=("user", "without don do never"),
-        back=40,
-        ahead=6,
+        at=("without", "don't", "do not", "never"),
+        anchored=True,
+        ahead=60,
     ),
     _Rule(
         "AI-addressed directive ('IMPORTANT: the AI must')",
@@ -673,18 +841,19 @@ _INJECTION_RULES = (
     ),
     _Rule(
         "AI-addressed directive ('the AI must always')",
-        rf"\b(?:the|this|any|every|all)\s+(?P<actor>{_AI})\s+(?:must|shall|(?:is|are)\s+required\s+to)\s+"
+        rf"(?P<actor>{_AI})\s+(?:must|shall|(?:is|are)\s+required\s+to)\s+"
         rf"(?:(?:always|never|now|immediately|henceforth|from\s+now\s+on)\b\s*(?P<hijack>{_HIJACK})?"
         rf"|(?P<direct>{_HIJACK}))",
-        words=("must shall required", "ai llm chatbot model assistant assistants agent agents"),
-        back=40,
-        ahead=60,
-        check=lambda m: bool(m.group("direct")) or _actor_check(m),
+        words=("ai llm chatbot language assistant assistants agent agents", "must shall required"),
+        anchored=True,
+        ahead=80,
+        check=lambda m: _determiner_check(m) and (bool(m.group("direct")) or _actor_check(m)),
     ),
     _Rule(
         "AI-addressed trigger ('when you read this')",
         r"\bwhen\s+(?:you|an?\s+(?:ai|assistant|model|agent|llm)|the\s+(?:ai|assistant|model|agent|llm))\s+"
-        r"(?:reads?|sees?|process(?:es)?|encounters?|loads?|retrieves?|recalls?|finds?|parses?)\s+(?:this|these)\b"
+        r"(?:reads?|process(?:es)?|encounters?|loads?|retrieves?|recalls?|parses?)\s+(?:this|these)"
+        rf"{_THIS_END}"
         r"|\bif\s+you\s+are\s+an?\s+(?:ai|llm|language\s+model|large\s+language\s+model|ai\s+assistant|chatbot"
         r"|ai\s+agent|automated\s+agent)\b"
         r"|\bnote\s+to\s+(?:the\s+|any\s+|all\s+)?(?:ai|assistant|llm|language\s+model|ai\s+agent)s?\b",
@@ -694,7 +863,7 @@ _INJECTION_RULES = (
     ),
     _Rule(
         "AI-addressed trigger ('AI reading this')",
-        r"\b(?:ai|llms?|assistants?|agents?|language\s+models?)\s+(?:reading|processing|parsing)\s+this\b",
+        rf"\b(?:ai|llms?|assistants?|agents?|language\s+models?)\s+(?:reading|processing|parsing)\s+this{_THIS_END}",
         words=("reading processing parsing", "ai llm llms assistant assistants agent agents model models"),
         back=24,
         ahead=20,
@@ -703,6 +872,7 @@ _INJECTION_RULES = (
         "markdown-image exfiltration (data in an image URL)",
         r"(?:!\[[^\]\n]{0,200}\]\(\s*<?|<img\b[^>]{0,300}?\bsrc\s*=\s*[\"']?)(?P<url>(?:https?:)?//[^)\s\"'>]{1,800})",
         subs=("![", "<img"),
+        anchored=True,
         ahead=1400,
         check=_exfil_image_check,
     ),
@@ -711,21 +881,20 @@ _INJECTION_RULES = (
         r"\b(?:ignorier(?:e|en)?|vergiss|vergessen\s+sie|missachte(?:n)?)\s+(?:\w+\s+){0,4}?(?:anweisungen"
         r"|instruktionen|befehle|vorgaben|regeln|anordnungen)\b",
         words=("ignoriere ignorieren ignorier vergiss vergessen missachte missachten",),
-        at=("ignorier", "vergiss", "vergessen", "missacht"),
         ahead=150,
         check=_foreign_check,
     ),
     _Rule(
         "instruction override (Romance languages)",
         r"\b(?:ignora|ignorar|ignore|ignorez|ignorer|ignorate|olvida|olvide|olvidar|oublie|oubliez|oublier"
-        r"|dimentica|dimenticate|esqueça|esquece|esquecer|desconsidera|desconsidere|no\s+sigas)\s+(?:\w+\s+){0,4}?"
+        r"|dimentica|dimenticate|esqueça|esquece|esquecer|desconsidera|desconsidere)\s+(?:\w+\s+){0,4}?"
         r"(?:instrucciones|instruç(?:ões|oes)|instrucoes|istruzioni|instructions|consignes|indicaciones|directivas"
         r"|reglas|regole|regras|règles|orientações|indicazioni)\b",
         words=("ignora ignorar ignore ignorez ignorer ignorate olvida olvide olvidar oublie oubliez oublier dimentica "
-               "dimenticate esqueça esquece esquecer desconsidera desconsidere sigas",
+               "dimenticate esqueça esquece esquecer desconsidera desconsidere",
                "instrucciones instruções instrucoes istruzioni instructions consignes indicaciones directivas reglas "
                "regole regras règles orientações indicazioni"),
-        at=("ignor", "olvid", "oubli", "dimentic", "esque", "desconsider", "no sigas"),
+        anchored=True,
         ahead=150,
         check=_foreign_check,
     ),
@@ -733,7 +902,8 @@ _INJECTION_RULES = (
         "instruction override (Russian)",
         r"(?:проигнорируй|игнорируй|забудь|не\s+обращай\s+внимания\s+на)(?:те)?\s+(?:\w+\s+){0,4}?"
         r"(?:инструкци|указани|правил|команд|промпт)\w*",
-        subs=("игнор", "забудь", "не обращай"),
+        words=("игнорируй игнорируйте проигнорируй проигнорируйте забудь забудьте обращай обращайте",),
+        at=("игнор", "забудь", "обращай"),
         back=4,
         ahead=150,
         check=_foreign_check,
@@ -741,8 +911,9 @@ _INJECTION_RULES = (
     _Rule(
         "instruction override (CJK)",
         r"(?:忽略|无视|無視|忘记|忘記|忽視|不要遵守)[^。！？\n]{0,12}?(?:指令|指示|提示|规则|規則|说明|說明|命令)"
-        r"|(?:指示|命令|ルール|プロンプト|指令)[^。！？\n]{0,12}?(?:無視|忘れ)"
-        r"|(?:지시|명령|지침|규칙|프롬프트)[^.!?\n]{0,12}?(?:무시|잊어)",
+        r"|(?:(?:以前|前の|上記|これまで|システム)[^。！？\n]{0,6}?)?(?:指示|命令|ルール|プロンプト|指令)[^。！？\n]{0,12}?"
+        r"(?:無視|忘れ)"
+        r"|(?:(?:이전|모든|위의|앞의|시스템)[^.!?\n]{0,6}?)?(?:지시|명령|지침|규칙|프롬프트)[^.!?\n]{0,12}?(?:무시|잊어)",
         subs=("忽略", "无视", "無視", "忘记", "忘記", "忽視", "不要遵守", "忘れ", "무시", "잊어"),
         back=20,
         ahead=30,
@@ -751,28 +922,41 @@ _INJECTION_RULES = (
 )
 
 # Letter-spaced, punctuated or leetspeak variants ("I g n o r e  a l l  p r e v i o u s …",
-# "ignore_previous_instructions", "1gn0re") are matched on a squashed copy: lower-cased, look-alikes
-# and digits mapped to letters, everything else removed. Only long phrases are used there, since
-# word boundaries are gone.
-_SQUASH_MAP = str.maketrans("013457@$", "oieastas")
-_NON_ALNUM = re.compile(r"[\W_]+")  # removes exactly the characters that are not str.isalnum()
+# "ignore_previous_instructions", "1gn0re a11") are matched on a squashed copy: lower-cased, look-alikes
+# mapped to Latin, everything but letters and digits removed. Only long phrases are used there, since
+# word boundaries are gone; their letters accept the usual digit stand-ins (1gn0re).
+_LEET = str.maketrans({"a": "[a4]", "e": "[e3]", "i": "[i1]", "l": "[l1]", "o": "[o0]", "s": "[s5]", "t": "[t7]"})
+_UNLEET = str.maketrans("013457", "oieast")  # only to find pivots; the regex itself accepts both
 _SQUASH_DELETE = bytes(b for b in range(128) if not chr(b).isalnum() and chr(b) not in "@$")
 _SQUASHED = _Rule(
     "instruction override (obfuscated with spacing or punctuation)",
-    r"(?:ignore|disregard|forget|override|bypass|discard)(?:all|any|every|of|the|your|these|those|everything)*"
+    (r"(?:ignore|disregard|forget|override|bypass|discard)(?:all|any|every|of|the|your|these|those|everything)*"
     r"(?:previous|prior|above|earlier|preceding|system|safety|original|initial|your)+"
     r"(?:instructions?|prompts?|rules|directives?|guidelines|guardrails|programming|commands)"
     r"|(?:reveal|print|show|output|repeat|leak|dump|display)(?:me)?(?:your(?:full|entire|hidden|secret|initial"
     r"|original)*(?:systemprompt|instructions|prompt)|the(?:full|entire|hidden|secret|initial|original)*"
     r"systemprompt)"
     r"|youarenow(?:dan|unrestricted|jailbroken|unfiltered|uncensored|indevelopermode|freefrom)"
-    r"|jailbreakmode|developermodeenabled",
+    r"|jailbreakmode").translate(_LEET),
     subs=("ignor", "disregard", "forget", "overrid", "bypass", "discard", "reveal", "print", "show", "output",
-          "repeat", "leak", "dump", "display", "youarenow", "jailbreakmode", "developermodeenabled"),
+          "repeat", "leak", "dump", "display", "youarenow", "jailbreakmode"),
     anchored=True,
     ahead=160,
+    on_text=True,
     flags=0,
 )
+
+
+def _unleet(text: str) -> str:
+    if text.isascii():
+        return text.translate(_UNLEET)
+    for digit, letter in zip("013457", "oieast", strict=True):
+        text = text.replace(digit, letter)
+    return text
+
+
+_SQUASHED_NOUNS = ("instruct", "prompt", "rules", "directive", "guideline", "guardrail", "programming", "command",
+                   "youarenow", "jailbreakmode")
 
 
 def _lower(text: str) -> str:
@@ -782,15 +966,18 @@ def _lower(text: str) -> str:
     return low
 
 
-def _squashed_injection(low: str, ascii_only: bool, findings: list[Finding]) -> None:
-    if ascii_only:
-        squashed = low.encode("ascii").translate(None, _SQUASH_DELETE).decode("ascii").translate(_SQUASH_MAP)
-    else:
-        squashed = _NON_ALNUM.sub("", low.translate(_CONFUSABLE_MAP).translate(_SQUASH_MAP))
-    hits = _SQUASHED.matches(_Text(squashed, squashed))
+def _squashed_injection(low: str, findings: list[Finding]) -> None:
+    # Only ASCII separators are removed (bytes.translate is fast; str.translate is not, off ASCII).
+    # Homoglyphs and invisible characters are not mapped here: either is already a finding.
+    raw = low.encode("utf-8", "surrogatepass").translate(None, _SQUASH_DELETE)
+    squashed = raw.decode("utf-8", "surrogatepass").replace("@", "a").replace("$", "s")
+    view = _unleet(squashed)
+    if not any(stem in view for stem in _SQUASHED_NOUNS):  # cheap pre-check before 17 pivot searches
+        return
+    hits = _SQUASHED.matches(_Text(squashed, view))
     if not hits:
         return
-    kept = [i for i, c in enumerate(low) if c.isalnum() or c in "@$"]
+    kept = [i for i, c in enumerate(low) if c >= "\x80" or c.isalnum() or c in "@$"]
     for m in hits:
         start, end = kept[m.start()], kept[m.end() - 1] + 1
         _add(findings, INJECTION, f"{_SQUASHED.label} at offset {start}", start, end)
@@ -830,8 +1017,8 @@ def _secretish(value: str) -> bool:
     value = value.rstrip(".,;:)]}>!?")
     if len(value) < 8 or _is_placeholder(value) or "(" in value:
         return False  # getpass(), os.getenv("X"): code that fetches a secret, not a secret
-    if value.startswith(("/", "~", "./", "../", "file:")) or "://" in value:
-        return False
+    if value.startswith(("/", "~", "./", "../", "file:")) or "://" in value or "%20" in value:
+        return False  # a path, a URL or URL-encoded words ("token=Root%20CA%20Certificates")
     parts = value.split(".")
     if len(parts) > 1 and all(p.isidentifier() for p in parts):
         return False  # settings.DB_PASSWORD
@@ -845,7 +1032,26 @@ def _secretish(value: str) -> bool:
     return (digit and (lower or upper)) or classes >= 3 or (len(value) >= 24 and classes >= 2)
 
 
+def _key_name(m: re.Match[str]) -> str:
+    """The whole name a credential keyword ends, e.g. "DB_PASSWORD" for a match at "PASSWORD"."""
+    start = m.start()
+    while start > 0 and (m.string[start - 1].isalnum() or m.string[start - 1] in "_.-"):
+        start -= 1
+    return m.string[start : m.start()] + m.group().split("=")[0].split(":")[0].strip("\"' \t")
+
+
+# "key" alone ends too many names ("primary_key", "monkey", "cache_key") to count without these.
+_KEY_PREFIXES = ("api", "access", "secret", "private", "signing", "encryption", "master", "client")
+
+
+def _value_check(m: re.Match[str]) -> bool:
+    return _secretish(m.group("val"))
+
+
 def _assignment_check(m: re.Match[str]) -> bool:
+    name = _key_name(m).lower()
+    if name.endswith("key") and not name[:-3].rstrip("_.-").endswith(_KEY_PREFIXES):
+        return False
     return _secretish(m.group("val"))
 
 
@@ -856,7 +1062,7 @@ def _url_password_check(m: re.Match[str]) -> bool:
 
 _CS = re.MULTILINE  # credential formats are case-sensitive: "AKIA…", not "akia…"
 _CI = re.IGNORECASE | re.MULTILINE
-_CREDENTIAL_RULES = (
+_CREDENTIAL_RULES = _RuleSet(
     _Rule(
         "PEM private key block (-----BEGIN … PRIVATE KEY-----)",
         r"-----BEGIN (?:(?:RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY(?: BLOCK)?-----"
@@ -881,7 +1087,8 @@ _CREDENTIAL_RULES = (
     _Rule(
         "GitHub token (gh?_…)",
         r"(?<![A-Za-z0-9_])gh[pousr]_(?P<val>[A-Za-z0-9]{36,})(?![A-Za-z0-9])",
-        words=("ghp gho ghu ghs ghr",), at=("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), anchored=True, ahead=300, on_text=True, flags=_CS, check=_token_check,
+        words=("ghp gho ghu ghs ghr",), at=("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), anchored=True, ahead=300,
+        on_text=True, flags=_CS, check=_token_check,
     ),
     _Rule(
         "GitHub fine-grained token (github_pat_…)",
@@ -928,22 +1135,22 @@ _CREDENTIAL_RULES = (
     ),
     _Rule(
         "password in a connection URL (scheme://user:…@host)",
-        r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]{1,64}:(?P<val>[^\s/@]{4,128})@[\w.\[-]",
-        subs=("://",), back=22, ahead=220, on_text=True, flags=_CI, check=_url_password_check,
+        r"://[^\s:/@]{1,64}:(?P<val>[^\s/@]{4,128})@[\w.\[-]",
+        subs=("://",), anchored=True, ahead=220, on_text=True, flags=_CI, check=_url_password_check,
     ),
     _Rule(
         "secret assignment ({key}=…)",
-        r"(?<![\w-])(?P<key>[\w.-]{0,40}?(?:password|passwd|passphrase|secret|api[_-]?key|apikey|access[_-]?key"
-        r"|access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?key|client[_-]?secret|secret[_-]?key|token))"
-        r"[\"']?\s*(?:=|:=|:|=>)\s*[\"']?(?P<val>[^\s\"'`,;]{8,})",
-        words=("password passwd passphrase secret key apikey token",), at=("pass", "secret", "key", "token"),
-        back=44, ahead=400, on_text=True, flags=_CI, check=_assignment_check,
+        r"(?:password|passwd|passphrase|secret|key|token)[\"']?\s*(?:=|:=|:|=>)\s*[\"']?(?P<val>[^\s\"'`,;]{8,})",
+        words=("password passwd passphrase secret key apikey secretkey privatekey accesskey token",),
+        at=("pass", "secret", "key", "token"), anchored=True, ahead=400, on_text=True, flags=_CI,
+        check=_assignment_check,
     ),
     _Rule(
         "password stated in text (password is …)",
         r"\b(?:password|passcode|passphrase|passwort)\s+(?:is|was)\s+[\"'“‘]?(?P<val>[^\s\"'”’]{8,})",
-        words=("password passcode passphrase passwort",), at=("pass",), ahead=200, on_text=True, flags=_CI,
-        check=_assignment_check,
+        words=("password passcode passphrase passwort",), at=("pass",), anchored=True, ahead=200, on_text=True,
+        flags=_CI,
+        check=_value_check,
     ),
 )
 
@@ -951,11 +1158,10 @@ _CREDENTIAL_RULES = (
 def _credential_findings(text: str, t: _Text | None = None) -> list[Finding]:
     t = _Text(text, _lower(text)) if t is None else t
     findings: list[Finding] = []
-    for rule in _CREDENTIAL_RULES:
-        for m in rule.matches(t):
-            label = rule.label.replace("{key}", m.group("key")[:40]) if "{key}" in rule.label else rule.label
-            # Rules run most specific first, so "API_KEY=sk-…" is reported once, as an OpenAI key.
-            _add(findings, CREDENTIAL, f"{label} at offset {m.start()}", m.start(), m.end())
+    for rule, m in _CREDENTIAL_RULES.run(t):
+        label = rule.label.replace("{key}", _key_name(m)[-40:]) if "{key}" in rule.label else rule.label
+        # Rules run most specific first, so "API_KEY=sk-…" is reported once, as an OpenAI key.
+        _add(findings, CREDENTIAL, f"{label} at offset {m.start()}", m.start(), m.end())
     return findings
 
 
@@ -967,16 +1173,14 @@ def scan(text: str) -> tuple[Finding, ...]:
     if not text:
         return ()
     findings: list[Finding] = []
-    ascii_only = text.isascii()
-    if not ascii_only:  # hidden characters and look-alike letters are all non-ASCII
+    if not text.isascii():  # hidden characters and look-alike letters are all non-ASCII
         findings.extend(_hidden_findings(text))
         findings.extend(_confusable_findings(text))
     low = _lower(text)
     t = _Text(text, low)
-    for rule in _INJECTION_RULES:
-        for m in rule.matches(t):
-            _add(findings, INJECTION, f"{rule.label} at offset {m.start()}", m.start(), m.end())
-    _squashed_injection(low, ascii_only, findings)
+    for rule, m in _INJECTION_RULES.run(t):
+        _add(findings, INJECTION, f"{rule.label} at offset {m.start()}", m.start(), m.end())
+    _squashed_injection(low, findings)
     findings.extend(_credential_findings(text, t))
     findings.sort(key=lambda f: (f.start, f.end))
     return tuple(findings)

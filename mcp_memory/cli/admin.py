@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import dataclasses
 import json
 import math
@@ -17,7 +16,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,11 @@ from ..services.runtime import open_runtime
 from ..services.transfer import ImportReport, apply_import, export_jsonl, parse_import
 from ..store.atoms import AtomFilter
 from ..trust import is_trusted
+from .episode_commands import add_episode_commands
+from .gate import cancelled as _cancelled
+from .gate import confirm as _confirm
+from .gate import for_person as _for_person
+from .gate import require_person as _require_person
 from .recall_commands import add_recall_commands
 from .output import Progress, age, ask, emit_json, fields, interactive, iso, safe, table, until
 
@@ -45,38 +49,6 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
 # --- shared helpers ---------------------------------------------------------------------------
-
-
-def _require_person(args: argparse.Namespace, what: str) -> None:
-    """Refuse a human-gated command when nobody can answer the question and --yes was not given."""
-    if getattr(args, "yes", False) or interactive():
-        return
-    raise TrustRefused(
-        f"{what} needs a person to confirm it, and stdin is not a terminal; "
-        "run it in a terminal, or pass --yes in scripts"
-    )
-
-
-def _confirm(args: argparse.Namespace, question: str) -> bool:
-    """Ask a yes/no question (default no) unless --yes was given."""
-    if getattr(args, "yes", False):
-        return True
-    return ask(f"{question} [y/N] ") in ("y", "yes")
-
-
-@contextlib.contextmanager
-def _for_person(args: argparse.Namespace) -> Iterator[None]:
-    """Send what is shown to the person to stderr under --json, so stdout stays one JSON document."""
-    if not args.json:
-        yield
-        return
-    with contextlib.redirect_stdout(sys.stderr):
-        yield
-
-
-def _cancelled() -> int:
-    print("cancelled; nothing changed", file=sys.stderr)
-    return 1
 
 
 def _short(atom_id: str) -> str:
@@ -650,6 +622,7 @@ def build_parser() -> argparse.ArgumentParser:
     one.set_defaults(run=cmd_atoms_show)
 
     add_recall_commands(atoms_commands, commands, common)
+    add_episode_commands(commands, common, gated)
     command("quarantine", "list quarantined (untrusted) atoms", cmd_quarantine).add_argument(
         "--limit", type=_positive, default=200)
     command("promote", "approve a quarantined atom as trusted memory", cmd_promote, person=True).add_argument("id")

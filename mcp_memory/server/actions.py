@@ -14,15 +14,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import InvalidInput, TrustRefused
+from ..errors import InvalidInput, NotFound, TrustRefused
 from ..model import SCOPES, TARGETS
 from ..services.agent import AgentService
 from ..services.atoms import AtomDraft, AtomWrite
 from ..services.facts import FactWrite
 from ..services.recall import Hit, RecallQuery
+from ..services.session import ToolEvent
 from ..store.atoms import AtomFilter
 from ..trust import AGENT_DECLARABLE
-from .results import HitOut, MemoryResult, age, atom_out, fact_out, pending_out, stats_out, usage_out
+from .results import (
+    HitOut, MemoryResult, age, atom_out, episode_out, fact_out, pending_out, session_out, stats_out, usage_out,
+)
 
 TargetName = Literal["user", "env"]
 
@@ -58,6 +61,10 @@ class ReadParams(ActionParams):
 
 class StatsParams(ActionParams):
     pass
+
+
+class ConsolidateParams(ActionParams):
+    target: TargetName
 
 
 SourceName = Literal[AGENT_DECLARABLE]  # type: ignore[valid-type]
@@ -113,6 +120,33 @@ class SearchParams(ActionParams):
     k: int = Field(default=10, ge=1, le=50)
     project: str | None = None
     budget_chars: int | None = Field(default=None, ge=200, le=20_000)
+
+
+class ToolEventParams(ActionParams):
+    tool: str = Field(max_length=200)
+    kind: str | None = Field(default=None, max_length=40)
+    url: str | None = Field(default=None, max_length=2048)
+    path: str | None = Field(default=None, max_length=4096)
+    server: str | None = Field(default=None, max_length=200)
+
+
+class ObserveParams(ActionParams):
+    session_id: str
+    user_message: str
+    assistant_reply: str | None = None
+    tool_events: list[ToolEventParams] | None = None
+    project: str | None = None
+
+
+class ContextParams(ActionParams):
+    message: str
+    session_id: str | None = None
+    project: str | None = None
+    budget_chars: int | None = Field(default=None, ge=200, le=50_000)
+
+
+class EndSessionParams(ActionParams):
+    session_id: str
 
 
 class ReviewIdParams(ActionParams):
@@ -200,6 +234,15 @@ async def _read(agent: AgentService, p: ReadParams) -> MemoryResult:
     )
 
 
+async def _consolidate(agent: AgentService, p: ConsolidateParams) -> MemoryResult:
+    result = await agent.consolidate(p.target)
+    view = await agent.read_facts(p.target)
+    return MemoryResult(
+        action="consolidate", status="merged" if result.merged else "unchanged", message=result.message + ".",
+        target=p.target, usage=[usage_out(view.usage)], rendered=view.rendered,
+    )
+
+
 async def _stats(agent: AgentService, p: StatsParams) -> MemoryResult:
     stats = await agent.stats()
     return MemoryResult(
@@ -229,7 +272,12 @@ async def _add_atom(agent: AgentService, p: AddAtomParams) -> MemoryResult:
 
 
 async def _view(agent: AgentService, p: IdParams) -> MemoryResult:
-    atom = await agent.view_atom(p.id)
+    try:
+        atom = await agent.view_atom(p.id)
+    except NotFound:
+        episode = await agent.view_episode(p.id)  # an episode id, or the session id it summarises
+        return MemoryResult(action="view", status="ok", message=f"episode {episode.id}",
+                            episode=episode_out(episode), notice=RECALL_NOTICE)
     return MemoryResult(action="view", status="ok", message=f"atom {atom.id}", atom=atom_out(atom), notice=RECALL_NOTICE)
 
 
@@ -321,6 +369,12 @@ async def _search(agent: AgentService, p: SearchParams) -> MemoryResult:
                source_class="facts", age=age(entry.updated_at), score=score, matched=why)
         for entry, index, score, why in facts
     ]
+    episode_hits = [
+        HitOut(kind="episode", id=h.episode.id, type="episode", text=h.episode.summary, source_class=h.episode.source_class,
+               age=age(h.episode.created_at), score=h.score, matched=h.matched)
+        for h in await agent.search_episodes(p.query, k=2)
+    ]
+    fact_hits += episode_hits
     spent = sum(len(h.text) + 60 for h in fact_hits)
     result = await agent.search_atoms(RecallQuery(
         p.query, k=p.k, filters=AtomFilter(project=p.project), budget_chars=max(200, budget - spent),
@@ -328,8 +382,44 @@ async def _search(agent: AgentService, p: SearchParams) -> MemoryResult:
     hits = fact_hits + [_hit_out(h) for h in result.hits]
     return MemoryResult(
         action="search", status="ok",
-        message=f"{len(fact_hits)} facts entr{'y' if len(fact_hits) == 1 else 'ies'} and {len(result.hits)} atom(s) found.",
+        message=f"{len(fact_hits) - len(episode_hits)} facts entr{'y' if len(fact_hits) - len(episode_hits) == 1 else 'ies'}, "
+        f"{len(episode_hits)} episode(s) and {len(result.hits)} atom(s) found.",
         hits=hits, mode=result.mode, truncated=result.truncated, notice=RECALL_NOTICE,
+    )
+
+
+async def _observe(agent: AgentService, p: ObserveParams) -> MemoryResult:
+    events = [ToolEvent(e.tool, e.kind, e.url, e.path, e.server) for e in p.tool_events or ()]
+    result = await agent.observe(p.session_id, p.user_message, assistant_reply=p.assistant_reply,
+                                 tool_events=events, project=p.project)
+    kept = [w for w in result.atoms if w.status in ("added", "existing") and w.atom.status == "live"]
+    held = [w for w in result.atoms if w.atom.status != "live"]
+    message = f"turn {result.session.turns} observed; {len(kept)} memor{'y' if len(kept) == 1 else 'ies'} from the user's words"
+    if held:
+        message += f", {len(held)} held for review"
+    if result.untrusted_reason:
+        message += f"; session marked untrusted ({result.untrusted_reason})"
+    return MemoryResult(
+        action="observe", status="ok", message=message + ".", session=session_out(result.session),
+        atoms=[atom_out(w.atom) for w in kept], buffer=list(result.buffer_lines),
+    )
+
+
+async def _context(agent: AgentService, p: ContextParams) -> MemoryResult:
+    block = await agent.context(p.message, session_id=p.session_id, project=p.project, budget_chars=p.budget_chars)
+    return MemoryResult(
+        action="context", status="ok",
+        message=f"memory block of {len(block.rendered):,} chars (budget {block.budget:,}).",
+        rendered=block.rendered, sections=block.sections, hits=[_hit_out(h) for h in block.recalled],
+        notice=RECALL_NOTICE,
+    )
+
+
+async def _end_session(agent: AgentService, p: EndSessionParams) -> MemoryResult:
+    result = await agent.end_session(p.session_id)
+    return MemoryResult(
+        action="end_session", status="ok" if result.episode else "skipped", message=result.reason + ".",
+        episode=episode_out(result.episode) if result.episode else None,
     )
 
 
@@ -358,10 +448,14 @@ ACTIONS: dict[str, Action] = {
         Action("remove", RemoveParams, "delete the entry that old_text names", _remove, True),
         Action("read", ReadParams, "show the facts entries with usage against their caps", _read, False),
         Action("stats", StatsParams, "store size, event count and facts usage", _stats, False),
-        Action("search", SearchParams, "search everything remembered (facts and atoms) for a question or topic", _search, False),
+        Action("consolidate", ConsolidateParams, "merge redundant entries of a facts target (runs by itself at 80% of a cap); nothing is dropped", _consolidate, True),
+        Action("observe", ObserveParams, "record one turn (call after every user message): buffer line, session notes, memories from the user's own words; report tool_events that fetched web/MCP/sub-agent content", _observe, True),
+        Action("context", ContextParams, "the budgeted memory block for the user's message: facts, this session, earlier sessions, relevant memories, index", _context, False),
+        Action("end_session", EndSessionParams, "summarise a finished session (≥ 3 turns) into an episode", _end_session, True),
+        Action("search", SearchParams, "search everything remembered (facts, episodes and atoms) for a question or topic", _search, False),
         Action("search_atoms", SearchAtomsParams, "hybrid keyword + meaning search of trusted atoms, with filters (types, tags, project, scope, since, until)", _search_atoms, False),
         Action("add_atom", AddAtomParams, "remember one small typed memory; declare source honestly: 'user_said' only for the user's own words (web, file_read, tool_output, mcp, subagent, inferred, agent_generated go to quarantine for human review)", _add_atom, True),
-        Action("view", IdParams, "show one trusted atom by id", _view, False),
+        Action("view", IdParams, "show one trusted atom, or an episode (by its id or session id)", _view, False),
         Action("list_atoms", ListAtomsParams, "list trusted atoms, filtered by types, tags, project or scope, newest first", _list_atoms, False),
         Action("forget_atom", IdParams, "delete an atom (pinned atoms need the user to unpin them first)", _forget_atom, True),
         Action("pin_atom", IdParams, "pin a trusted atom so it is never evicted", _pin_atom, True),
@@ -370,6 +464,7 @@ ACTIONS: dict[str, Action] = {
         Action("reject_pending_review", ReviewIdParams, "reject an inference about the user", _reject_pending, True),
         Action("promote_atom", GatedParams, "human-only: always refused, names the admin command to give the user", _gated("promote_atom", "mcp-memory-admin promote {}"), False),
         Action("confirm_pending_review", GatedParams, "human-only: always refused, names the admin command to give the user", _gated("confirm_pending_review", "mcp-memory-admin confirm {}"), False),
+        Action("promote_episode", GatedParams, "human-only: always refused, names the admin command to give the user", _gated("promote_episode", "mcp-memory-admin episodes promote {}"), False),
     )
 }
 
@@ -406,4 +501,8 @@ PARAM_DESCRIPTIONS: dict[str, str] = {
     "since": "only memories created after this (ISO date like 2026-03-01, or an age like 7d)",
     "until": "only memories created before this (ISO date or age)",
     "budget_chars": "bound the reply to about this many characters (default recall.budget_chars)",
+    "user_message": "the user's message this turn, verbatim",
+    "assistant_reply": "your reply this turn (optional; used for the session's episode)",
+    "tool_events": "tools used this turn: [{tool, kind?, url?, path?, server?}] — web, MCP or sub-agent content marks the session untrusted",
+    "message": "the user's current message",
 }

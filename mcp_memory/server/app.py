@@ -24,13 +24,15 @@ from ..errors import InvalidInput, MemoryServerError
 from ..services.agent import AgentService
 from ..services.runtime import open_runtime
 from .actions import ACTIONS, PARAM_DESCRIPTIONS, QUARANTINE_NOTICE, RECALL_NOTICE, describe_actions
-from .results import MemoryResult, atom_out, pending_out, stats_out, usage_out
+from .results import MemoryResult, atom_out, episode_out, pending_out, session_out, stats_out, usage_out
 
 log = logging.getLogger(__name__)
 
 INSTRUCTIONS = """\
 mcp-memory is the user's long-term memory, shared by every agent they use. Use the one `memory` tool:
-- Start of a task: memory(action="read") to load what is known about the user and their environment.
+- Each user message: memory(action="context", message=..., session_id=...) for what you remember, and
+  after replying memory(action="observe", session_id=..., user_message=..., assistant_reply=...);
+  memory(action="end_session") when the conversation ends.
 - When the user states a durable preference, decision, convention or fact about themselves or their
   project, save it at once: memory(action="add", target="user" or "env", content="..."). Use key= for a
   profile field (key="editor") so it is updated, not duplicated. Fix stale entries with action="replace"
@@ -68,6 +70,10 @@ KArg = Annotated[int | None, Field(description=PARAM_DESCRIPTIONS["k"])]
 SinceArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["since"])]
 UntilArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["until"])]
 BudgetArg = Annotated[int | None, Field(description=PARAM_DESCRIPTIONS["budget_chars"])]
+UserMessageArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["user_message"])]
+ReplyArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["assistant_reply"])]
+ToolEventsArg = Annotated[list[dict[str, Any]] | None, Field(description=PARAM_DESCRIPTIONS["tool_events"])]
+MessageArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["message"])]
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +208,10 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         since: SinceArg = None,
         until: UntilArg = None,
         budget_chars: BudgetArg = None,
+        user_message: UserMessageArg = None,
+        assistant_reply: ReplyArg = None,
+        tool_events: ToolEventsArg = None,
+        message: MessageArg = None,
     ) -> Annotated[CallToolResult, MemoryResult]:
         arguments = {
             "target": target, "content": content, "old_text": old_text, "key": key, "pinned": pinned,
@@ -209,7 +219,8 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
             "confidence": confidence, "importance": importance, "tags": tags, "why": why,
             "how_to_apply": how_to_apply, "scope": scope, "project": project, "session_id": session_id,
             "turn": turn, "types": types, "limit": limit, "review_id": review_id, "query": query, "k": k,
-            "since": since, "until": until, "budget_chars": budget_chars,
+            "since": since, "until": until, "budget_chars": budget_chars, "user_message": user_message,
+            "assistant_reply": assistant_reply, "tool_events": tool_events, "message": message,
         }
         provided = {name: value for name, value in arguments.items() if value is not None}
         state = ctx.request_context.lifespan_context
@@ -267,6 +278,42 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         """Inferences about the user awaiting the user's confirmation."""
         items = await shared.current().agent.list_pending()
         return json.dumps({"pending": [pending_out(i).model_dump() for i in items]})
+
+    @mcp.resource("memory://episodes", name="episodes", title="Episodes", mime_type="application/json")
+    async def episodes_resource() -> str:
+        """Summaries of finished sessions (held, untrusted ones are not listed)."""
+        episodes = await shared.current().agent.episodes(limit=100)
+        return json.dumps({"notice": RECALL_NOTICE, "episodes": [episode_out(e).model_dump() for e in episodes]})
+
+    @mcp.resource("memory://episodes/{session_id}", name="episode", title="One episode", mime_type="application/json")
+    async def episode_resource(session_id: str) -> str:
+        """The episode of one session."""
+        try:
+            episode = await shared.current().agent.view_episode(session_id)
+        except MemoryServerError as exc:
+            raise ResourceNotFoundError(exc.message) from exc
+        return json.dumps({"notice": RECALL_NOTICE, "episode": episode_out(episode).model_dump()})
+
+    @mcp.resource("memory://sessions/{session_id}", name="session", title="Session memory", mime_type="application/json")
+    async def session_resource(session_id: str) -> str:
+        """A session's buffer lines and categorised notes."""
+        try:
+            session, buffer, notes = await shared.current().agent.session_notes(session_id)
+        except MemoryServerError as exc:
+            raise ResourceNotFoundError(exc.message) from exc
+        return json.dumps({
+            "session": session_out(session).model_dump(), "buffer": buffer,
+            "notes": [{"category": n.category, "text": n.text} for n in notes],
+        })
+
+    @mcp.prompt(name="memory_context", title="Memory for this message")
+    async def memory_context(message: str, session_id: str | None = None) -> str:
+        """What the memory holds that bears on this message, as a block to put before it."""
+        try:
+            block = await shared.current().agent.context(message, session_id=session_id)
+        except MemoryServerError as exc:
+            raise ToolError(exc.message) from exc
+        return block.rendered or "(nothing in memory bears on this message)"
 
     return mcp
 

@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field
 import time
 from datetime import datetime, timezone
 
-from ..model import Atom, FactEntry, PendingReview
+from ..model import Atom, Episode, FactEntry, PendingReview, Session
 from ..trust import is_trusted
 from ..services.facts import TargetUsage
 from ..services.stats import StoreStats
@@ -90,6 +90,31 @@ class HitOut(BaseModel):
     matched: str
 
 
+class SessionOut(BaseModel):
+    """A session as the memory sees it."""
+
+    id: str
+    turns: int
+    project: str | None = None
+    untrusted: bool
+    untrusted_reason: str | None = None
+    ended: bool = False
+
+
+class EpisodeOut(BaseModel):
+    """The summary of one finished session."""
+
+    id: str
+    session_id: str
+    summary: str
+    status: str = Field(description="'live', or 'held' until the user promotes it")
+    source_class: str
+    turns: int
+    created: str
+    age: str
+    project: str | None = None
+
+
 class MemoryResult(BaseModel):
     """The result of every `memory` action; fields that do not apply are left out."""
 
@@ -110,6 +135,12 @@ class MemoryResult(BaseModel):
     mode: str | None = Field(default=None, description="'hybrid', or 'keyword' while the embedder is unavailable")
     truncated: bool | None = Field(default=None, description="true when the budget cut the results short")
     notice: str | None = Field(default=None, description="how to treat the returned memory")
+    session: SessionOut | None = None
+    episode: EpisodeOut | None = None
+    episodes: list[EpisodeOut] | None = None
+    buffer: list[str] | None = None
+    notes: list[str] | None = None
+    sections: dict[str, int] | None = Field(default=None, description="characters used per context section")
 
 
 def fact_out(entry: FactEntry, index: int) -> FactOut:
@@ -159,4 +190,19 @@ def pending_out(item: PendingReview) -> PendingOut:
     return PendingOut(
         id=item.id, field_path=item.field_path, value=item.value, evidence=item.evidence,
         confidence=item.confidence, expires=iso(item.expires_at),
+    )
+
+
+def session_out(session: Session) -> SessionOut:
+    """Convert a session to its output form."""
+    return SessionOut(id=session.id, turns=session.turns, project=session.project, untrusted=session.untrusted,
+                      untrusted_reason=session.untrusted_reason, ended=session.ended_at is not None)
+
+
+def episode_out(episode: Episode) -> EpisodeOut:
+    """Convert an episode to its output form."""
+    return EpisodeOut(
+        id=episode.id, session_id=episode.session_id, summary=episode.summary, status=episode.status,
+        source_class=episode.source_class, turns=episode.turns, created=iso(episode.created_at),
+        age=age(episode.created_at), project=episode.project,
     )

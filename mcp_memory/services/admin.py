@@ -9,14 +9,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..errors import InvalidInput, NotFound
-from ..model import Atom, Event, PendingReview, Target
+from ..model import Atom, Episode, Event, PendingReview, Target
 from ..store.atoms import AtomFilter
 from ..store.db import now
 from ..store.privileged import PrivilegedOps
-from .atoms import AtomsService
 from .recall import RecallQuery, RecallResult
-from .facts import FactsService, FactsView, FactWrite, check_target
+from .facts import ConsolidateResult, FactsView, FactWrite, check_target
 from .runtime import Runtime
+from .wiring import build_services
 from .stats import StoreStats, store_stats
 
 
@@ -34,8 +34,10 @@ class AdminService:
     def __init__(self, runtime: Runtime) -> None:
         self._runtime = runtime
         self._store = runtime.store
-        self._facts = FactsService(runtime.store, runtime.settings.facts, runtime.recall.similarities)
-        self._atoms = AtomsService(runtime.store, runtime.settings, runtime.recall)
+        services = build_services(runtime)
+        self._facts = services.facts
+        self._atoms = services.atoms
+        self._episodes = services.episodes
 
     @property
     def runtime(self) -> Runtime:
@@ -206,6 +208,40 @@ class AdminService:
     async def embed_waiting(self, progress: Callable[[int], None] | None = None) -> int:
         """Embed every atom waiting for a vector; returns how many were embedded."""
         return await self._runtime.recall.drain_queue(progress)
+
+    # episodes ------------------------------------------------------------------------------
+    async def episodes(self, *, include_held: bool = True, limit: int = 50) -> list[Episode]:
+        """Episodes, newest first (held ones included by default)."""
+        return await self._episodes.listing(include_held=include_held, limit=limit)
+
+    async def episode(self, key: str) -> Episode:
+        """Any episode by id, id prefix (6+) or session id."""
+        key = key.strip()
+        async with self._store.read() as rx:
+            episode = await rx.sessions.episode(key)
+            if episode is None and len(key) >= 6:
+                matches = [e for e in await rx.sessions.episodes(limit=10_000) if e.id.startswith(key.lower())]
+                episode = matches[0] if len(matches) == 1 else None
+        if episode is None:
+            raise NotFound(f"no episode {key}; `mcp-memory-admin episodes list` shows them")
+        return episode
+
+    async def promote_episode(self, key: str) -> Episode:
+        """Release a held episode into recall as human-approved."""
+        episode = await self.episode(key)
+        if episode.status == "live":
+            return episode
+        async with self._store.write() as tx:
+            await PrivilegedOps(tx.conn).promote_episode(episode.id)
+            await tx.events.append("admin", "episode_promoted", f"episode:{episode.id}",
+                                   {"session_id": episode.session_id, "from_source_class": episode.source_class})
+            promoted = await tx.sessions.episode(episode.id)
+        assert promoted is not None
+        return promoted
+
+    async def consolidate(self, target: str) -> ConsolidateResult:
+        """Merge redundant entries of a facts target, as the operator."""
+        return await self._facts.consolidate(check_target(target), actor="admin")
 
     async def audit(
         self, *, kind: str | None = None, actor: str | None = None, subject: str | None = None,

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..model import Atom, FactEntry, PendingReview, Target
+from ..model import Atom, Episode, FactEntry, PendingReview, Session, SessionNote, Target
 from ..store.atoms import AtomFilter
-from .atoms import AtomDraft, AtomsService, AtomWrite
-from .facts import FactsService, FactsView, FactWrite, check_target
+from .atoms import AtomDraft, AtomWrite
+from .facts import ConsolidateResult, FactsView, FactWrite, check_target
+from .episodes import EndResult, EpisodeHit
 from .recall import RecallQuery, RecallResult
+from .session import ContextBlock, ObserveResult, ToolEvent
+from .wiring import build_services
 from .runtime import Runtime
 from .stats import StoreStats, store_stats
 
@@ -23,15 +26,25 @@ class AgentService:
 
     def __init__(self, runtime: Runtime) -> None:
         self._runtime = runtime
-        self._facts = FactsService(runtime.store, runtime.settings.facts, runtime.recall.similarities)
-        self._atoms = AtomsService(runtime.store, runtime.settings, runtime.recall)
+        services = build_services(runtime)
+        self._facts = services.facts
+        self._atoms = services.atoms
+        self._episodes = services.episodes
+        self._sessions = services.sessions
 
     async def add_fact(
         self, target: str, content: str, *, key: str | None = None, pinned: bool | None = None,
         keywords: Sequence[str] | None = None,
     ) -> FactWrite:
-        """Add (or upsert by key) a facts entry."""
-        return await self._facts.add(check_target(target), content, key=key, pinned=pinned, keywords=keywords)
+        """Add (or upsert by key) a facts entry; a target past `facts.consolidate_at_pct` is tidied in the background."""
+        write = await self._facts.add(check_target(target), content, key=key, pinned=pinned, keywords=keywords)
+        if write.status in ("added", "updated") and write.usage.pct >= self._runtime.settings.facts.consolidate_at_pct:
+            self._runtime.background.spawn(lambda: self._facts.consolidate(write.target, actor="system"), "consolidate")
+        return write
+
+    async def consolidate(self, target: str) -> ConsolidateResult:
+        """Merge redundant entries of a facts target."""
+        return await self._facts.consolidate(check_target(target))
 
     async def replace_fact(self, target: str, old_text: str, content: str) -> FactWrite:
         """Rewrite the entry that `old_text` names."""
@@ -92,3 +105,37 @@ class AgentService:
     def default_budget(self) -> int:
         """The configured character budget of recall replies."""
         return self._runtime.settings.recall.budget_chars
+
+    async def observe(
+        self, session_id: str, user_message: str, *, assistant_reply: str | None = None,
+        tool_events: Sequence[ToolEvent] = (), project: str | None = None,
+    ) -> ObserveResult:
+        """Record one turn of a session (atoms from the user's words are agent-declared `user_said`)."""
+        return await self._sessions.observe(
+            session_id, user_message, assistant_reply=assistant_reply, tool_events=tool_events, project=project,
+        )
+
+    async def context(self, message: str, *, session_id: str | None = None, project: str | None = None,
+                      budget_chars: int | None = None) -> ContextBlock:
+        """The budgeted memory block for a message."""
+        return await self._sessions.context(message, session_id=session_id, project=project, budget_chars=budget_chars)
+
+    async def end_session(self, session_id: str) -> EndResult:
+        """Summarise and close a session."""
+        return await self._sessions.end_session(session_id)
+
+    async def search_episodes(self, query: str, k: int = 3) -> list[EpisodeHit]:
+        """Live episodes matching a query."""
+        return await self._episodes.search(query, k)
+
+    async def view_episode(self, key: str) -> Episode:
+        """A live episode by id or session id."""
+        return await self._episodes.view(key)
+
+    async def episodes(self, limit: int = 50) -> list[Episode]:
+        """Live episodes, newest first."""
+        return await self._episodes.listing(limit=limit)
+
+    async def session_notes(self, session_id: str) -> tuple[Session, list[str], list[SessionNote]]:
+        """A session's buffer and notes."""
+        return await self._sessions.notes(session_id)

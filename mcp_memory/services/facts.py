@@ -12,6 +12,8 @@ from ..config import FactsSettings
 from ..errors import CapacityExceeded, ContentRejected, InvalidInput, NotFound
 from ..model import TARGETS, Actor, FactEntry, Target
 from ..scan import describe, normalize_for_dedup, scan
+from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job
+from ..llm.jobs import ConsolidationOut, MergeJudgmentOut, consolidation_prompt, merge_prompt, validate_consolidation
 from ..store.db import Store, Tx, now
 from ..text import content_terms
 
@@ -52,6 +54,16 @@ class TargetUsage:
             f"WARNING: {self.target} facts are at {self.pct}% of {self.cap:,} chars; remove or "
             "merge entries (action=remove / action=replace) before adding more."
         )
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolidateResult:
+    """What a consolidation merged."""
+
+    target: Target
+    merged: int
+    removed: int
+    message: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,10 +225,14 @@ def find_entry(target: Target, entries: Sequence[FactEntry], old_text: str) -> t
 class FactsService:
     """Use cases of the facts tier; every write is one transaction with its event."""
 
-    def __init__(self, store: Store, settings: FactsSettings, similarity: Similarity | None = None) -> None:
+    def __init__(self, store: Store, settings: FactsSettings, similarity: Similarity | None = None,
+                 llm: MemoryLLM | None = None, stats: LLMStats | None = None, llm_timeout_s: float = 20.0) -> None:
         self._store = store
         self._settings = settings
         self._similarity = similarity
+        self._llm = llm or NullLLM()
+        self._stats = stats or LLMStats()
+        self._llm_timeout_s = llm_timeout_s
 
     def cap(self, target: Target) -> int:
         """The character cap of a target."""
@@ -258,6 +274,13 @@ class FactsService:
         check_clean("content", content)
         key = check_key(key)
         words = check_keywords(keywords)
+        merge = None
+        if key is None and self._similarity is not None:
+            # Similarity is computed before taking the write lock (other processes wait on it);
+            # the candidate is used only if it is unchanged once the lock is held.
+            async with self._store.read() as rx:
+                current = await rx.facts.list(target)
+            merge = await self._merge_candidate(content, [e for e in current if e.key is None])
         async with self._store.write() as tx:
             entries = await tx.facts.list(target)
             same_key = next((e for e in entries if key is not None and e.key == key), None)
@@ -275,8 +298,7 @@ class FactsService:
                     "unchanged", target, twin, index, self._usage(target, entries),
                     f"{target} facts already hold this entry (#{index}); nothing stored twice.",
                 )
-            merge = await self._merge_candidate(content, [e for e in entries if e.key is None])
-            if merge is not None:
+            if merge is not None and merge[0] in entries:
                 old, merged = merge
                 write = await self._rewrite(
                     tx, target, entries, old, merged, actor, "merged", pinned=old.pinned or bool(pinned),
@@ -304,10 +326,16 @@ class FactsService:
         if not scores:
             return None
         best = max(range(len(scores)), key=scores.__getitem__)
-        if scores[best] <= MERGE_ABOVE:
-            return None
         old = entries[best]
-        merged = merge_texts(old.content, content)
+        if scores[best] > MERGE_ABOVE:
+            merged = merge_texts(old.content, content)
+        elif scores[best] >= SEPARATE_BELOW and not isinstance(self._llm, NullLLM):
+            # The grey zone: only a model can tell a restatement from a different fact.
+            judged = await run_job(self._llm, *merge_prompt(old.content, content), MergeJudgmentOut,
+                                   timeout_s=self._llm_timeout_s, stats=self._stats)
+            merged = judged.merged if judged is not None and judged.same_fact else None
+        else:
+            return None
         if merged is None or len(merged.encode("utf-8")) > MAX_FIELD_BYTES or scan(merged):
             return None  # the merge would not be storable: keep the new fact separately
         return old, merged
@@ -341,6 +369,71 @@ class FactsService:
         entry = FactEntry(old.id, target, content, old.key, pinned, tuple(keywords), old.created_at, ts)
         usage = self._usage(target, [entry if e.id == old.id else e for e in entries])
         return FactWrite(status, target, entry, index, usage, f"{status} {target} entry #{index}.")
+
+    async def consolidate(self, target: Target, *, actor: Actor = "agent") -> ConsolidateResult:
+        """Merge redundant entries (the memory LLM, else restatement merges); never silently deleting.
+
+        Applied only if the facts are unchanged since the snapshot the merge was computed from;
+        every merged text is re-scanned; every removed entry's text stays in its event.
+        """
+        async with self._store.read() as rx:
+            snapshot = await rx.facts.list(target)
+        if len(snapshot) < 2:
+            return ConsolidateResult(target, 0, 0, "nothing to consolidate")
+        contents = [e.content for e in snapshot]
+        plan: list[tuple[str, list[int]]] | None = None
+        if not isinstance(self._llm, NullLLM):
+            out = await run_job(self._llm, *consolidation_prompt(target, contents, self.cap(target)),
+                                ConsolidationOut, timeout_s=self._llm_timeout_s, stats=self._stats)
+            plan = validate_consolidation(contents, out) if out is not None else None
+        if plan is None:
+            plan = await self._restatement_plan(snapshot)
+        plan = [(c, s) for c, s in plan if len(s) > 1 or c != contents[s[0] - 1]]
+        if not plan:
+            return ConsolidateResult(target, 0, 0, "no redundant entries found")
+        for merged, _ in plan:
+            check_field("content", merged)
+            if scan(merged):
+                return ConsolidateResult(target, 0, 0, "a merged entry failed the content scan; nothing changed")
+        merged_count = removed = 0
+        async with self._store.write() as tx:
+            current = await tx.facts.list(target)
+            if [(e.id, e.updated_at) for e in current] != [(e.id, e.updated_at) for e in snapshot]:
+                return ConsolidateResult(target, 0, 0, "the facts changed meanwhile; nothing applied, try again")
+            ts = now()
+            for merged, sources in plan:
+                keep, *drop = [snapshot[i - 1] for i in sources]
+                await tx.facts.update(keep.id, content=merged, pinned=any(e.pinned for e in (keep, *drop)),
+                                      keywords=tuple(dict.fromkeys(k for e in (keep, *drop) for k in e.keywords)), ts=ts)
+                for gone in drop:
+                    await tx.facts.delete(gone.id)
+                await tx.events.append(actor, "fact_consolidated", f"fact:{keep.id}", {
+                    "target": target, "content": merged,
+                    "sources": [{"id": e.id, "content": e.content} for e in (keep, *drop)],
+                })
+                merged_count += 1
+                removed += len(drop)
+        return ConsolidateResult(target, merged_count, removed, f"merged {merged_count} group(s), {removed} entr{'y' if removed == 1 else 'ies'} folded in")
+
+    async def _restatement_plan(self, entries: Sequence[FactEntry]) -> list[tuple[str, list[int]]]:
+        """Without a model: fold entries that another entry restates and extends (cosine > 0.7)."""
+        if self._similarity is None:
+            return []
+        absorbed: dict[int, int] = {}
+        texts = {i: e.content for i, e in enumerate(entries, start=1) if e.key is None}
+        for i, text in texts.items():
+            others = [j for j in texts if j != i]
+            scores = await self._similarity(text, [texts[j] for j in others]) or []
+            for j, score in zip(others, scores, strict=True):
+                if score > MERGE_ABOVE and i not in absorbed and j not in absorbed.values():
+                    merged = merge_texts(texts[j], text)
+                    if merged == texts[j] and j not in absorbed:
+                        absorbed[i] = j  # j says everything i says
+                        break
+        groups: dict[int, list[int]] = {}
+        for small, big in absorbed.items():
+            groups.setdefault(big, [big]).append(small)
+        return [(entries[big - 1].content, sorted(members)) for big, members in groups.items()]
 
     async def replace(self, target: Target, old_text: str, content: str, *, actor: Actor = "agent") -> FactWrite:
         """Rewrite the one entry `old_text` names with `content`."""

@@ -11,7 +11,7 @@ import dataclasses
 import hashlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +26,7 @@ from ..store.db import Reader, Store, Tx, now
 from ..store.recall import quote_fts
 from ..text import content_terms, stem
 from ..trust import is_trusted
+from .background import Background
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,6 +43,7 @@ HIT_OVERHEAD_CHARS = 60  # id, type, source and age around each hit's text
 DUPLICATE_COSINE = 0.92
 FULL_CHECK_EVERY_S = 30.0
 MAX_QUERY_CHARS = 2000
+TEXT_VECTOR_CACHE = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +128,8 @@ def build_embedder(settings: Settings) -> Embedder:
 class RecallService:
     """The recall engine of one process: its embedder, its in-memory index, and search."""
 
-    def __init__(self, store: Store, settings: Settings, embedder: Embedder | None = None) -> None:
+    def __init__(self, store: Store, settings: Settings, embedder: Embedder | None = None,
+                 background: Background | None = None) -> None:
         self._store = store
         self._settings = settings
         self._embedder = embedder
@@ -135,8 +138,9 @@ class RecallService:
         self._last_full_check = 0.0
         self._lock = asyncio.Lock()
         self._touches: set[int] = set()
-        self._background: set[asyncio.Task[Any]] = set()
+        self._background = background or Background()
         self._flush_task: asyncio.Task[Any] | None = None
+        self._text_vectors: dict[str, npt.NDArray[np.float32]] = {}  # facts entries are re-compared often
         self._drain_task: asyncio.Task[Any] | None = None
         self.health = EmbedderHealth()
         self.weights = RankWeights(
@@ -170,35 +174,15 @@ class RecallService:
 
     def start_background(self) -> None:
         """Warm up in the background so the first search does not pay for it."""
-        self._spawn(self.warm_up)
-
-    def _spawn(self, work: Callable[[], Awaitable[Any]]) -> asyncio.Task[Any]:
-        task = asyncio.get_running_loop().create_task(self._guarded(work))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-        return task
+        self._background.spawn(self.warm_up)
 
     async def close(self) -> None:
         """Finish background work and flush pending recall statistics."""
-        for task in list(self._background):
-            task.cancel()
-        for task in list(self._background):
-            try:
-                await task
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - closing regardless
-                pass
+        await self._background.cancel()
         await self.flush_touches()
         closer = getattr(self._embedder, "aclose", None)
         if closer is not None:
             await closer()
-
-    async def _guarded(self, work: Callable[[], Awaitable[Any]]) -> None:
-        try:
-            await work()
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # noqa: BLE001 - background work must never crash the server
-            log.exception("background recall work failed")
 
     async def adopt_space(self) -> int:
         """Make the configured embedding space current; returns how many atoms must be re-embedded."""
@@ -326,7 +310,7 @@ class RecallService:
         # Atoms written while the embedder was down (or by a process without one) wait in the
         # queue; whoever notices embeds them, in the background.
         if (self._drain_task is None or self._drain_task.done()) and await rx.recall.queue_size():
-            self._drain_task = self._spawn(self.drain_queue)
+            self._drain_task = self._background.spawn(self.drain_queue)
 
     async def search(self, query: RecallQuery) -> RecallResult:
         """Hybrid search of trusted atoms, filtered before the cut, bounded by the budget."""
@@ -457,10 +441,18 @@ class RecallService:
         """Cosine of `text` against each of `others`, or None while the embedder is unavailable."""
         if not others:
             return []
-        vectors = await self._embed([text, *others])
-        if vectors is None:
+        missing = [t for t in dict.fromkeys([text, *others]) if t not in self._text_vectors]
+        if missing:
+            vectors = await self._embed(missing)
+            if vectors is None:
+                return None
+            if len(self._text_vectors) + len(missing) > TEXT_VECTOR_CACHE:
+                self._text_vectors.clear()
+            self._text_vectors.update(zip(missing, vectors, strict=True))
+        query = self._text_vectors.get(text)
+        if query is None:
             return None
-        return [float(v) for v in vectors[1:] @ vectors[0]]
+        return [float(self._text_vectors[o] @ query) if o in self._text_vectors else 0.0 for o in others]
 
     async def search_facts(self, query: str, limit: int = 5) -> list[tuple[FactEntry, int, float, str]]:
         """Facts entries that match a query, as (entry, one-based index, score, matched words)."""
@@ -491,7 +483,7 @@ class RecallService:
             return
         self._touches.update(nums)
         if self._flush_task is None or self._flush_task.done():
-            self._flush_task = self._spawn(self.flush_touches)
+            self._flush_task = self._background.spawn(self.flush_touches)
 
     async def flush_touches(self) -> None:
         """Write pending last-recalled / recall-count updates (batched, after the reply)."""

@@ -7,31 +7,52 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from ..config import Settings
+from ..llm.base import LLMStats, MemoryLLM, NullLLM
+from ..llm.openai_http import OpenAIChatLLM
 from ..store.db import Store
+from .background import Background
 from .recall import RecallService
 
 
 @dataclass(frozen=True, slots=True)
 class Runtime:
-    """Everything opened for one process: settings, the store, and its recall engine."""
+    """Everything opened for one process: settings, the store, recall, the memory LLM, background work."""
 
     settings: Settings
     store: Store
     recall: RecallService
+    llm: MemoryLLM
+    llm_stats: LLMStats
+    background: Background
+
+
+def build_llm(settings: Settings) -> MemoryLLM:
+    """The memory LLM the settings name; `sampling` is supplied per call by the server."""
+    conf = settings.llm
+    if conf.provider == "http":
+        return OpenAIChatLLM(conf.base_url, conf.model, api_key=conf.api_key, timeout_s=conf.timeout_s,
+                             max_tokens=conf.max_tokens, temperature=conf.temperature)
+    return NullLLM()
 
 
 @asynccontextmanager
 async def open_runtime(settings: Settings, *, warm_up: bool = False) -> AsyncIterator[Runtime]:
     """Open the store named by the settings (optionally warming recall in the background)."""
     store = await Store.open(settings.db_path)
-    recall = RecallService(store, settings)
+    background = Background()
+    recall = RecallService(store, settings, background=background)
+    llm = build_llm(settings)
     try:
         if warm_up:
             recall.start_background()
-        yield Runtime(settings, store, recall)
+        yield Runtime(settings, store, recall, llm, LLMStats(), background)
     finally:
         try:
+            await background.drain(timeout_s=2.0)
             await recall.close()
+            closer = getattr(llm, "aclose", None)
+            if closer is not None:
+                await closer()
         finally:
             await store.close()
 

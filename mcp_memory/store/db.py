@@ -27,6 +27,7 @@ from .facts import FactsRepo
 from .migrations import MIGRATIONS, Migration
 from .pending import PendingRepo
 from .recall import RecallRepo
+from .sessions import SessionsRepo
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ class Reader:
         self.atoms = AtomsRepo(conn)
         self.pending = PendingRepo(conn)
         self.recall = RecallRepo(conn)
+        self.sessions = SessionsRepo(conn)
 
     async def change_counter(self) -> int:
         """How many write transactions the store has committed, across all processes."""

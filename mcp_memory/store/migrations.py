@@ -187,3 +187,77 @@ M004_EMBEDDING_CACHE = Migration(
 )
 
 MIGRATIONS = (M001_FOUNDATION, M002_ATOMS, M003_RECALL, M004_EMBEDDING_CACHE)
+
+M005_SESSIONS = Migration(
+    5,
+    "sessions (buffer, notes, turns) and episodes",
+    (
+        """CREATE TABLE sessions (
+            id               TEXT PRIMARY KEY,
+            project          TEXT,
+            untrusted        INTEGER NOT NULL DEFAULT 0,
+            untrusted_reason TEXT,
+            turns            INTEGER NOT NULL DEFAULT 0,
+            started_at       REAL NOT NULL,
+            last_at          REAL NOT NULL,
+            ended_at         REAL,
+            frozen_facts     TEXT
+        )""",
+        """CREATE TABLE session_buffer (
+            session_id TEXT NOT NULL,
+            seq        INTEGER NOT NULL,
+            line       TEXT NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE session_notes (
+            id         INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            category   TEXT NOT NULL CHECK (category IN ('decision', 'context', 'progress', 'issue', 'learnings')),
+            text       TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            UNIQUE (session_id, text)
+        )""",
+        "CREATE INDEX session_notes_session ON session_notes(session_id, id)",
+        """CREATE TABLE session_turns (
+            id         INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            role       TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+            text       TEXT NOT NULL,
+            ts         REAL NOT NULL
+        )""",
+        "CREATE INDEX session_turns_session ON session_turns(session_id, id)",
+        """CREATE TABLE episodes (
+            num          INTEGER PRIMARY KEY,
+            id           TEXT NOT NULL UNIQUE,
+            session_id   TEXT NOT NULL UNIQUE,
+            project      TEXT,
+            summary      TEXT NOT NULL,
+            status       TEXT NOT NULL CHECK (status IN ('live', 'held')),
+            source_class TEXT NOT NULL,
+            turns        INTEGER NOT NULL,
+            created_at   REAL NOT NULL,
+            expires_at   REAL,
+            scale        REAL,
+            vec          BLOB
+        )""",
+        "CREATE INDEX episodes_created ON episodes(created_at)",
+        # Held (untrusted) episodes are never indexed for recall.
+        """CREATE VIRTUAL TABLE episodes_fts USING fts5(
+            summary, content='episodes', content_rowid='num', tokenize='porter unicode61'
+        )""",
+        """CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes WHEN new.status = 'live' BEGIN
+            INSERT INTO episodes_fts(rowid, summary) VALUES (new.num, new.summary);
+        END""",
+        """CREATE TRIGGER episodes_fts_delete AFTER DELETE ON episodes WHEN old.status = 'live' BEGIN
+            INSERT INTO episodes_fts(episodes_fts, rowid, summary) VALUES ('delete', old.num, old.summary);
+        END""",
+        """CREATE TRIGGER episodes_fts_update_old AFTER UPDATE OF summary, status ON episodes WHEN old.status = 'live' BEGIN
+            INSERT INTO episodes_fts(episodes_fts, rowid, summary) VALUES ('delete', old.num, old.summary);
+        END""",
+        """CREATE TRIGGER episodes_fts_update_new AFTER UPDATE OF summary, status ON episodes WHEN new.status = 'live' BEGIN
+            INSERT INTO episodes_fts(rowid, summary) VALUES (new.num, new.summary);
+        END""",
+    ),
+)
+
+MIGRATIONS = (M001_FOUNDATION, M002_ATOMS, M003_RECALL, M004_EMBEDDING_CACHE, M005_SESSIONS)

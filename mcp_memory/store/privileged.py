@@ -41,3 +41,9 @@ class PrivilegedOps:
             "INSERT OR REPLACE INTO user_model(field_path, value, source_class, updated_at) VALUES (?, ?, ?, ?)",
             (field_path, value, source_class, ts),
         )
+
+    async def promote_episode(self, episode_id: str) -> None:
+        """Release a held (untrusted) episode into recall as human-approved."""
+        await self._conn.execute(
+            "UPDATE episodes SET status = 'live', source_class = 'user_approved' WHERE id = ?", (episode_id,),
+        )

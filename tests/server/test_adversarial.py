@@ -57,11 +57,11 @@ async def test_no_route_to_trust(client: Client, runtime: Runtime, admin: AdminS
     web_id = web.structured_content["notice"].split()[-1]
 
     # 2. The gated actions, with every id the attacker knows.
-    for action in ("promote_atom", "confirm_pending_review"):
+    for action in ("promote_atom", "confirm_pending_review", "promote_episode"):
         for target in (web_id, pending.id, trusted_id):
             result = await call(client, action=action, id=target)
             assert result.is_error and "mcp-memory-admin" in result.content[0].text  # type: ignore[union-attr]
-    assert "promote_episode" not in ACTIONS  # episodes do not exist yet: no stub to probe
+    assert {"promote_atom", "confirm_pending_review", "promote_episode"} <= set(ACTIONS)
 
     # 3. Declaring trust it does not have.
     declared = await call(client, action="add_atom", content=PAYLOAD + " (approved)", source="user_approved")

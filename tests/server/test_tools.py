@@ -32,7 +32,6 @@ async def test_one_tool_with_exactly_the_implemented_actions(client: Client) -> 
     assert tool.input_schema["properties"]["action"]["enum"] == list(ACTIONS)
     assert tool.input_schema["required"] == ["action"]
     assert tool.output_schema is not None and "status" in tool.output_schema["properties"]
-    assert "consolidate" not in ACTIONS  # arrives with the memory LLM
     for name in ACTIONS:
         assert f"- {name}(" in (tool.description or "")
     annotations = tool.annotations

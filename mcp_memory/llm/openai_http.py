@@ -1,0 +1,165 @@
+"""OpenAI-compatible `/chat/completions` over httpx: Ollama, llama.cpp, vLLM, LM Studio, OpenAI.
+
+One request per prompt, in JSON mode when the server supports it, no retries beyond the JSON-mode
+downgrade: the memory LLM is off the critical path and `run_job` bounds the whole call anyway.
+Every httpx failure is mapped onto the project's error tree at this edge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+import httpx
+
+from ..errors import LLMError
+from .base import LLMInvalidOutput, LLMTimeout, LLMUnavailable, M, parse_answer
+
+__all__ = ["ChatSettings", "OpenAIChatLLM", "map_httpx_errors"]
+
+EXCERPT_CHARS = 200
+
+
+class ChatSettings(Protocol):
+    """The settings `OpenAIChatLLM.from_settings` reads (the `llm` group of the configuration)."""
+
+    @property
+    def base_url(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def api_key(self) -> str: ...
+    @property
+    def timeout_s(self) -> float: ...
+    @property
+    def max_tokens(self) -> int: ...
+    @property
+    def temperature(self) -> float: ...
+
+
+@contextmanager
+def map_httpx_errors(url: str) -> Iterator[None]:
+    """Translate httpx failures into memory-LLM errors, most specific first."""
+    try:
+        yield
+    except httpx.TimeoutException as exc:
+        raise LLMTimeout(f"memory LLM server {url} timed out") from exc
+    except httpx.TransportError as exc:
+        raise LLMUnavailable(f"memory LLM server {url} is unreachable: {exc}") from exc
+    except httpx.HTTPError as exc:
+        raise LLMError(f"memory LLM request to {url} failed: {exc}") from exc
+
+
+class OpenAIChatLLM:
+    """Answers memory jobs through an OpenAI-compatible chat-completions endpoint."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str = "",
+        timeout_s: float = 20.0,
+        max_tokens: int = 512,
+        temperature: float = 0.2,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        if not base_url or not model:
+            raise LLMError(
+                "llm.provider = http needs llm.base_url (e.g. http://127.0.0.1:11434/v1) "
+                "and llm.model (e.g. qwen2.5:3b)"
+            )
+        self._url = base_url.rstrip("/") + "/chat/completions"
+        self._model = model
+        self._max_tokens = max_tokens
+        self._temperature = temperature
+        # Cleared for good once the server rejects JSON mode, so later jobs cost one request.
+        self._json_mode = True
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.AsyncClient(timeout=timeout_s, headers=headers, transport=transport)
+
+    @classmethod
+    def from_settings(cls, conf: ChatSettings, transport: httpx.AsyncBaseTransport | None = None) -> OpenAIChatLLM:
+        """Build from the `llm` settings group."""
+        return cls(conf.base_url, conf.model, conf.api_key, conf.timeout_s, conf.max_tokens, conf.temperature,
+                   transport=transport)
+
+    @property
+    def name(self) -> str:
+        """`http:<model>`."""
+        return f"http:{self._model}"
+
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool."""
+        await self._client.aclose()
+
+    async def complete(self, system: str, user: str, schema: type[M]) -> M | None:
+        """Ask the model; None if it answered with nothing, LLMError subclasses on failure."""
+        content, cut = await self._chat(system, user)
+        if content is None or not content.strip():
+            return None
+        try:
+            return parse_answer(content, schema)
+        except LLMInvalidOutput as exc:
+            hint = " (the answer was cut off at llm.max_tokens; raise it)" if cut else ""
+            raise LLMInvalidOutput(f"memory LLM {self._model} at {self._url}: {exc.message}{hint}") from exc
+
+    async def _chat(self, system: str, user: str) -> tuple[str | None, bool]:
+        body: dict[str, Any] = {
+            "model": self._model,
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            "max_tokens": self._max_tokens,
+            "temperature": self._temperature,
+        }
+        if self._json_mode:
+            body["response_format"] = {"type": "json_object"}
+        response = await self._post(body)
+        if self._json_mode and response.status_code in (400, 422) and _mentions_json_mode(response.text):
+            # Older llama.cpp/vLLM builds and some proxies refuse JSON mode; the prompt asks for
+            # JSON anyway and the parser tolerates prose, so drop it and ask again once.
+            self._json_mode = False
+            del body["response_format"]
+            response = await self._post(body)
+        self._check_status(response)
+        return self._content(response)
+
+    async def _post(self, body: dict[str, Any]) -> httpx.Response:
+        with map_httpx_errors(self._url):
+            return await self._client.post(self._url, json=body)
+
+    def _check_status(self, response: httpx.Response) -> None:
+        code = response.status_code
+        if code >= 500 or code == 429:
+            raise LLMUnavailable(f"memory LLM server {self._url} answered {code}")
+        if code in (401, 403):
+            raise LLMError(f"memory LLM server {self._url} refused the credentials ({code}); check llm.api_key")
+        if code >= 400:
+            raise LLMError(f"memory LLM server {self._url} refused the request ({code}): {_excerpt(response.text)}")
+
+    def _content(self, response: httpx.Response) -> tuple[str | None, bool]:
+        """`choices[0].message.content` (text or a list of text parts) and whether it was cut off."""
+        try:
+            choice = response.json()["choices"][0]
+            content = choice["message"].get("content")
+            cut = choice.get("finish_reason") == "length"
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise LLMInvalidOutput(
+                f"memory LLM server {self._url} returned an unexpected body ({type(exc).__name__}); "
+                "is llm.base_url an OpenAI-compatible /v1 endpoint?"
+            ) from exc
+        if isinstance(content, list):  # content parts, as some gateways send them
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        if content is not None and not isinstance(content, str):
+            raise LLMInvalidOutput(f"memory LLM server {self._url} returned non-text content")
+        return content, cut
+
+
+def _mentions_json_mode(text: str) -> bool:
+    low = text.lower()
+    return "response_format" in low or "json_object" in low
+
+
+def _excerpt(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + "…"
+

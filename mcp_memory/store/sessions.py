@@ -1,0 +1,213 @@
+"""SQL for sessions (buffer, notes, turns) and episodes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import aiosqlite
+
+from ..model import Episode, Session, SessionNote
+from .recall import quote_fts
+
+
+def _session(row: aiosqlite.Row) -> Session:
+    return Session(
+        id=row["id"], project=row["project"], untrusted=bool(row["untrusted"]),
+        untrusted_reason=row["untrusted_reason"], turns=row["turns"], started_at=row["started_at"],
+        last_at=row["last_at"], ended_at=row["ended_at"], frozen_facts=row["frozen_facts"],
+    )
+
+
+def _episode(row: aiosqlite.Row) -> Episode:
+    return Episode(
+        id=row["id"], session_id=row["session_id"], project=row["project"], summary=row["summary"],
+        status=row["status"], source_class=row["source_class"], turns=row["turns"],
+        created_at=row["created_at"], expires_at=row["expires_at"],
+    )
+
+
+class SessionsRepo:
+    """Rows of sessions, their buffer, notes and turns, and episodes."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+
+    # sessions ------------------------------------------------------------------------------
+    async def get(self, session_id: str) -> Session | None:
+        """One session."""
+        async with self._conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)) as cur:
+            row = await cur.fetchone()
+        return _session(row) if row else None
+
+    async def touch(self, session_id: str, project: str | None, ts: float, *, turn: bool) -> Session:
+        """Create the session on first sight; count a turn; remember the project once known."""
+        await self._conn.execute(
+            "INSERT INTO sessions(id, project, started_at, last_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(id) DO UPDATE SET last_at = excluded.last_at, "
+            "project = COALESCE(sessions.project, excluded.project), ended_at = NULL",
+            (session_id, project, ts, ts),
+        )
+        if turn:
+            await self._conn.execute("UPDATE sessions SET turns = turns + 1 WHERE id = ?", (session_id,))
+        session = await self.get(session_id)
+        assert session is not None
+        return session
+
+    async def mark_untrusted(self, session_id: str, reason: str) -> None:
+        """Sticky: once a session touched indirect content, it stays untrusted."""
+        await self._conn.execute(
+            "UPDATE sessions SET untrusted = 1, untrusted_reason = COALESCE(untrusted_reason, ?) WHERE id = ?",
+            (reason, session_id),
+        )
+
+    async def freeze_facts(self, session_id: str, rendered: str) -> None:
+        """Keep the facts block the session first saw (so the host's prompt prefix stays stable)."""
+        await self._conn.execute(
+            "UPDATE sessions SET frozen_facts = ? WHERE id = ? AND frozen_facts IS NULL", (rendered, session_id),
+        )
+
+    async def end(self, session_id: str, ts: float) -> None:
+        """Mark a session ended and drop its transcript."""
+        await self._conn.execute("UPDATE sessions SET ended_at = ? WHERE id = ?", (ts, session_id))
+        await self._conn.execute("DELETE FROM session_turns WHERE session_id = ?", (session_id,))
+
+    async def list(self, limit: int = 50) -> list[Session]:
+        """The most recently active sessions."""
+        async with self._conn.execute("SELECT * FROM sessions ORDER BY last_at DESC LIMIT ?", (limit,)) as cur:
+            return [_session(r) for r in await cur.fetchall()]
+
+    # buffer --------------------------------------------------------------------------------
+    async def push_lines(self, session_id: str, lines: Sequence[str], keep: int) -> None:
+        """Append buffer lines, keeping only the newest `keep` (a ring)."""
+        async with self._conn.execute(
+            "SELECT COALESCE(MAX(seq), 0) FROM session_buffer WHERE session_id = ?", (session_id,),
+        ) as cur:
+            row = await cur.fetchone()
+        seq = int(row[0]) if row else 0
+        await self._conn.executemany(
+            "INSERT INTO session_buffer(session_id, seq, line) VALUES (?, ?, ?)",
+            [(session_id, seq + i + 1, line) for i, line in enumerate(lines)],
+        )
+        await self._conn.execute(
+            "DELETE FROM session_buffer WHERE session_id = ? AND seq <= ?", (session_id, seq + len(lines) - keep),
+        )
+
+    async def buffer(self, session_id: str) -> list[str]:
+        """The buffer lines, oldest first."""
+        async with self._conn.execute(
+            "SELECT line FROM session_buffer WHERE session_id = ? ORDER BY seq", (session_id,),
+        ) as cur:
+            return [str(r[0]) for r in await cur.fetchall()]
+
+    # notes ---------------------------------------------------------------------------------
+    async def add_notes(self, session_id: str, notes: Sequence[tuple[str, str]], ts: float, *,
+                        max_notes: int, max_chars: int) -> int:
+        """Add (category, text) notes (duplicates ignored), then evict the oldest over either cap."""
+        added = 0
+        for category, text in notes:
+            cur = await self._conn.execute(
+                "INSERT OR IGNORE INTO session_notes(session_id, category, text, created_at) VALUES (?, ?, ?, ?)",
+                (session_id, category, text, ts),
+            )
+            added += max(cur.rowcount, 0)
+        notes_now = await self.notes(session_id)
+        total = sum(len(n.text) for n in notes_now)
+        drop = []
+        for note in notes_now:
+            if len(notes_now) - len(drop) <= max_notes and total <= max_chars:
+                break
+            drop.append(note.id)
+            total -= len(note.text)
+        await self._conn.executemany("DELETE FROM session_notes WHERE id = ?", [(i,) for i in drop])
+        return added
+
+    async def notes(self, session_id: str) -> list[SessionNote]:
+        """The notes of a session, oldest first."""
+        async with self._conn.execute(
+            "SELECT * FROM session_notes WHERE session_id = ? ORDER BY id", (session_id,),
+        ) as cur:
+            return [SessionNote(r["id"], r["session_id"], r["category"], r["text"], r["created_at"])
+                    for r in await cur.fetchall()]
+
+    # turns ---------------------------------------------------------------------------------
+    async def add_turns(self, session_id: str, turns: Sequence[tuple[str, str]], ts: float, *, keep: int = 200) -> None:
+        """Keep the session's transcript (user and assistant text) for its episode; the first turns always stay."""
+        await self._conn.executemany(
+            "INSERT INTO session_turns(session_id, role, text, ts) VALUES (?, ?, ?, ?)",
+            [(session_id, role, text, ts) for role, text in turns],
+        )
+        await self._conn.execute(
+            "DELETE FROM session_turns WHERE session_id = ? AND id NOT IN ("
+            " SELECT id FROM session_turns WHERE session_id = ? ORDER BY id LIMIT 10) AND id NOT IN ("
+            " SELECT id FROM session_turns WHERE session_id = ? ORDER BY id DESC LIMIT ?)",
+            (session_id, session_id, session_id, keep - 10),
+        )
+
+    async def turns(self, session_id: str) -> list[tuple[str, str]]:
+        """The kept transcript, oldest first, as (role, text)."""
+        async with self._conn.execute(
+            "SELECT role, text FROM session_turns WHERE session_id = ? ORDER BY id", (session_id,),
+        ) as cur:
+            return [(str(r[0]), str(r[1])) for r in await cur.fetchall()]
+
+    # episodes ------------------------------------------------------------------------------
+    async def add_episode(self, episode: Episode, scale: float | None, vec: bytes | None) -> None:
+        """Store an episode with its vector."""
+        await self._conn.execute(
+            "INSERT INTO episodes(id, session_id, project, summary, status, source_class, turns, created_at, "
+            "expires_at, scale, vec) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (episode.id, episode.session_id, episode.project, episode.summary, episode.status,
+             episode.source_class, episode.turns, episode.created_at, episode.expires_at, scale, vec),
+        )
+
+    async def episode(self, key: str) -> Episode | None:
+        """An episode by its id or its session id."""
+        async with self._conn.execute(
+            "SELECT * FROM episodes WHERE id = ? OR session_id = ? LIMIT 1", (key, key),
+        ) as cur:
+            row = await cur.fetchone()
+        return _episode(row) if row else None
+
+    async def episodes(self, *, status: str | None = None, limit: int = 50, now: float | None = None) -> list[Episode]:
+        """Episodes, newest first (unexpired ones when `now` is given)."""
+        clauses, params = [], []
+        if status:
+            clauses.append("status = ?")
+            params.append(status)
+        if now is not None:
+            clauses.append("(expires_at IS NULL OR expires_at > ?)")
+            params.append(now)
+        where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+        async with self._conn.execute(
+            f"SELECT * FROM episodes{where} ORDER BY created_at DESC LIMIT ?", (*params, limit),
+        ) as cur:
+            return [_episode(r) for r in await cur.fetchall()]
+
+    async def episode_vectors(self) -> list[tuple[str, float, bytes]]:
+        """(id, scale, blob) of every episode with a vector (for near-duplicate checks and recall)."""
+        async with self._conn.execute("SELECT id, scale, vec FROM episodes WHERE vec IS NOT NULL") as cur:
+            return [(str(r[0]), float(r[1]), bytes(r[2])) for r in await cur.fetchall()]
+
+    async def search_episodes(self, terms: Sequence[str], now: float, limit: int) -> list[tuple[str, float]]:
+        """Live episodes matching any term, as (id, bm25 score ≥ 0)."""
+        match = quote_fts(terms)
+        if not match:
+            return []
+        async with self._conn.execute(
+            "SELECT episodes.id, -bm25(episodes_fts) FROM episodes_fts JOIN episodes ON episodes.num = episodes_fts.rowid "
+            "WHERE episodes_fts MATCH ? AND episodes.status = 'live' AND (episodes.expires_at IS NULL OR episodes.expires_at > ?) "
+            "ORDER BY bm25(episodes_fts) LIMIT ?",
+            (match, now, limit),
+        ) as cur:
+            return [(str(r[0]), float(r[1])) for r in await cur.fetchall()]
+
+    async def evict_episodes(self, keep: int, now: float) -> list[Episode]:
+        """Delete expired episodes and the oldest beyond `keep`; returns what was deleted."""
+        async with self._conn.execute(
+            "SELECT * FROM episodes WHERE (expires_at IS NOT NULL AND expires_at <= ?) OR num NOT IN "
+            "(SELECT num FROM episodes ORDER BY created_at DESC LIMIT ?)",
+            (now, keep),
+        ) as cur:
+            gone = [_episode(r) for r in await cur.fetchall()]
+        await self._conn.executemany("DELETE FROM episodes WHERE id = ?", [(e.id,) for e in gone])
+        return gone
