@@ -18,6 +18,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 __all__ = ["KINDS", "Finding", "describe", "normalize_for_dedup", "scan", "strip_invisible"]
 
@@ -40,6 +41,13 @@ class Finding:
     end: int
 
 
+
+@cache
+def _rx(source: str, flags: int = 0) -> re.Pattern[str]:
+    # Compiling every pattern at import would cost milliseconds; each compiles on its first use.
+    return re.compile(source, flags)
+
+
 # --- hidden Unicode -------------------------------------------------------------------------------
 
 # Every general-category Cf character of Unicode 14 (Python 3.11), minus the Arabic/Syriac/Kaithi
@@ -50,22 +58,22 @@ _BMP_CLASS = (
     "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f"
     "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
 )
-_SUSPICIOUS = re.compile(
+_SUSPICIOUS = (
     f"[{_BMP_CLASS}\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
     "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
 )
 # Without astral ranges the class compiles to a bitmap lookup: ~5x faster on non-Latin text.
-_SUSPICIOUS_BMP = re.compile(f"[{_BMP_CLASS}]")
+_SUSPICIOUS_BMP = f"[{_BMP_CLASS}]"
 
 
 def _suspicious(text: str) -> re.Pattern[str]:
     # UTF-16 is longer than two bytes a character only if the text has astral (non-BMP) characters.
     astral = len(text.encode("utf-16-le", "surrogatepass")) != 2 * len(text)
-    return _SUSPICIOUS if astral else _SUSPICIOUS_BMP
+    return _rx(_SUSPICIOUS if astral else _SUSPICIOUS_BMP)
 _BIDI_CODEPOINTS = frozenset((0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)))
-_TAG_RUN = re.compile("[\U000e0000-\U000e007f]+")
+_TAG_RUN = "[\U000e0000-\U000e007f]+"
 # A subdivision flag (England, Scotland, Wales): black flag, 2-6 tag letters/digits, cancel tag.
-_FLAG_TAGS = re.compile("[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f")
+_FLAG_TAGS = "[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f"
 
 
 def _is_variation_selector(cp: int) -> bool:
@@ -111,10 +119,10 @@ def _hidden_chars(text: str, *, for_strip: bool = False) -> list[tuple[str, int]
         cp = ord(text[i])
         pos = i + 1
         if 0xE0000 <= cp <= 0xE007F:
-            run = _TAG_RUN.match(text, i)
+            run = _rx(_TAG_RUN).match(text, i)
             end = run.end() if run is not None else i + 1
             pos = end
-            if not (i > 0 and text[i - 1] == "\U0001f3f4" and _FLAG_TAGS.fullmatch(text, i, end)):
+            if not (i > 0 and text[i - 1] == "\U0001f3f4" and _rx(_FLAG_TAGS).fullmatch(text, i, end)):
                 out.extend((TAGS, k) for k in range(i, end))
         elif cp in _BIDI_CODEPOINTS:
             out.append((BIDI, i))
@@ -122,7 +130,7 @@ def _hidden_chars(text: str, *, for_strip: bool = False) -> list[tuple[str, int]
             # One selector after a visible base picks a glyph (emoji/text style, CJK variants);
             # runs of them carry no glyph meaning and are a known byte-smuggling channel.
             prev = text[i - 1] if i else ""
-            if not prev or prev.isspace() or _SUSPICIOUS.match(prev) is not None:
+            if not prev or prev.isspace() or _rx(_SUSPICIOUS).match(prev) is not None:
                 out.append((INVISIBLE, i))
         elif cp in (0x200C, 0x200D) and _legit_joiner(text, i, cp):
             continue
@@ -181,7 +189,7 @@ _CONFUSABLE_MAP = str.maketrans(
 )
 _LOOKALIKES = frozenset(chr(cp) for cp in _CONFUSABLE_MAP)
 # A Latin letter touching a Cyrillic/Greek one (either order): every mixed word contains one.
-_SCRIPT_SEAM = re.compile(
+_SCRIPT_SEAM = (
     "[A-Za-z\u00c0-\u024f\u1e00-\u1eff][\u0370-\u03ff\u0400-\u052f\u1f00-\u1fff]"
     "|[\u0370-\u03ff\u0400-\u052f\u1f00-\u1fff][A-Za-z\u00c0-\u024f\u1e00-\u1eff]"
 )
@@ -195,7 +203,8 @@ def _is_latin_letter(ch: str) -> bool:
 def _confusable_findings(text: str) -> list[Finding]:
     findings: list[Finding] = []
     pos = 0
-    while (m := _SCRIPT_SEAM.search(text, pos)) is not None:
+    seam = _rx(_SCRIPT_SEAM)
+    while (m := seam.search(text, pos)) is not None:
         start, end = m.start(), m.end()
         while start > 0 and text[start - 1].isalpha():
             start -= 1
@@ -215,7 +224,9 @@ def _confusable_findings(text: str) -> list[Finding]:
 # --- pattern rules ---------------------------------------------------------------------------------
 
 _Check = Callable[[re.Match[str]], bool]
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+# UTF-8 lead bytes of U+3000-U+DFFF and U+F000-U+FFFF (kana, CJK, Hangul, compatibility ideographs).
+# Testing bytes avoids a regex class whose BMP ranges would take ~10 ms to compile.
+_NOT_CJK_LEAD = bytes(b for b in range(256) if not (0xE3 <= b <= 0xED or b == 0xEF))
 # ASCII punctuation and spaces become separators; UTF-8 bytes of other scripts stay inside words.
 _WORD_BYTES = bytes(0x20 if b < 0x80 and not chr(b).isalnum() else b for b in range(256))
 
@@ -223,11 +234,12 @@ _WORD_BYTES = bytes(0x20 if b < 0x80 and not chr(b).isalnum() else b for b in ra
 class _Text:
     """One scan's views of the text: lower-cased copy, word set and cached pivot offsets."""
 
-    __slots__ = ("_cjk", "_seen", "_words", "low", "text")
+    __slots__ = ("_cjk", "_seen", "_utf8", "_words", "low", "text")
 
     def __init__(self, text: str, low: str) -> None:
         self.text = text
         self.low = low
+        self._utf8: bytes | None = None
         self._words: set[bytes] | None = None
         self._seen: dict[str, list[int]] = {}
         self._cjk: bool | None = None
@@ -236,14 +248,21 @@ class _Text:
     def has_cjk(self) -> bool:
         """Whether the text has kana, CJK ideographs or Hangul (whose rules match without spaces)."""
         if self._cjk is None:
-            self._cjk = not self.low.isascii() and _CJK.search(self.low) is not None
+            self._cjk = not self.low.isascii() and bool(self.utf8.translate(None, _NOT_CJK_LEAD))
         return self._cjk
+
+    @property
+    def utf8(self) -> bytes:
+        """The lower-cased text as UTF-8 (lone surrogates kept, so any str encodes)."""
+        if self._utf8 is None:
+            self._utf8 = self.low.encode("utf-8", "surrogatepass")
+        return self._utf8
 
     @property
     def words(self) -> set[bytes]:
         """The UTF-8 words of the lower-cased text, split at ASCII punctuation ("db_password": db, password)."""
         if self._words is None:  # bytes.translate + split is ~3x faster than a regex split
-            self._words = set(self.low.encode("utf-8", "surrogatepass").translate(_WORD_BYTES).split())
+            self._words = set(self.utf8.translate(_WORD_BYTES).split())
         return self._words
 
     def find(self, pivot: str) -> list[int]:
@@ -321,7 +340,7 @@ class _Rule:
         if not starts:
             return []
         if self._regex is None:
-            self._regex = re.compile(self.source, self.flags)
+            self._regex = _rx(self.source, self.flags)
         hay = t.text if self.on_text else t.low
         out: list[re.Match[str]] = []
         if self.anchored:  # every match starts at a pivot: try only those offsets
@@ -395,15 +414,15 @@ _TEMPORAL = frozenset(
 _STRONG_NOUNS = ("instruction", "prompt", "directive", "guideline", "guidance", "guardrail", "programming")
 
 
-_NOT_FOLLOW = re.compile(r"(?:\b(?:do\s+not|don'?t|stop|no\s+longer|never)\s+|\bpay\s+no\s+)$")
+_NOT_FOLLOW = r"(?:\b(?:do\s+not|don'?t|stop|no\s+longer|never)\s+|\bpay\s+no\s+)$"
 
 
 def _negated_follow(m: re.Match[str]) -> bool:
     # The pivot is "follow"/"attention"; what makes it an override is the "do not"/"pay no" before it.
-    return _NOT_FOLLOW.search(m.string, max(0, m.start() - 24), m.start()) is not None
+    return _rx(_NOT_FOLLOW).search(m.string, max(0, m.start() - 24), m.start()) is not None
 
 
-_SCOPED = re.compile(r"\s+(?:related\s+to|about|regarding|concerning|on\s+how|for\s+(?:setting|installing|building)"
+_SCOPED = (r"\s+(?:related\s+to|about|regarding|concerning|on\s+how|for\s+(?:setting|installing|building)"
                      r"|in\s+(?:the\s+)?(?:readme|docs?|documentation|wiki|manual|guide|section|file))\b")
 
 
@@ -413,7 +432,7 @@ def _override_check(m: re.Match[str]) -> bool:
     # "previous"/"your" points at the agent's own setup.
     if not _TEMPORAL.isdisjoint(m.group().replace("'", " ").split()):
         return True
-    return m.group("noun").startswith(_STRONG_NOUNS) and _SCOPED.match(m.string, m.end()) is None
+    return m.group("noun").startswith(_STRONG_NOUNS) and _rx(_SCOPED).match(m.string, m.end()) is None
 
 
 def _safety_check(m: re.Match[str]) -> bool:
@@ -452,7 +471,7 @@ def _line_start_check(m: re.Match[str], openers: str = "") -> bool:
     return not m.string[line_start : m.start()].strip(" \t" + openers)
 
 
-_MARKER_LEAD = re.compile(
+_MARKER_LEAD = _rx.__wrapped__ if False else (  # noqa: SIM222
     r"(?:(?-i:\b(?:BEGIN|END)\s+(?:OF\s+)?(?:THE\s+)?)|[-=#*\[<(]\s*(?:begin|end)\s+(?:of\s+)?(?:the\s+)?"
     r"|\b(?:new|updated|real|actual|hidden|secret|true)\s+)$",
     re.IGNORECASE,

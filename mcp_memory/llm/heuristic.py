@@ -65,7 +65,9 @@ _CODE_LINE = re.compile(
       | \[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d | \[?\d\d:\d\d:\d\d
       | \[?(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE|FATAL|CRITICAL)\b
       | [$#%]\ \S | >>>\ | \.\.\.\ \S | [\w.]+(?:Error|Exception|Warning)\b.*:\s
-      | (?:def|class|import|from\ \S+\ import|function|const|let|var|return|if|for|while|fn|pub|func|package)\b.*[(:{=;]
+      | def\ \w+\s*\( | class\ \w+\s*[(:{] | import\ [\w.]+ | from\ [\w.]+\ import\ | (?:const|let|var)\ \w+\s*=
+      | function\s*\w*\s*\( | (?:fn|func)\ \w+\s*\( | pub\ (?:fn|struct|enum|mod)\b | package\ [\w.]+\s*;?\s*$
+      | (?:if|elif|else|for|while|try|except|with)\b.*[:{]\s*$ | return\b.*[;)\]]\s*$
       | \s*(?:\#include|//|/\*|\*/|<!--)
       | .*[{};]\s*$ | \s*[})\]]+[;,]?\s*$
       | (?:npm|yarn|pnpm|pip|cargo)\ (?:ERR|WARN|error)
@@ -168,14 +170,15 @@ _LEAD = re.compile(
     r"|cool|great|nice|sure|btw|by the way|fyi|fwiw|tbh|honestly|actually|basically|anyway|anyways|lol|haha"
     r"|hey|hi|hello|ps|just so you know|for the record|heads up|as you know|oh and|one more thing|fun fact"
     r"|side note|now|lately|recently|currently|also note|quick note|just fyi|in general|generally speaking"
-    r"|for context|for reference|for future reference|remember that|please remember that|please remember"
-    r"|keep in mind that|keep in mind|note that|just a heads up|a heads up)\b[\s,:!.\-]*)+",
+    r"|for context|for reference|just a heads up|a heads up)\b[\s,:!.\-]*)+",
     re.IGNORECASE,
 )
 # Hedges soften a statement; kept in the text, removed for matching, confidence lowered.
 _HEDGE = re.compile(r"^(?:i think|i guess|i believe|i suppose|i feel like|probably|maybe|i'd say|imo|imho)\b[\s,]*")
+# "Remember that …" is removed here rather than in _LEAD: it also marks the rest as worth keeping as a note.
 _EXPLICIT = re.compile(
-    r"^(?:please\s+)?(?:remember|keep in mind|note|for future reference|for the record)\b(?:\s+that)?[\s,:]*", re.IGNORECASE
+    r"^(?:please\s+)?(?:(?:remember|keep in mind|note)(?:\s+that\b|\s*:)|for future reference\b|for the record\b)[\s,:]*",
+    re.IGNORECASE,
 )
 _LABEL = re.compile(
     r"^(?P<label>[a-z][\w' -]{0,40}?\b(?:context|note|fyi|update|heads up|reminder|important|background|info"
@@ -256,6 +259,7 @@ _IMPERATIVE = re.compile(
     r"(?!\s+(?:[\w-]+\s+)?(?:should|must|shall|is|are|was|were|needs?|has|have|goes|lives|live)\b)"
 )
 
+
 @dataclass(frozen=True, slots=True)
 class _Rule:
     """One extraction rule: the first matching rule wins, so the specific ones are registered first."""
@@ -314,7 +318,7 @@ _SUBJ = r"(?:(?:the|our|this|my|all|both)\s+)?(?!(?:it|this|that|they|he|she|you
 _VAGUE_OBJ = (
     r"(?!(?:a |an |one |the |some |no |any |another )?(?:question|idea|problem|issue|doubt|feeling|suggestion"
     r"|request|bug|error|weird|strange|small|quick|meeting|call"
-    r"|quick|few|clue|time|minute|second|moment|sec|look|try|go)\b)"
+    r"|few|clue|time|minute|second|moment|sec|look|try|go)\b)"
 )
 _GOAL_SKIP = (
     r"(?!(?:ask|say|see|know|understand|check|confirm|clarify|make sure|mention|point out|be clear|figure"
@@ -686,6 +690,8 @@ def _sentence_atoms(sentence: str) -> list[tuple[str, str, float]]:
             if c.hit.kind in (COMMAND, REQUEST, NEUTRAL) and len(content_terms(c.raw)) >= 2:
                 c.hit = _Hit("convention", 0.8)
     out: list[tuple[str, str, float]] = []
+    made: dict[int, int] = {}  # clause index → its atom in ``out``
+    scoped = False  # "From now on," is written once, onto the first atom
     for i, c in enumerate(clauses):
         kind = c.hit.kind
         if kind not in _ATOM_KINDS or (only_conventions and kind != "convention"):
@@ -696,9 +702,11 @@ def _sentence_atoms(sentence: str) -> list[tuple[str, str, float]]:
             resolve = _DEICTIC.search(_norm(body)) is not None
             condition = prev.hit.kind == NEUTRAL and _SUBORDINATE.match(_norm(prev.raw)) is not None
             if resolve or condition:
-                body = prev.raw + c.sep + body
-                if prev.hit.kind in _ATOM_KINDS and out and out[-1][1] == prev.raw:
-                    kind = out.pop()[0]  # the earlier atom absorbs this one
+                if i - 1 in made:  # the earlier atom absorbs this one, keeping its type and text
+                    kind, earlier, _ = out.pop(made.pop(i - 1))
+                    body = earlier + c.sep + body
+                else:
+                    body = prev.raw + c.sep + body
         elif _DEICTIC.search(_norm(body)):
             continue  # "let's keep it that way": the pronoun points at something this message never names
         confidence = c.hit.confidence
@@ -706,10 +714,12 @@ def _sentence_atoms(sentence: str) -> list[tuple[str, str, float]]:
             kind = "goal"
         if kind == "note" or explicit:
             confidence = max(confidence, 0.7)
-        if scope and not out:
+        if scope and not scoped:
             body = scope.group(0).strip().rstrip(",:") + ", " + body.lstrip()
+            scoped = True
         if _BARE_VERB.match(_norm(body)):
             body = "I " + body.lstrip()
+        made[i] = len(out)
         out.append((kind, body, confidence))
     if explicit and not out and not clauses[0].hit.kind:
         out.append(("note", text, 0.7))

@@ -274,8 +274,11 @@ async def _add_atom(agent: AgentService, p: AddAtomParams) -> MemoryResult:
 async def _view(agent: AgentService, p: IdParams) -> MemoryResult:
     try:
         atom = await agent.view_atom(p.id)
-    except NotFound:
-        episode = await agent.view_episode(p.id)  # an episode id, or the session id it summarises
+    except (NotFound, InvalidInput) as missing:
+        try:
+            episode = await agent.view_episode(p.id)  # an episode id, or the session id it summarises
+        except NotFound:
+            raise NotFound(f"no atom or episode {p.id!r}; search to find ids") from missing
         return MemoryResult(action="view", status="ok", message=f"episode {episode.id}",
                             episode=episode_out(episode), notice=RECALL_NOTICE)
     return MemoryResult(action="view", status="ok", message=f"atom {atom.id}", atom=atom_out(atom), notice=RECALL_NOTICE)
