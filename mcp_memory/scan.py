@@ -70,6 +70,8 @@ def _suspicious(text: str) -> re.Pattern[str]:
     # UTF-16 is longer than two bytes a character only if the text has astral (non-BMP) characters.
     astral = len(text.encode("utf-16-le", "surrogatepass")) != 2 * len(text)
     return _rx(_SUSPICIOUS if astral else _SUSPICIOUS_BMP)
+
+
 _BIDI_CODEPOINTS = frozenset((0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)))
 _TAG_RUN = "[\U000e0000-\U000e007f]+"
 # A subdivision flag (England, Scotland, Wales): black flag, 2-6 tag letters/digits, cancel tag.
@@ -422,8 +424,10 @@ def _negated_follow(m: re.Match[str]) -> bool:
     return _rx(_NOT_FOLLOW).search(m.string, max(0, m.start() - 24), m.start()) is not None
 
 
-_SCOPED = (r"\s+(?:related\s+to|about|regarding|concerning|on\s+how|for\s+(?:setting|installing|building)"
-                     r"|in\s+(?:the\s+)?(?:readme|docs?|documentation|wiki|manual|guide|section|file))\b")
+_SCOPED = (
+    r"\s+(?:related\s+to|about|regarding|concerning|on\s+how|for\s+(?:setting|installing|building)"
+    r"|in\s+(?:the\s+)?(?:readme|docs?|documentation|wiki|manual|guide|section|file))\b"
+)
 
 
 def _override_check(m: re.Match[str]) -> bool:
@@ -471,10 +475,9 @@ def _line_start_check(m: re.Match[str], openers: str = "") -> bool:
     return not m.string[line_start : m.start()].strip(" \t" + openers)
 
 
-_MARKER_LEAD = _rx.__wrapped__ if False else (  # noqa: SIM222
+_MARKER_LEAD = (  # compiled with re.IGNORECASE; only the "BEGIN"/"END" form must be upper case
     r"(?:(?-i:\b(?:BEGIN|END)\s+(?:OF\s+)?(?:THE\s+)?)|[-=#*\[<(]\s*(?:begin|end)\s+(?:of\s+)?(?:the\s+)?"
-    r"|\b(?:new|updated|real|actual|hidden|secret|true)\s+)$",
-    re.IGNORECASE,
+    r"|\b(?:new|updated|real|actual|hidden|secret|true)\s+)$"
 )
 
 
@@ -483,7 +486,7 @@ def _marker_check(m: re.Match[str]) -> bool:
     # "new … system prompt:" — "the system prompt lives in prompts/" is ordinary project talk.
     if "override" in m.group().lower():
         return True
-    lead = _MARKER_LEAD.search(m.string, max(0, m.start() - 30), m.start())
+    lead = _rx(_MARKER_LEAD, re.IGNORECASE).search(m.string, max(0, m.start() - 30), m.start())
     if lead is None:
         return False
     if lead.group().strip().isupper() and m.group()[:6] == "SYSTEM":
@@ -494,7 +497,8 @@ def _marker_check(m: re.Match[str]) -> bool:
 
 
 def _determiner_check(m: re.Match[str]) -> bool:
-    return re.search(r"\b(?:the|this|any|every|all)\s+$", m.string[max(0, m.start() - 12) : m.start()]) is not None
+    # "the AI must …", "any assistant shall …": the rule is anchored at the actor, so look back.
+    return _rx(r"\b(?:the|this|any|every|all)\s+$").search(m.string, max(0, m.start() - 12), m.start()) is not None
 
 
 def _send_check(m: re.Match[str]) -> bool:

@@ -13,9 +13,9 @@ from typing import Annotated, Any, Literal
 from mcp.server import MCPServer
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.server.auth.settings import AuthSettings
-from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import Context, Resolve
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, CreateMessageResult, TextContent, ToolAnnotations
 from pydantic import AnyHttpUrl, Field
 
 from .. import __version__
@@ -24,6 +24,7 @@ from ..errors import InvalidInput, MemoryServerError
 from ..services.agent import AgentService
 from ..services.runtime import open_runtime
 from .actions import ACTIONS, PARAM_DESCRIPTIONS, QUARANTINE_NOTICE, RECALL_NOTICE, describe_actions
+from .sampling import SampledAnswer, answer_text, sample_for_memory
 from .results import MemoryResult, atom_out, episode_out, pending_out, session_out, stats_out, usage_out
 
 log = logging.getLogger(__name__)
@@ -212,6 +213,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         assistant_reply: ReplyArg = None,
         tool_events: ToolEventsArg = None,
         message: MessageArg = None,
+        sampled: Annotated[CreateMessageResult | None, Resolve(sample_for_memory)] = None,
     ) -> Annotated[CallToolResult, MemoryResult]:
         arguments = {
             "target": target, "content": content, "old_text": old_text, "key": key, "pinned": pinned,
@@ -228,6 +230,9 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         # The SDK drops arguments the schema does not name; a misspelt one must not pass silently.
         raw = (ctx.request_context.params or {}).get("arguments") or {}
         unknown = sorted(set(raw) - set(arguments) - {"action"})
+        agent = state.agent
+        if sampled is not None:
+            agent = agent.with_llm(SampledAnswer(answer_text(sampled)))
         try:
             if spec is None:
                 raise InvalidInput(f"unknown action {action!r}; use one of {', '.join(ACTIONS)}")
@@ -235,7 +240,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
                 raise InvalidInput(
                     f"unknown parameter(s) {', '.join(unknown)}. action={spec.name} takes: {spec.signature()} (* = required)."
                 )
-            result = await spec.run(state.agent, spec.parse(provided))
+            result = await spec.run(agent, spec.parse(provided))
         except MemoryServerError as exc:
             raise ToolError(exc.message) from exc
         return _result(result)

@@ -7,9 +7,13 @@ admin CLI constructs.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
-from ..model import Atom, Episode, FactEntry, PendingReview, Session, SessionNote, Target
+from ..llm.base import MemoryLLM
+from ..llm.heuristic import strip_untrusted
+from ..llm.jobs import extraction_prompt
+from ..model import TARGETS, Atom, Episode, FactEntry, PendingReview, Session, SessionNote, Target
 from ..store.atoms import AtomFilter
 from .atoms import AtomDraft, AtomWrite
 from .facts import ConsolidateResult, FactsView, FactWrite, check_target
@@ -139,3 +143,19 @@ class AgentService:
     async def session_notes(self, session_id: str) -> tuple[Session, list[str], list[SessionNote]]:
         """A session's buffer and notes."""
         return await self._sessions.notes(session_id)
+
+    def with_llm(self, llm: MemoryLLM) -> AgentService:
+        """The same service, with this call's memory LLM (the host's sampled answer)."""
+        return AgentService(dataclasses.replace(self._runtime, llm=llm))
+
+    async def job_prompt(
+        self, action: str, *, user_message: str | None, session_id: str | None, target: str | None,
+    ) -> tuple[str, str] | None:
+        """The (system, user) prompt of the memory-LLM job an action would run, or None if it runs none."""
+        if action == "observe" and user_message:
+            return extraction_prompt(strip_untrusted(user_message), [])
+        if action == "end_session" and session_id:
+            return await self._episodes.prompt_for(session_id)
+        if action == "consolidate" and target in TARGETS:
+            return await self._facts.consolidation_prompt_for(check_target(target))  # type: ignore[arg-type]
+        return None

@@ -123,6 +123,15 @@ class EpisodesService:
                   if session.untrusted else "episode written")
         return EndResult(session.id, episode, reason, proposals, notes)
 
+    async def prompt_for(self, session_id: str) -> tuple[str, str] | None:
+        """The episode prompt of a session that would get an episode now, else None."""
+        async with self._store.read() as rx:
+            session = await rx.sessions.get(session_id.strip())
+            if session is None or session.turns < MIN_TURNS or await rx.sessions.episode(session.id) is not None:
+                return None
+            turns = await rx.sessions.turns(session.id)
+        return episode_prompt(clip_transcript(turns))
+
     async def _reflect(self, session: Session, out: EpisodeOut | None) -> tuple[int, int]:
         """Durable facts the LLM noticed wait for the user; its notes wait in quarantine."""
         if out is None:

@@ -415,6 +415,14 @@ class FactsService:
                 removed += len(drop)
         return ConsolidateResult(target, merged_count, removed, f"merged {merged_count} group(s), {removed} entr{'y' if removed == 1 else 'ies'} folded in")
 
+    async def consolidation_prompt_for(self, target: Target) -> tuple[str, str] | None:
+        """The consolidation prompt for a target's current entries (None with fewer than two)."""
+        async with self._store.read() as rx:
+            entries = await rx.facts.list(target)
+        if len(entries) < 2:
+            return None
+        return consolidation_prompt(target, [e.content for e in entries], self.cap(target))
+
     async def _restatement_plan(self, entries: Sequence[FactEntry]) -> list[tuple[str, list[int]]]:
         """Without a model: fold entries that another entry restates and extends (cosine > 0.7)."""
         if self._similarity is None:
