@@ -113,7 +113,7 @@ ALLOWED = {
     "embed": {"root", "embed"},
     "llm": {"root", "llm"},
     "services": {"root", "store", "embed", "llm", "services"},
-    "server": {"root", "services", "store", "embed", "server"},
+    "server": {"root", "services", "store", "embed", "llm", "server"},
     "cli": {"root", "services", "store", "server", "cli"},
     "entry": {"cli"},
 }

@@ -44,6 +44,19 @@ async def cmd_reindex(admin: AdminService, args: argparse.Namespace) -> int:
     return 0
 
 
+async def cmd_compact(admin: AdminService, args: argparse.Namespace) -> int:
+    """Checkpoint the WAL, optimise the keyword indexes and VACUUM the file."""
+    bar = Progress()
+    bar.start(3, "compact")
+    before, after = await admin.compact(bar.advance)
+    bar.close()
+    if args.json:
+        emit_json({"before_bytes": before, "after_bytes": after})
+    else:
+        print(f"compacted the store: {before:,} -> {after:,} bytes on disk.")
+    return 0
+
+
 def add_recall_commands(atoms: argparse._SubParsersAction, commands: argparse._SubParsersAction,  # type: ignore[type-arg]
                         common: argparse.ArgumentParser) -> None:
     """Register `atoms search` and `reindex` on the admin parser."""
@@ -59,3 +72,7 @@ def add_recall_commands(atoms: argparse._SubParsersAction, commands: argparse._S
                                               "vector; --full re-embeds all live atoms.")
     reindex.add_argument("--full", action="store_true", help="re-embed every live atom")
     reindex.set_defaults(run=cmd_reindex)
+    compact = commands.add_parser("compact", parents=[common], help="checkpoint, rebuild indexes and VACUUM",
+                                  description="Checkpoint the WAL, optimise the keyword indexes and VACUUM the "
+                                              "file so freed space returns to the disk.")
+    compact.set_defaults(run=cmd_compact)

@@ -243,6 +243,21 @@ class AdminService:
         """Merge redundant entries of a facts target, as the operator."""
         return await self._facts.consolidate(check_target(target), actor="admin")
 
+    async def compact(self, progress: Callable[[int], None] | None = None) -> tuple[int, int]:
+        """Checkpoint, rebuild the indexes and VACUUM: (bytes on disk before, after)."""
+        before = await self._store.size_bytes()
+        if progress:
+            progress(1)
+        await self._store.compact()
+        if progress:
+            progress(1)
+        async with self._store.write() as tx:
+            await tx.events.append("admin", "store_compacted", None, {"before": before})
+        after = await self._store.size_bytes()
+        if progress:
+            progress(1)
+        return before, after
+
     async def audit(
         self, *, kind: str | None = None, actor: str | None = None, subject: str | None = None,
         since: float | None = None, limit: int = 100,

@@ -18,6 +18,7 @@ from ..store.atoms import AtomFilter
 from ..store.db import Store, now
 from ..trust import AGENT_DECLARABLE, place
 from .facts import check_field, preview
+from .budget import StoreBudget
 from .recall import RecallService
 
 ATOM_TEXT_MAX = 300
@@ -26,6 +27,9 @@ MAX_TAGS = 12
 MAX_TAG_CHARS = 40
 MAX_PENDING = 20
 DAY = 86400.0
+# What one atom write adds to the store at most, WAL frames included (~16 pages of 4 KiB: the row,
+# its indexes, FTS segments, the vector, the event): the size cap is checked against this.
+WRITE_FOOTPRINT = 64 * 1024
 _ID_RE = re.compile(r"^[0-9a-f]{32}$")
 _TAG_RE = re.compile(r"[^\w:./-]+")
 
@@ -174,10 +178,12 @@ def _write_message(atom: Atom) -> str:
 class AtomsService:
     """Agent-side atom use cases."""
 
-    def __init__(self, store: Store, settings: Settings, recall: RecallService | None = None) -> None:
+    def __init__(self, store: Store, settings: Settings, recall: RecallService | None = None,
+                 budget: StoreBudget | None = None) -> None:
         self._store = store
         self._settings = settings
         self._recall = recall
+        self._budget = budget or StoreBudget(store, settings)
 
     async def add(self, draft: AtomDraft, *, actor: Actor = "agent", strict: bool | None = None) -> AtomWrite:
         """Validate, scan and place an atom; re-adding the same normalised text returns the existing one."""
@@ -187,6 +193,7 @@ class AtomsService:
         # Embedding happens before the write lock is taken; if the embedder is down the atom is
         # still stored and waits in the embed queue.
         vector = await self._recall.vector_for(atom.text) if self._recall and atom.status == "live" else None
+        await self._budget.make_room(WRITE_FOOTPRINT + len(atom.text.encode("utf-8")) * 3)
         async with self._store.write() as tx:
             existing = await tx.atoms.find_by_norm(norm)
             if existing is not None:

@@ -11,6 +11,7 @@ from ..llm.base import LLMStats, MemoryLLM, NullLLM
 from ..llm.openai_http import OpenAIChatLLM
 from ..store.db import Store
 from .background import Background
+from .budget import StoreBudget
 from .recall import RecallService
 
 
@@ -24,6 +25,7 @@ class Runtime:
     llm: MemoryLLM
     llm_stats: LLMStats
     background: Background
+    budget: StoreBudget
 
 
 def build_llm(settings: Settings) -> MemoryLLM:
@@ -45,7 +47,7 @@ async def open_runtime(settings: Settings, *, warm_up: bool = False) -> AsyncIte
     try:
         if warm_up:
             recall.start_background()
-        yield Runtime(settings, store, recall, llm, LLMStats(), background)
+        yield Runtime(settings, store, recall, llm, LLMStats(), background, StoreBudget(store, settings))
     finally:
         try:
             await background.drain(timeout_s=2.0)

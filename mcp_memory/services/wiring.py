@@ -25,7 +25,7 @@ def build_services(runtime: Runtime) -> Services:
     """Wire facts, atoms, episodes and sessions over the runtime's store, recall and LLM."""
     facts = FactsService(runtime.store, runtime.settings.facts, runtime.recall.similarities,
                          runtime.llm, runtime.llm_stats, runtime.settings.llm.timeout_s)
-    atoms = AtomsService(runtime.store, runtime.settings, runtime.recall)
+    atoms = AtomsService(runtime.store, runtime.settings, runtime.recall, runtime.budget)
     episodes = EpisodesService(runtime.store, runtime.settings, runtime.recall, atoms, runtime.llm, runtime.llm_stats)
     sessions = SessionService(runtime.store, runtime.settings, runtime.recall, atoms, facts, episodes,
                               runtime.llm, runtime.llm_stats, runtime.background)

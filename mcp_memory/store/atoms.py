@@ -174,3 +174,15 @@ class AtomsRepo:
         """Every atom id (for consistency checks)."""
         async with self._conn.execute("SELECT id FROM atoms") as cur:
             return [str(r[0]) for r in await cur.fetchall()]
+
+    async def eviction_candidates(self) -> list[tuple[int, str, str, float, float, float | None, float | None]]:
+        """Atoms that may be evicted (unpinned, not critical): (num, id, status, confidence, created, last recalled, expires)."""
+        async with self._conn.execute(
+            "SELECT num, id, status, confidence, created_at, last_recalled_at, expires_at FROM atoms "
+            "WHERE pinned = 0 AND importance != 'critical'"
+        ) as cur:
+            return [(int(r[0]), str(r[1]), str(r[2]), float(r[3]), float(r[4]), r[5], r[6]) for r in await cur.fetchall()]
+
+    async def delete_many(self, atom_ids: Sequence[str]) -> None:
+        """Remove atoms (eviction)."""
+        await self._conn.executemany("DELETE FROM atoms WHERE id = ?", [(i,) for i in atom_ids])

@@ -126,11 +126,15 @@ class Store:
             with map_sqlite_errors(path):
                 conn.row_factory = aiosqlite.Row
                 await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                mode_row = await (await conn.execute("PRAGMA journal_mode = WAL")).fetchone()
+                async with conn.execute("PRAGMA journal_mode = WAL") as cur:
+                    mode_row = await cur.fetchone()
                 if mode_row is None or str(mode_row[0]).lower() != "wal":
                     raise StoreError(f"the memory store {path} could not switch to WAL mode")
                 await conn.execute("PRAGMA synchronous = NORMAL")
                 await conn.execute("PRAGMA foreign_keys = ON")
+                if await store._pragma_int("page_count") == 0:
+                    # Only an empty file can change its vacuum mode; it lets eviction return pages.
+                    await conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
                 await store._migrate(migrations)
         except BaseException:
             await conn.close()
@@ -140,6 +144,44 @@ class Store:
     async def close(self) -> None:
         """Close the connection; a later use fails."""
         await self._conn.close()
+
+    async def _pragma_int(self, name: str) -> int:
+        async with self._conn.execute(f"PRAGMA {name}") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    async def used_bytes(self) -> int:
+        """Bytes the store holds: pages in use (freed pages are reused) plus the WAL."""
+        async with self._lock:
+            with map_sqlite_errors(self.path):
+                pages = await self._pragma_int("page_count") - await self._pragma_int("freelist_count")
+                size = pages * await self._pragma_int("page_size")
+        try:
+            size += os.stat(f"{self.path}-wal").st_size
+        except FileNotFoundError:
+            pass
+        return size
+
+    async def release_space(self) -> None:
+        """Return freed pages to the file system and fold the WAL back (after eviction)."""
+        async with self._lock:
+            with map_sqlite_errors(self.path):
+                # incremental_vacuum frees one page per step: an unconsumed cursor would leave the
+                # statement (and its transaction) open and block the checkpoint.
+                async with self._conn.execute("PRAGMA incremental_vacuum") as cur:
+                    await cur.fetchall()
+                async with self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)") as cur:
+                    await cur.fetchall()
+
+    async def compact(self) -> None:
+        """Checkpoint, VACUUM (rewrites the file without free pages) and optimise the FTS indexes."""
+        async with self._lock:
+            with map_sqlite_errors(self.path):
+                await self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                await self._conn.execute("INSERT INTO atoms_fts(atoms_fts) VALUES ('optimize')")
+                await self._conn.execute("INSERT INTO episodes_fts(episodes_fts) VALUES ('optimize')")
+                await self._conn.execute("VACUUM")
+                await self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     async def _user_version(self) -> int:
         async with self._conn.execute("PRAGMA user_version") as cur:

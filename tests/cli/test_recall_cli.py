@@ -57,3 +57,11 @@ def test_doctor_rebuilds_deleted_indexes_from_the_stored_text(tmp_path: Path, ca
     assert search(capsys, home, "web page") == []  # the rebuilt keyword index holds live atoms only
     code, out, _ = cli(capsys, home, "doctor")
     assert code == 0 and "healthy" in out
+
+
+def test_compact(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home = tmp_path / "home"
+    seed(home)
+    report = cli_json(capsys, home, "compact")
+    assert report["after_bytes"] > 0
+    assert search(capsys, home, "Hetzner")[0] == "We deploy with Docker on Hetzner"
