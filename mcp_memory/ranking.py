@@ -52,7 +52,7 @@ def retention(
         return confidence
     last_use = max(created_at, last_recalled_at or 0.0)
     age_days = max(0.0, now - last_use) / DAY
-    return confidence * 0.5 ** (age_days / half_life_days)
+    return float(confidence * 0.5 ** (age_days / half_life_days))
 
 
 def composite(relevance_score: float, retention_score: float, relevance_weight: float) -> float:

@@ -9,7 +9,7 @@ heuristic path runs, exactly as with `llm.provider = none`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from mcp.server.mcpserver import Context, Sample
 from mcp.types import CreateMessageResult, SamplingMessage, TextContent
@@ -48,11 +48,11 @@ def answer_text(result: CreateMessageResult | None) -> str | None:
 
 
 async def sample_for_memory(
-    action: str, ctx: Context, user_message: str | None, session_id: str | None, target: str | None,  # type: ignore[type-arg]
+    action: str, ctx: Context, user_message: str | None, session_id: str | None, target: str | None,
 ) -> Sample | None:
     """The sampling request this call's memory job needs, or None (no job, not configured, or no capability)."""
     # A bare Context: the SDK resolves this signature at runtime, where AppState would be circular.
-    state: AppState = ctx.request_context.lifespan_context
+    state = cast("AppState", ctx.request_context.lifespan_context)
     conf = state.settings.llm
     if conf.provider != "sampling" or action not in SAMPLED_ACTIONS:
         return None

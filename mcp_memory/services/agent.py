@@ -157,5 +157,5 @@ class AgentService:
         if action == "end_session" and session_id:
             return await self._episodes.prompt_for(session_id)
         if action == "consolidate" and target in TARGETS:
-            return await self._facts.consolidation_prompt_for(check_target(target))  # type: ignore[arg-type]
+            return await self._facts.consolidation_prompt_for(check_target(target))
         return None

@@ -12,7 +12,7 @@ from ..errors import InvalidInput, NotFound, TrustRefused
 from ..llm.base import LLMStats, MemoryLLM, run_job
 from ..llm.heuristic import looks_like_turn_or_refusal, summarize_turns
 from ..llm.jobs import EpisodeOut, clip_transcript, episode_prompt
-from ..model import Episode, Session
+from ..model import Actor, Episode, Session
 from ..ranking import keyword_part, relevance, vector_part
 from ..scan import scan
 from ..store.db import Store, now
@@ -76,7 +76,7 @@ class EpisodesService:
         self._llm = llm
         self._stats = stats
 
-    async def end_session(self, session: Session, *, actor: str = "agent") -> EndResult:
+    async def end_session(self, session: Session, *, actor: Actor = "agent") -> EndResult:
         """Write the session's episode (≥ 3 turns), reflect, and close the session."""
         async with self._store.read() as rx:
             turns = await rx.sessions.turns(session.id)

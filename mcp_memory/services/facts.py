@@ -98,7 +98,7 @@ def check_target(target: str) -> Target:
     """Validate a target name."""
     if target not in TARGETS:
         raise InvalidInput(f"target must be 'user' or 'env', not {target!r}")
-    return target  # type: ignore[return-value]
+    return target
 
 
 def check_field(name: str, value: str, *, required: bool = True) -> str:

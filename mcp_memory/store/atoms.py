@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -66,8 +67,8 @@ def filter_sql(f: AtomFilter, now: float) -> tuple[list[str], list[object]]:
 
 
 def _where(f: AtomFilter, now: float) -> tuple[str, list[object]]:
-    clauses: list[str] = []
-    params: list[object] = []
+    clauses: builtins.list[str] = []
+    params: builtins.list[object] = []
     if f.status:
         clauses.append("atoms.status = ?")
         params.append(f.status)
@@ -134,7 +135,7 @@ class AtomsRepo:
             row = await cur.fetchone()
         return atom_from_row(row) if row else None
 
-    async def list(self, f: AtomFilter, *, now: float, limit: int = 50, offset: int = 0, newest_first: bool = True) -> list[Atom]:
+    async def list(self, f: AtomFilter, *, now: float, limit: int = 50, offset: int = 0, newest_first: bool = True) -> builtins.list[Atom]:
         """Atoms matching the filter."""
         where, params = _where(f, now)
         order = "created_at DESC, id" if newest_first else "created_at, id"
@@ -162,7 +163,7 @@ class AtomsRepo:
         """Remove an atom."""
         await self._conn.execute("DELETE FROM atoms WHERE id = ?", (atom_id,))
 
-    async def expired_quarantine(self, now: float) -> list[Atom]:
+    async def expired_quarantine(self, now: float) -> builtins.list[Atom]:
         """Quarantined atoms whose review window has passed."""
         async with self._conn.execute(
             "SELECT * FROM atoms WHERE status = 'quarantined' AND expires_at IS NOT NULL AND expires_at <= ?",
@@ -170,12 +171,12 @@ class AtomsRepo:
         ) as cur:
             return [atom_from_row(r) for r in await cur.fetchall()]
 
-    async def all_ids(self) -> list[str]:
+    async def all_ids(self) -> builtins.list[str]:
         """Every atom id (for consistency checks)."""
         async with self._conn.execute("SELECT id FROM atoms") as cur:
             return [str(r[0]) for r in await cur.fetchall()]
 
-    async def eviction_candidates(self) -> list[tuple[int, str, str, float, float, float | None, float | None]]:
+    async def eviction_candidates(self) -> builtins.list[tuple[int, str, str, float, float, float | None, float | None]]:
         """Atoms that may be evicted (unpinned, not critical): (num, id, status, confidence, created, last recalled, expires)."""
         async with self._conn.execute(
             "SELECT num, id, status, confidence, created_at, last_recalled_at, expires_at FROM atoms "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 import time
 from collections.abc import Mapping
@@ -64,9 +65,10 @@ class EventsRepo:
     async def list(
         self, *, kind: str | None = None, actor: str | None = None, subject: str | None = None,
         since: float | None = None, limit: int = 100, after_id: int = 0, newest: bool = False,
-    ) -> list[Event]:
+    ) -> builtins.list[Event]:
         """Events matching every given filter, oldest first (with `newest`, the last `limit` of them)."""
-        clauses, params = ["id > ?"], [after_id]
+        clauses: builtins.list[str] = ["id > ?"]
+        params: builtins.list[object] = [after_id]
         if kind:
             clauses.append("kind = ?"); params.append(kind)  # noqa: E702
         if actor:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 from collections.abc import Sequence
 
@@ -24,10 +25,11 @@ class FactsRepo:
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self._conn = conn
 
-    async def list(self, target: Target | None = None) -> list[FactEntry]:
+    async def list(self, target: Target | None = None) -> builtins.list[FactEntry]:
         """Entries of one target (or all), oldest first."""
+        params: tuple[str, ...] = ()
         if target is None:
-            sql, params = "SELECT * FROM facts ORDER BY target, id", ()
+            sql = "SELECT * FROM facts ORDER BY target, id"
         else:
             sql, params = "SELECT * FROM facts WHERE target = ? ORDER BY id", (target,)
         async with self._conn.execute(sql, params) as cur:

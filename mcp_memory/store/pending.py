@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import aiosqlite
 
 from ..model import PendingReview
@@ -35,7 +36,7 @@ class PendingRepo:
             row = await cur.fetchone()
         return _pending(row) if row else None
 
-    async def list(self, *, now: float, include_expired: bool = False) -> list[PendingReview]:
+    async def list(self, *, now: float, include_expired: bool = False) -> builtins.list[PendingReview]:
         """Pending inferences, oldest first."""
         sql = "SELECT * FROM pending_reviews"
         params: tuple[object, ...] = ()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 
 import aiosqlite
@@ -71,7 +72,7 @@ class SessionsRepo:
         await self._conn.execute("UPDATE sessions SET ended_at = ? WHERE id = ?", (ts, session_id))
         await self._conn.execute("DELETE FROM session_turns WHERE session_id = ?", (session_id,))
 
-    async def list(self, limit: int = 50) -> list[Session]:
+    async def list(self, limit: int = 50) -> builtins.list[Session]:
         """The most recently active sessions."""
         async with self._conn.execute("SELECT * FROM sessions ORDER BY last_at DESC LIMIT ?", (limit,)) as cur:
             return [_session(r) for r in await cur.fetchall()]
@@ -92,7 +93,7 @@ class SessionsRepo:
             "DELETE FROM session_buffer WHERE session_id = ? AND seq <= ?", (session_id, seq + len(lines) - keep),
         )
 
-    async def buffer(self, session_id: str) -> list[str]:
+    async def buffer(self, session_id: str) -> builtins.list[str]:
         """The buffer lines, oldest first."""
         async with self._conn.execute(
             "SELECT line FROM session_buffer WHERE session_id = ? ORDER BY seq", (session_id,),
@@ -112,7 +113,7 @@ class SessionsRepo:
             added += max(cur.rowcount, 0)
         notes_now = await self.notes(session_id)
         total = sum(len(n.text) for n in notes_now)
-        drop = []
+        drop: builtins.list[int] = []
         for note in notes_now:
             if len(notes_now) - len(drop) <= max_notes and total <= max_chars:
                 break
@@ -121,7 +122,7 @@ class SessionsRepo:
         await self._conn.executemany("DELETE FROM session_notes WHERE id = ?", [(i,) for i in drop])
         return added
 
-    async def notes(self, session_id: str) -> list[SessionNote]:
+    async def notes(self, session_id: str) -> builtins.list[SessionNote]:
         """The notes of a session, oldest first."""
         async with self._conn.execute(
             "SELECT * FROM session_notes WHERE session_id = ? ORDER BY id", (session_id,),
@@ -143,7 +144,7 @@ class SessionsRepo:
             (session_id, session_id, session_id, keep - 10),
         )
 
-    async def turns(self, session_id: str) -> list[tuple[str, str]]:
+    async def turns(self, session_id: str) -> builtins.list[tuple[str, str]]:
         """The kept transcript, oldest first, as (role, text)."""
         async with self._conn.execute(
             "SELECT role, text FROM session_turns WHERE session_id = ? ORDER BY id", (session_id,),
@@ -168,9 +169,10 @@ class SessionsRepo:
             row = await cur.fetchone()
         return _episode(row) if row else None
 
-    async def episodes(self, *, status: str | None = None, limit: int = 50, now: float | None = None) -> list[Episode]:
+    async def episodes(self, *, status: str | None = None, limit: int = 50, now: float | None = None) -> builtins.list[Episode]:
         """Episodes, newest first (unexpired ones when `now` is given)."""
-        clauses, params = [], []
+        clauses: builtins.list[str] = []
+        params: builtins.list[object] = []
         if status:
             clauses.append("status = ?")
             params.append(status)
@@ -183,12 +185,12 @@ class SessionsRepo:
         ) as cur:
             return [_episode(r) for r in await cur.fetchall()]
 
-    async def episode_vectors(self) -> list[tuple[str, float, bytes]]:
+    async def episode_vectors(self) -> builtins.list[tuple[str, float, bytes]]:
         """(id, scale, blob) of every episode with a vector (for near-duplicate checks and recall)."""
         async with self._conn.execute("SELECT id, scale, vec FROM episodes WHERE vec IS NOT NULL") as cur:
             return [(str(r[0]), float(r[1]), bytes(r[2])) for r in await cur.fetchall()]
 
-    async def search_episodes(self, terms: Sequence[str], now: float, limit: int) -> list[tuple[str, float]]:
+    async def search_episodes(self, terms: Sequence[str], now: float, limit: int) -> builtins.list[tuple[str, float]]:
         """Live episodes matching any term, as (id, bm25 score ≥ 0)."""
         match = quote_fts(terms)
         if not match:
@@ -201,7 +203,7 @@ class SessionsRepo:
         ) as cur:
             return [(str(r[0]), float(r[1])) for r in await cur.fetchall()]
 
-    async def evict_episodes(self, keep: int, now: float) -> list[Episode]:
+    async def evict_episodes(self, keep: int, now: float) -> builtins.list[Episode]:
         """Delete expired episodes and the oldest beyond `keep`; returns what was deleted."""
         async with self._conn.execute(
             "SELECT * FROM episodes WHERE (expires_at IS NOT NULL AND expires_at <= ?) OR num NOT IN "
