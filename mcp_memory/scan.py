@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-__all__ = ["KINDS", "Finding", "describe", "normalize_for_dedup", "scan", "strip_invisible"]
+__all__ = ["KINDS", "Finding", "describe", "normalize_for_dedup", "redact_credentials", "scan", "strip_invisible"]
 
 INVISIBLE = "invisible_unicode"
 BIDI = "bidi_control"
@@ -1232,3 +1232,11 @@ def normalize_for_dedup(text: str) -> str:
     while end and (folded[end - 1].isspace() or unicodedata.category(folded[end - 1]).startswith("P")):
         end -= 1
     return folded[:end]
+
+
+def redact_credentials(text: str) -> str:
+    """The text with every credential the scanner finds replaced by a marker (for transcripts kept a while)."""
+    spans = [(f.start, f.end) for f in scan(text) if f.kind == "credential"]
+    for start, end in sorted(spans, reverse=True):
+        text = text[:start] + "[redacted credential]" + text[end:]
+    return text

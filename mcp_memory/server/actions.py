@@ -6,6 +6,7 @@ registry, so the tool never advertises an action that is not implemented.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from .results import (
 )
 
 TargetName = Literal["user", "env"]
+_RELATIVE_AGE = re.compile(r"^([0-9]{1,6})([hdwmy])$")  # ASCII digits only: str.isdigit() admits '²'
+MAX_TURN = 10**9
 
 
 class ActionParams(BaseModel):
@@ -84,7 +87,7 @@ class AddAtomParams(ActionParams):
     scope: ScopeName | None = None
     project: str | None = None
     session_id: str | None = None
-    turn: int | None = Field(default=None, ge=0)
+    turn: int | None = Field(default=None, ge=0, le=MAX_TURN)
 
 
 class IdParams(ActionParams):
@@ -333,11 +336,12 @@ def _timestamp(name: str, value: str | None) -> float | None:
         return None
     text = value.strip().lower()
     units = {"h": 3600, "d": 86400, "w": 7 * 86400, "m": 30 * 86400, "y": 365 * 86400}
-    if text[:-1].isdigit() and text[-1:] in units:
-        return time.time() - int(text[:-1]) * units[text[-1]]
+    relative = _RELATIVE_AGE.match(text)
+    if relative:
+        return time.time() - int(relative.group(1)) * units[relative.group(2)]
     try:
         parsed = datetime.fromisoformat(text.upper() if "t" in text else text)
-    except ValueError as exc:
+    except (ValueError, OverflowError) as exc:
         raise InvalidInput(f"{name} must be an ISO date like 2026-03-01 or an age like 7d / 12h; got {value!r}") from exc
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=timezone.utc)

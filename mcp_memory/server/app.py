@@ -8,7 +8,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeAlias
 
 from mcp.server import MCPServer
 from mcp.server.auth.provider import AccessToken, TokenVerifier
@@ -16,12 +16,13 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, Resolve
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.types import CallToolResult, CreateMessageResult, TextContent, ToolAnnotations
-from pydantic import AnyHttpUrl, Field
+from pydantic import AnyHttpUrl, WithJsonSchema
 
 from .. import __version__
 from ..config import Settings
 from ..errors import InvalidInput, MemoryServerError
 from ..services.agent import AgentService
+from ..trust import AGENT_DECLARABLE
 from ..services.runtime import open_runtime
 from .actions import ACTIONS, PARAM_DESCRIPTIONS, QUARANTINE_NOTICE, RECALL_NOTICE, describe_actions
 from .sampling import SampledAnswer, answer_text, sample_for_memory
@@ -43,38 +44,40 @@ mcp-memory is the user's long-term memory, shared by every agent they use. Use t
 """
 
 
-# The tool's parameter annotations live at module level: the SDK evaluates them by name.
-ActionName = Literal[tuple(ACTIONS)]  # type: ignore[valid-type]
-TargetArg = Annotated[Literal["user", "env"] | None, Field(description=PARAM_DESCRIPTIONS["target"])]
-ContentArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["content"])]
-OldTextArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["old_text"])]
-KeyArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["key"])]
-PinnedArg = Annotated[bool | None, Field(description=PARAM_DESCRIPTIONS["pinned"])]
-KeywordsArg = Annotated[list[str] | None, Field(description=PARAM_DESCRIPTIONS["keywords"])]
-IdArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["id"])]
-SourceArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["source"])]
-AtomTypeArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["atom_type"])]
-ConfidenceArg = Annotated[float | None, Field(description=PARAM_DESCRIPTIONS["confidence"])]
-ImportanceArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["importance"])]
-TagsArg = Annotated[list[str] | None, Field(description=PARAM_DESCRIPTIONS["tags"])]
-WhyArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["why"])]
-HowArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["how_to_apply"])]
-ScopeArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["scope"])]
-ProjectArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["project"])]
-SessionArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["session_id"])]
-TurnArg = Annotated[int | None, Field(description=PARAM_DESCRIPTIONS["turn"])]
-TypesArg = Annotated[list[str] | None, Field(description=PARAM_DESCRIPTIONS["types"])]
-LimitArg = Annotated[int | None, Field(description=PARAM_DESCRIPTIONS["limit"])]
-ReviewIdArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["review_id"])]
-QueryArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["query"])]
-KArg = Annotated[int | None, Field(description=PARAM_DESCRIPTIONS["k"])]
-SinceArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["since"])]
-UntilArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["until"])]
-BudgetArg = Annotated[int | None, Field(description=PARAM_DESCRIPTIONS["budget_chars"])]
-UserMessageArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["user_message"])]
-ReplyArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["assistant_reply"])]
-ToolEventsArg = Annotated[list[dict[str, Any]] | None, Field(description=PARAM_DESCRIPTIONS["tool_events"])]
-MessageArg = Annotated[str | None, Field(description=PARAM_DESCRIPTIONS["message"])]
+# The tool's parameters reach the body untouched (Any): their JSON schema tells the model the types,
+# and each action's own pydantic model validates them, so a wrong type gets an error that names the
+# action's parameters instead of the SDK's generic one. The SDK evaluates these names at runtime.
+ActionArg: TypeAlias = Annotated[Any, WithJsonSchema({"type": "string", "enum": list(ACTIONS)})]
+TargetArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string", "enum": ["user", "env"]}, "description": PARAM_DESCRIPTIONS["target"]})]
+ContentArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["content"]})]
+OldTextArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["old_text"]})]
+KeyArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["key"]})]
+PinnedArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "boolean"}, "description": PARAM_DESCRIPTIONS["pinned"]})]
+KeywordsArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "array", "items": {"type": "string"}}, "description": PARAM_DESCRIPTIONS["keywords"]})]
+IdArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["id"]})]
+SourceArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string", "enum": list(AGENT_DECLARABLE)}, "description": PARAM_DESCRIPTIONS["source"]})]
+AtomTypeArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["atom_type"]})]
+ConfidenceArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "number", "minimum": 0, "maximum": 1}, "description": PARAM_DESCRIPTIONS["confidence"]})]
+ImportanceArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string", "enum": ["critical", "high", "medium", "low"]}, "description": PARAM_DESCRIPTIONS["importance"]})]
+TagsArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "array", "items": {"type": "string"}}, "description": PARAM_DESCRIPTIONS["tags"]})]
+WhyArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["why"]})]
+HowArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["how_to_apply"]})]
+ScopeArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string", "enum": ["user", "project", "global"]}, "description": PARAM_DESCRIPTIONS["scope"]})]
+ProjectArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["project"]})]
+SessionArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["session_id"]})]
+TurnArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "integer", "minimum": 0}, "description": PARAM_DESCRIPTIONS["turn"]})]
+TypesArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "array", "items": {"type": "string"}}, "description": PARAM_DESCRIPTIONS["types"]})]
+LimitArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "integer", "minimum": 1}, "description": PARAM_DESCRIPTIONS["limit"]})]
+ReviewIdArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["review_id"]})]
+QueryArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["query"]})]
+KArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "integer", "minimum": 1, "maximum": 50}, "description": PARAM_DESCRIPTIONS["k"]})]
+SinceArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["since"]})]
+UntilArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["until"]})]
+BudgetArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "integer", "minimum": 200}, "description": PARAM_DESCRIPTIONS["budget_chars"]})]
+UserMessageArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["user_message"]})]
+ReplyArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["assistant_reply"]})]
+ToolEventsArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "array", "items": {"type": "object", "properties": {"tool": {"type": "string"}, "kind": {"type": "string"}, "url": {"type": "string"}, "path": {"type": "string"}, "server": {"type": "string"}}, "required": ["tool"]}}, "description": PARAM_DESCRIPTIONS["tool_events"]})]
+MessageArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["message"]})]
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +184,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         ),
     )
     async def memory(
-        action: ActionName,  # type: ignore[valid-type]
+        action: ActionArg,
         ctx: Context[AppState],
         target: TargetArg = None,
         content: ContentArg = None,
@@ -226,7 +229,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         }
         provided = {name: value for name, value in arguments.items() if value is not None}
         state = ctx.request_context.lifespan_context
-        spec = ACTIONS.get(str(action))
+        spec = ACTIONS.get(action) if isinstance(action, str) else None
         # The SDK drops arguments the schema does not name; a misspelt one must not pass silently.
         raw = (ctx.request_context.params or {}).get("arguments") or {}
         unknown = sorted(set(raw) - set(arguments) - {"action"})

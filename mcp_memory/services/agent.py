@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from ..errors import TrustRefused
 from ..llm.base import MemoryLLM
 from ..llm.heuristic import strip_untrusted
 from ..llm.jobs import extraction_prompt
@@ -36,11 +37,20 @@ class AgentService:
         self._episodes = services.episodes
         self._sessions = services.sessions
 
+    def _refuse_in_strict_mode(self, action: str) -> None:
+        # The facts tier has no quarantine: in strict mode only the user writes it.
+        if self._runtime.settings.trust.agent_writes == "quarantine":
+            raise TrustRefused(
+                f"this store is in strict mode (trust.agent_writes = quarantine): agents cannot {action} facts. "
+                "Ask the user to run `mcp-memory-admin facts add TARGET \"TEXT\"`, or store it with add_atom for review."
+            )
+
     async def add_fact(
         self, target: str, content: str, *, key: str | None = None, pinned: bool | None = None,
         keywords: Sequence[str] | None = None,
     ) -> FactWrite:
         """Add (or upsert by key) a facts entry; a target past `facts.consolidate_at_pct` is tidied in the background."""
+        self._refuse_in_strict_mode("add")
         write = await self._facts.add(check_target(target), content, key=key, pinned=pinned, keywords=keywords)
         if write.status in ("added", "updated") and write.usage.pct >= self._runtime.settings.facts.consolidate_at_pct:
             self._runtime.background.spawn(lambda: self._facts.consolidate(write.target, actor="system"), "consolidate")
@@ -52,6 +62,7 @@ class AgentService:
 
     async def replace_fact(self, target: str, old_text: str, content: str) -> FactWrite:
         """Rewrite the entry that `old_text` names."""
+        self._refuse_in_strict_mode("replace")
         return await self._facts.replace(check_target(target), old_text, content)
 
     async def remove_fact(self, target: str, old_text: str) -> FactWrite:

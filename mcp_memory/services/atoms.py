@@ -143,8 +143,8 @@ def build_atom(draft: AtomDraft, settings: Settings, *, strict: bool) -> tuple[A
     why = _optional("why", draft.why)
     how = _optional("how_to_apply", draft.how_to_apply)
     session_id = _optional("session_id", draft.session_id)
-    if draft.turn is not None and draft.turn < 0:
-        raise InvalidInput(f"turn must be 0 or more; got {draft.turn}")
+    if draft.turn is not None and not 0 <= draft.turn <= 10**9:
+        raise InvalidInput(f"turn must be between 0 and 1,000,000,000; got {draft.turn}")
 
     findings = scan("\n".join(part for part in (text, why or "", how or "", " ".join(tags), project or "") if part))
     placement = place(source, scan_failed=bool(findings), strict_agent_writes=strict)

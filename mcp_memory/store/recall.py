@@ -12,7 +12,9 @@ from .atoms import AtomFilter, atom_from_row, filter_sql
 
 def quote_fts(terms: Iterable[str]) -> str:
     """An FTS5 query that ORs the terms, each quoted so user text is never FTS syntax."""
-    quoted = ['"' + term.replace('"', '""') + '"' for term in terms if term]
+    # Control characters (NUL above all) end an FTS5 string early; they carry no meaning anyway.
+    cleaned = ("".join(ch for ch in term if ch.isprintable()) for term in terms)
+    quoted = ['"' + term.replace('"', '""') + '"' for term in cleaned if term.strip()]
     return " OR ".join(quoted)
 
 
