@@ -111,6 +111,7 @@ class Settings:
     home: Path = Path("~/.mcp-memory")
     log_level: str = "WARNING"
     max_size_mb: float = 100.0
+    agent_writes_per_minute: int = 1200
     quarantine_ttl_days: int = 7
     pending_max_age_days: int = 14
     facts: FactsSettings = FactsSettings()
@@ -150,6 +151,7 @@ _CHECKS: dict[str, Callable[[Any], str | None]] = {
     "log_level": _choice("DEBUG", "INFO", "WARNING", "ERROR"),
     "quarantine_ttl_days": _positive,
     "max_size_mb": lambda v: None if v >= 1 else "must be at least 1 (megabytes)",
+    "agent_writes_per_minute": _positive,
     "pending_max_age_days": _positive,
     "facts.user_cap": _positive,
     "facts.env_cap": _positive,

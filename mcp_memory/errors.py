@@ -5,6 +5,7 @@ MemoryServerError                 base; .message is written for whoever can fix 
 ├── NotFound                      unknown id or entry
 ├── CapacityExceeded              a write would pass a cap; the message lists what to remove
 ├── ContentRejected               the content scanner refused the text (names the finding)
+├── RateLimited                   too many agent writes in a minute (a runaway loop)
 ├── TrustRefused                  policy refused: needs a human through mcp-memory-admin
 ├── StoreError                    wraps sqlite errors (raise ... from exc)
 │   ├── MigrationError
@@ -41,6 +42,10 @@ class CapacityExceeded(MemoryServerError):
 
 class ContentRejected(MemoryServerError):
     """The content scanner refused the text."""
+
+
+class RateLimited(MemoryServerError):
+    """Too many writes in a short time; the caller should slow down."""
 
 
 class TrustRefused(MemoryServerError):

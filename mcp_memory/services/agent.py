@@ -50,6 +50,7 @@ class AgentService:
         keywords: Sequence[str] | None = None,
     ) -> FactWrite:
         """Add (or upsert by key) a facts entry; a target past `facts.consolidate_at_pct` is tidied in the background."""
+        self._runtime.writes.take("add")
         self._refuse_in_strict_mode("add")
         write = await self._facts.add(check_target(target), content, key=key, pinned=pinned, keywords=keywords)
         if write.status in ("added", "updated") and write.usage.pct >= self._runtime.settings.facts.consolidate_at_pct:
@@ -58,15 +59,18 @@ class AgentService:
 
     async def consolidate(self, target: str) -> ConsolidateResult:
         """Merge redundant entries of a facts target."""
+        self._runtime.writes.take("consolidate")
         return await self._facts.consolidate(check_target(target))
 
     async def replace_fact(self, target: str, old_text: str, content: str) -> FactWrite:
         """Rewrite the entry that `old_text` names."""
+        self._runtime.writes.take("replace")
         self._refuse_in_strict_mode("replace")
         return await self._facts.replace(check_target(target), old_text, content)
 
     async def remove_fact(self, target: str, old_text: str) -> FactWrite:
         """Remove the entry that `old_text` names."""
+        self._runtime.writes.take("remove")
         return await self._facts.remove(check_target(target), old_text)
 
     async def read_facts(self, target: Target) -> FactsView:
@@ -79,6 +83,7 @@ class AgentService:
 
     async def add_atom(self, draft: AtomDraft) -> AtomWrite:
         """Store an atom where the trust rules place it (live or quarantine)."""
+        self._runtime.writes.take("add_atom")
         return await self._atoms.add(draft)
 
     async def view_atom(self, atom_id: str) -> Atom:
@@ -87,10 +92,12 @@ class AgentService:
 
     async def forget_atom(self, atom_id: str) -> Atom:
         """Delete an unpinned atom."""
+        self._runtime.writes.take("forget_atom")
         return await self._atoms.forget(atom_id)
 
     async def pin_atom(self, atom_id: str) -> Atom:
         """Pin a live atom."""
+        self._runtime.writes.take("pin_atom")
         return await self._atoms.pin(atom_id)
 
     async def list_atoms(self, f: AtomFilter, *, limit: int = 50) -> list[Atom]:
@@ -107,6 +114,7 @@ class AgentService:
 
     async def reject_pending(self, review_id: str) -> PendingReview:
         """Drop an inference about the user."""
+        self._runtime.writes.take("reject_pending_review")
         return await self._atoms.reject_pending(review_id)
 
     async def search_atoms(self, query: RecallQuery) -> RecallResult:
@@ -126,6 +134,7 @@ class AgentService:
         tool_events: Sequence[ToolEvent] = (), project: str | None = None,
     ) -> ObserveResult:
         """Record one turn of a session (atoms from the user's words are agent-declared `user_said`)."""
+        self._runtime.writes.take("observe")
         return await self._sessions.observe(
             session_id, user_message, assistant_reply=assistant_reply, tool_events=tool_events, project=project,
         )
@@ -137,6 +146,7 @@ class AgentService:
 
     async def end_session(self, session_id: str) -> EndResult:
         """Summarise and close a session."""
+        self._runtime.writes.take("end_session")
         return await self._sessions.end_session(session_id)
 
     async def search_episodes(self, query: str, k: int = 3) -> list[EpisodeHit]:

@@ -12,6 +12,7 @@ from ..llm.openai_http import OpenAIChatLLM
 from ..store.db import Store
 from .background import Background
 from .budget import StoreBudget
+from .limits import WriteRateLimiter
 from .recall import RecallService
 
 
@@ -26,6 +27,7 @@ class Runtime:
     llm_stats: LLMStats
     background: Background
     budget: StoreBudget
+    writes: WriteRateLimiter
 
 
 def build_llm(settings: Settings) -> MemoryLLM:
@@ -47,7 +49,8 @@ async def open_runtime(settings: Settings, *, warm_up: bool = False) -> AsyncIte
     try:
         if warm_up:
             recall.start_background()
-        yield Runtime(settings, store, recall, llm, LLMStats(), background, StoreBudget(store, settings))
+        yield Runtime(settings, store, recall, llm, LLMStats(), background, StoreBudget(store, settings),
+                      WriteRateLimiter(settings.agent_writes_per_minute))
     finally:
         try:
             await background.drain(timeout_s=2.0)

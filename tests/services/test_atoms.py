@@ -169,3 +169,18 @@ async def test_prune_removes_expired(runtime: Runtime, agent: AgentService, admi
     assert report.quarantine_expired == 1
     async with runtime.store.read() as rx:
         assert await rx.atoms.count(AtomFilter(status=None, include_expired=True), now=time.time()) == 1
+
+
+async def test_a_runaway_agent_is_rate_limited(settings: Settings, tmp_path: object) -> None:
+    from mcp_memory.errors import RateLimited
+    from mcp_memory.services.runtime import open_runtime
+
+    slow = dataclasses.replace(settings, agent_writes_per_minute=5)
+    async with open_runtime(slow) as runtime:
+        agent = AgentService(runtime)
+        for i in range(5):
+            await agent.add_atom(said(f"memory number {i} about the garden"))
+        with pytest.raises(RateLimited, match="wait"):
+            await agent.add_atom(said("one too many"))
+        assert len(await agent.list_atoms(AtomFilter())) == 5
+        await agent.list_atoms(AtomFilter())  # reading is never limited
