@@ -23,7 +23,7 @@ from ..ranking import (
 )
 from ..store.atoms import AtomFilter
 from ..store.db import Reader, Store, Tx, now
-from ..store.recall import quote_fts
+from ..store.recall import RankFields, quote_fts
 from ..text import content_terms, stem
 from ..trust import is_trusted
 from .background import Background
@@ -87,6 +87,15 @@ class _Candidate:
     cosine: float = 0.0
     linked: str | None = None
     link_score: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Scored:
+    num: int
+    score: float
+    relevance: float
+    retention: float
+    linked: str
 
 
 @dataclass(slots=True)
@@ -282,7 +291,11 @@ class RecallService:
                     if other != num and cosine > 0.3:
                         links.append((num, other, "semantic", round(cosine, 4)))
         if links:
-            await tx.recall.link(links[:8])
+            # The in-memory index may still hold atoms another process (or this one) just forgot.
+            live = await tx.recall.live_nums([dst for _, dst, _, _ in links])
+            links = [link for link in links if link[1] in live]
+            if links:
+                await tx.recall.link(links[:8])
 
     # search ----------------------------------------------------------------------------------
     async def _refresh(self, rx: Reader) -> None:
@@ -333,12 +346,15 @@ class RecallService:
             vectors = await self._embed([text])
             query_vec = vectors[0] if vectors is not None else None
         ts = now()
-        async with self._lock, self._store.read() as rx:
+        # No snapshot transaction: each statement reads committed data, and every hit is re-checked
+        # against its atom row, so a write landing in between can only add or drop a candidate.
+        async with self._lock, self._store.read(snapshot=False) as rx:
             if query_vec is not None:
                 await self._refresh(rx)
             candidates: dict[int, _Candidate] = {}
             if query.mode != "vector":
-                for num, score in await rx.recall.keyword(quote_fts(terms), filters, now=ts, limit=fetch):
+                narrowed = _narrows(query.filters)
+                for num, score in await rx.recall.keyword(quote_fts(terms), filters, now=ts, limit=fetch, narrowed=narrowed):
                     candidates.setdefault(num, _Candidate(num)).keyword = score
             if query_vec is not None and self._index is not None and len(self._index):
                 allowed = None
@@ -346,28 +362,32 @@ class RecallService:
                     allowed = self._index.mask(await rx.recall.allowed_nums(filters, now=ts))
                 for num, cosine in self._index.search(query_vec, fetch, allowed):
                     candidates.setdefault(num, _Candidate(num)).cosine = cosine
-            atoms = await rx.recall.atoms_by_num(list(candidates))
-            hits = self._rank(candidates, atoms, text, ts)
-            if query.expand and hits:
-                hits = await self._expand(rx, hits, candidates, filters, text, ts)
-        hits.sort(key=lambda h: h[0].score, reverse=True)
-        kept, collapsed = self._collapse(hits)
-        result_hits, truncated = _within_budget([h for h, _ in kept[: query.k]], budget)
+            best_keyword = max((c.keyword for c in candidates.values()), default=0.0)
+            scored = self._score(candidates, await rx.recall.rank_fields(list(candidates)), best_keyword, ts)
+            if query.expand and scored:
+                scored += await self._expand(rx, scored, candidates, filters, best_keyword, ts)
+            scored.sort(key=lambda item: item.score, reverse=True)
+            # Whole rows only for the hits that can be returned (with room for collapsed duplicates).
+            top = scored[: query.k * 3]
+            atoms = await rx.recall.atoms_by_num([item.num for item in top])
+        hits = [(Hit(atoms[i.num], i.score, i.relevance, i.retention, i.linked), i.num) for i in top if i.num in atoms]
+        kept, collapsed = self._collapse(hits, query.k)
+        # Why a hit matched is worked out only for the hits returned.
+        explained = [dataclasses.replace(h, matched=h.matched or _why(candidates.get(n) or _Candidate(n), text, h.atom.text))
+                     for h, n in kept[: query.k]]
+        result_hits, truncated = _within_budget(explained, budget)
         self._remember_touches([num for h, num in kept[: len(result_hits)]])
         mode = query.mode if query_vec is not None or query.mode == "keyword" else "keyword"
         return RecallResult(tuple(result_hits), mode, len(candidates), truncated, collapsed)
 
-    def _rank(
-        self, candidates: dict[int, _Candidate], atoms: dict[int, Atom], query_text: str, ts: float,
-        best_keyword: float | None = None,
-    ) -> list[tuple[Hit, int]]:
-        if best_keyword is None:
-            best_keyword = max((c.keyword for c in candidates.values()), default=0.0)
-        hits: list[tuple[Hit, int]] = []
+    def _score(self, candidates: dict[int, _Candidate], fields: dict[int, RankFields], best_keyword: float,
+               ts: float) -> list[_Scored]:
+        """Relevance, retention and the composite of every candidate still live and trusted."""
+        scored: list[_Scored] = []
         stale: list[int] = []
         for num, cand in candidates.items():
-            atom = atoms.get(num)
-            if atom is None or atom.status != "live" or not is_trusted(atom.source_class):
+            row = fields.get(num)
+            if row is None or row[0] != "live" or not is_trusted(row[1]):
                 stale.append(num)
                 continue
             rel = relevance(keyword_part(cand.keyword, best_keyword), vector_part(cand.cosine), self.weights.keyword_weight)
@@ -375,52 +395,51 @@ class RecallService:
                 rel = max(rel, cand.link_score)
             if rel < self.weights.min_score:
                 continue
-            ret = retention(
-                confidence=atom.confidence, created_at=atom.created_at, last_recalled_at=atom.last_recalled_at,
-                now=ts, half_life_days=self.weights.half_life_days, trusted=True, pinned=atom.pinned,
-            )
-            hits.append((Hit(atom, round(composite(rel, ret, self.weights.relevance_weight), 4), round(rel, 4),
-                             round(ret, 4), _why(cand, query_text, atom.text)), num))
+            _, _, confidence, created, recalled, pinned, _, _ = row
+            ret = retention(confidence=confidence, created_at=created, last_recalled_at=recalled, now=ts,
+                            half_life_days=self.weights.half_life_days, trusted=True, pinned=bool(pinned))
+            scored.append(_Scored(num, round(composite(rel, ret, self.weights.relevance_weight), 4), round(rel, 4),
+                                  round(ret, 4), cand.linked or ""))
         if stale and self._index is not None:
-            self._index.remove(stale)
-        return hits
+            self._index.remove(stale)  # forgotten or quarantined since the index loaded them
+        return scored
 
     async def _expand(
-        self, rx: Reader, hits: list[tuple[Hit, int]], candidates: dict[int, _Candidate],
-        filters: AtomFilter, query_text: str, ts: float,
-    ) -> list[tuple[Hit, int]]:
-        """Add the associated atoms of the best hits, one hop, at a discounted score."""
-        hits.sort(key=lambda h: h[0].score, reverse=True)
-        top = hits[:3]
-        links = await rx.recall.neighbours([num for _, num in top])
+        self, rx: Reader, scored: list[_Scored], candidates: dict[int, _Candidate],
+        filters: AtomFilter, best_keyword: float, ts: float,
+    ) -> list[_Scored]:
+        """The associated atoms of the best hits, one hop, at a discounted score."""
+        top = sorted(scored, key=lambda item: item.score, reverse=True)[:3]
+        links = await rx.recall.neighbours([item.num for item in top])
         extra: dict[int, _Candidate] = {}
-        by_num = {num: hit for hit, num in top}
-        already = {num for _, num in hits}
+        by_num = {item.num: item for item in top}
+        already = {item.num for item in scored}
+        ids = await rx.recall.ids_of([item.num for item in top]) if links else {}
         for src, dst, kind, weight in links:
             if dst in already:
                 continue
-            source_hit = by_num[src]
-            score = source_hit.relevance * EXPANSION_DISCOUNT * min(1.0, weight)
+            score = by_num[src].relevance * EXPANSION_DISCOUNT * min(1.0, weight)
             if dst in extra and extra[dst].link_score >= score:
                 continue
             # A candidate that missed min_score on its own may still come in through its link.
             own = candidates.get(dst, _Candidate(dst))
-            extra[dst] = _Candidate(dst, own.keyword, own.cosine, f"linked ({kind}) to {source_hit.atom.id[:8]}", score)
+            extra[dst] = _Candidate(dst, own.keyword, own.cosine, f"linked ({kind}) to {ids.get(src, '?')[:8]}", score)
         if not extra:
-            return hits
-        allowed = set(await rx.recall.allowed_nums(filters, now=ts)) if _narrows(filters) else None
-        atoms = await rx.recall.atoms_by_num(list(extra))
-        if allowed is not None:
-            atoms = {n: a for n, a in atoms.items() if n in allowed}
-        best_keyword = max((c.keyword for c in candidates.values()), default=0.0)
-        return hits + self._rank(extra, atoms, query_text, ts, best_keyword)
+            return []
+        fields = await rx.recall.rank_fields(list(extra))
+        if _narrows(filters):
+            allowed = set(await rx.recall.allowed_nums(filters, now=ts))
+            fields = {n: f for n, f in fields.items() if n in allowed}
+        return self._score(extra, fields, best_keyword, ts)
 
-    def _collapse(self, hits: list[tuple[Hit, int]]) -> tuple[list[tuple[Hit, int]], int]:
-        """Drop near-duplicates of a better hit (same words, or nearly the same vector)."""
+    def _collapse(self, hits: list[tuple[Hit, int]], k: int) -> tuple[list[tuple[Hit, int]], int]:
+        """The best k hits, dropping near-duplicates of a better hit (same words, or nearly the same vector)."""
         kept: list[tuple[Hit, int]] = []
         seen_text: set[str] = set()
         collapsed = 0
         for hit, num in hits:
+            if len(kept) >= k:
+                break
             key = " ".join(content_terms(hit.atom.text))
             vec = self._index.vector(num) if self._index is not None else None
             duplicate = key in seen_text

@@ -243,10 +243,13 @@ class Store:
             raise
 
     @asynccontextmanager
-    async def read(self) -> AsyncIterator[Reader]:
-        """A consistent read snapshot."""
+    async def read(self, *, snapshot: bool = True) -> AsyncIterator[Reader]:
+        """Read access; with `snapshot`, every statement sees the same committed state."""
         async with self._lock:
             with map_sqlite_errors(self.path):
+                if not snapshot:
+                    yield Reader(self._conn)
+                    return
                 await self._conn.execute("BEGIN")
                 try:
                     yield Reader(self._conn)

@@ -61,7 +61,7 @@ M002_ATOMS = Migration(
     (
         # `num` is the stable integer key FTS and vectors point at (a bare rowid may change on VACUUM).
         """CREATE TABLE atoms (
-            num               INTEGER PRIMARY KEY,
+            num               INTEGER PRIMARY KEY AUTOINCREMENT,
             id                TEXT NOT NULL UNIQUE,
             type              TEXT NOT NULL,
             text              TEXT NOT NULL,
@@ -119,6 +119,8 @@ M003_RECALL = Migration(
         """CREATE VIRTUAL TABLE atoms_fts USING fts5(
             text, tags, content='atoms', content_rowid='num', tokenize='porter unicode61'
         )""",
+        # Text counts more than tags; FTS5 keeps this as its `rank`, which it can sort cheaply.
+        "INSERT INTO atoms_fts(atoms_fts, rank) VALUES ('rank', 'bm25(1.0, 0.4)')",
         """CREATE TRIGGER atoms_fts_insert AFTER INSERT ON atoms WHEN new.status = 'live' BEGIN
             INSERT INTO atoms_fts(rowid, text, tags) VALUES (new.num, new.text, new.tags);
         END""",

@@ -10,6 +10,9 @@ from ..model import Atom
 from .atoms import AtomFilter, atom_from_row, filter_sql
 
 
+RankFields = tuple[str, str, float, float, float | None, int, str, str | None]
+
+
 def quote_fts(terms: Iterable[str]) -> str:
     """An FTS5 query that ORs the terms, each quoted so user text is never FTS syntax."""
     # Control characters (NUL above all) end an FTS5 string early; they carry no meaning anyway.
@@ -24,10 +27,16 @@ class RecallRepo:
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self._conn = conn
 
-    async def keyword(self, match: str, f: AtomFilter, *, now: float, limit: int) -> list[tuple[int, float]]:
+    async def keyword(self, match: str, f: AtomFilter, *, now: float, limit: int, narrowed: bool = True) -> list[tuple[int, float]]:
         """Live atoms matching an FTS5 query, best first, as (num, bm25 score ≥ 0)."""
         if not match:
             return []
+        if not narrowed:
+            # The index holds live atoms only, so with no filter there is nothing to join.
+            async with self._conn.execute(
+                "SELECT rowid, -rank FROM atoms_fts WHERE atoms_fts MATCH ? ORDER BY rank LIMIT ?", (match, limit),
+            ) as cur:
+                return [(int(r[0]), float(r[1])) for r in await cur.fetchall()]
         clauses, params = filter_sql(f, now)
         where = "".join(f" AND {c}" for c in clauses)
         sql = (
@@ -44,6 +53,19 @@ class RecallRepo:
         async with self._conn.execute(f"SELECT num FROM atoms{where}", params) as cur:
             return [int(r[0]) for r in await cur.fetchall()]
 
+    async def rank_fields(self, nums: Sequence[int]) -> dict[int, RankFields]:
+        """What ranking needs of each atom: (status, source, confidence, created, last recalled, pinned, scope, project)."""
+        out: dict[int, RankFields] = {}
+        for start in range(0, len(nums), 500):
+            chunk = list(nums[start:start + 500])
+            async with self._conn.execute(
+                "SELECT num, status, source_class, confidence, created_at, last_recalled_at, pinned, scope, project "
+                f"FROM atoms WHERE num IN ({', '.join('?' * len(chunk))})", chunk,
+            ) as cur:
+                for r in await cur.fetchall():
+                    out[int(r[0])] = (str(r[1]), str(r[2]), float(r[3]), float(r[4]), r[5], int(r[6]), str(r[7]), r[8])
+        return out
+
     async def atoms_by_num(self, nums: Sequence[int]) -> dict[int, Atom]:
         """Atoms by num (missing ones are simply absent)."""
         out: dict[int, Atom] = {}
@@ -55,6 +77,15 @@ class RecallRepo:
                 for row in await cur.fetchall():
                     out[int(row["num"])] = atom_from_row(row)
         return out
+
+    async def ids_of(self, nums: Sequence[int]) -> dict[int, str]:
+        """Atom ids by num."""
+        if not nums:
+            return {}
+        async with self._conn.execute(
+            f"SELECT num, id FROM atoms WHERE num IN ({', '.join('?' * len(nums))})", list(nums),
+        ) as cur:
+            return {int(r[0]): str(r[1]) for r in await cur.fetchall()}
 
     async def num_of(self, atom_id: str) -> int | None:
         """The integer key of an atom id."""
@@ -144,6 +175,15 @@ class RecallRepo:
         await self._conn.executemany(
             "INSERT OR REPLACE INTO associations(src, dst, kind, weight) VALUES (?, ?, ?, ?)", both,
         )
+
+    async def live_nums(self, nums: Sequence[int]) -> set[int]:
+        """Which of these atom numbers are live atoms."""
+        if not nums:
+            return set()
+        async with self._conn.execute(
+            f"SELECT num FROM atoms WHERE status = 'live' AND num IN ({', '.join('?' * len(nums))})", list(nums),
+        ) as cur:
+            return {int(r[0]) for r in await cur.fetchall()}
 
     async def neighbours(self, nums: Sequence[int]) -> list[tuple[int, int, str, float]]:
         """Links leaving these atoms, as (src, dst, kind, weight)."""
