@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import os
 import platform
+import random
+import re
 import sqlite3
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "data"
@@ -64,55 +67,56 @@ def percentile(values: Sequence[float], pct: float) -> float:
 
 # --- conversational memories at scale (recall_latency.py, write_throughput.py) ----------------
 
+
+def _words(text: str) -> tuple[str, ...]:
+    """The words of a space-separated list."""
+    return tuple(text.split())
+
+
 # Person names, places and project code names that occur in benchmarks/data/recall_memories.jsonl;
 # each is swapped for a random one from the pools below so every generated text is distinct.
-_NAMES_IN_SET = frozenset(
+_NAMES_IN_SET = frozenset(_words(
     "Sam Noor Ana Marta Dana Inês Kofi Ravi Tomás Mei Lena Lotte Greta Rui Jonas Rosa Joyce Henk "
     "Femke Sophie Priya Tom Adrian Yusuf Daan Bas Pieter Anke Leo Pedro Klara Bram Aisha Nils Beata "
-    "Jesse Erik Hugo Mirjam Anne".split()
-)
-_PLACES_IN_SET = frozenset(
+    "Jesse Erik Hugo Mirjam Anne"
+))
+_PLACES_IN_SET = frozenset(_words(
     "Porto Amsterdam Coimbra Lisbon Berlin Toronto Groningen Utrecht Doha Bristol Viseu Ericeira "
-    "Modena Kyoto Bruges Rotterdam Lagos Bologna Florence Tokyo Seoul Madrid Ghent Chania".split()
-)
-_PROJECTS_IN_SET = frozenset("Atlas Beacon Halden Quillmark Tides".split())
-NAME_POOL = (
+    "Modena Kyoto Bruges Rotterdam Lagos Bologna Florence Tokyo Seoul Madrid Ghent Chania"
+))
+_PROJECTS_IN_SET = frozenset(_words("Atlas Beacon Halden Quillmark Tides"))
+NAME_POOL = _words(
     "Aaliyah Abdul Ada Adele Agnes Ahmed Aiko Alba Alejandro Alice Amara Amir Anika Ansel Arjun Astrid "
     "Aurora Axel Bea Bilal Bjorn Camila Carlos Celine Chen Chiara Clara Dario Defne Diego Dmitri Ebba "
     "Elif Elena Emeka Emil Esme Ezra Farah Felix Fenna Finn Freya Gabriel Gaia Hana Hamza Hannah Ida "
     "Igor Ilse Imani Ingrid Isaac Ivo Jana Javier Jin Joao Julia Kai Kamal Karin Kenji Lara Lars Leila "
     "Liam Lina Lucas Luca Luna Maya Mateo Mila Milan Mina Nadia Naveen Nia Nina Oda Olga Omar Oskar "
     "Paula Petra Quinn Rafael Rania Reza Rina Rohan Ruben Sana Santiago Sara Selin Sven Tariq Tess "
-    "Theo Uma Valeria Vera Viktor Wanjiru Wei Xavier Yara Yuki Zainab Zara Zeynep Zoe".split()
+    "Theo Uma Valeria Vera Viktor Wanjiru Wei Xavier Yara Yuki Zainab Zara Zeynep Zoe"
 )
-PLACE_POOL = (
+PLACE_POOL = _words(
     "Porto Amsterdam Lisbon Berlin Toronto Utrecht Bristol Kyoto Bruges Rotterdam Bologna Florence "
     "Tokyo Seoul Madrid Ghent Valencia Seville Lyon Marseille Manchester Edinburgh Glasgow Dublin Cork "
     "Copenhagen Stockholm Oslo Helsinki Warsaw Krakow Budapest Athens Vienna Prague Munich Hamburg "
     "Leipzig Antwerp Leiden Haarlem Nijmegen Eindhoven Milan Turin Naples Barcelona Bilbao Granada "
     "Montreal Vancouver Chicago Boston Seattle Austin Denver Portland Osaka Busan Taipei Singapore "
-    "Melbourne Sydney Auckland Nairobi Lagos Accra Marrakech Istanbul Tbilisi Mumbai Bangalore".split()
+    "Melbourne Sydney Auckland Nairobi Lagos Accra Marrakech Istanbul Tbilisi Mumbai Bangalore"
 )
-PROJECT_POOL = (
+PROJECT_POOL = _words(
     "Atlas Beacon Halden Quillmark Tides Orion Juniper Kestrel Lumen Meridian Nimbus Obsidian Pylon "
-    "Quartz Rook Saffron Tundra Umbra Vesper Willow Zephyr Harbor Cobalt Ember Fjord Garnet".split()
+    "Quartz Rook Saffron Tundra Umbra Vesper Willow Zephyr Harbor Cobalt Ember Fjord Garnet"
 )
 _FRAMES = (
     "", "", "", "Just so you know, ", "For the record, ", "Note to self: ", "FYI: ", "As of this week, ",
     "Reminder: ", "Heads up: ",
 )
-_WORD_RE = None  # compiled on first use (keeps `import _common` cheap)
+_WORD_RE = re.compile(r"\d+|[A-Z][a-zà-ÿ]+")
 
 
-def _vary(text: str, rng: "random.Random", attempt: int) -> str:
+def _vary(text: str, rng: random.Random, attempt: int) -> str:
     """One variant of a template: names, places, projects and numbers swapped at random."""
-    import re
 
-    global _WORD_RE
-    if _WORD_RE is None:
-        _WORD_RE = re.compile(r"\d+|[A-Z][a-zà-ÿ]+")
-
-    def swap(match: "re.Match[str]") -> str:
+    def swap(match: re.Match[str]) -> str:
         word = match.group(0)
         if word.isdigit():
             if len(word) == 4 and word[:2] in ("19", "20"):
@@ -139,23 +143,21 @@ def _vary(text: str, rng: "random.Random", attempt: int) -> str:
     return out
 
 
-_STARTERS = frozenset("my we our the a an every no always never when if for after since".split())
-_MONTHS = "January February March April May June July August September October November December".split()
+_STARTERS = frozenset(_words("my we our the a an every no always never when if for after since"))
+_MONTHS = _words("January February March April May June July August September October November December")
 _WHEN = (
     " (as of {month} {year}).", ", at least since {month} {year}.", " — that was in {month} {year}.",
     " (mentioned on {day} {month}).", ", as I said back in {year}.", " — still true in {month} {year}.",
 )
 
 
-def conversational_memories(n: int, seed: int = 7) -> "Iterable[dict[str, object]]":
+def conversational_memories(n: int, seed: int = 7) -> Iterator[dict[str, Any]]:
     """n distinct first-person memories built from recall_memories.jsonl templates.
 
     Yields dicts with text, type (note when over the 300-character atom limit), tags and days_ago.
     Texts are distinct after the product's dedup normalisation, so none is rejected as a repeat.
     """
-    import random
-
-    from mcp_memory.scan import normalize_for_dedup
+    from mcp_memory.scan import normalize_for_dedup  # after sys.path is set up above
 
     rng = random.Random(seed)
     templates = load_jsonl(DATA / "recall_memories.jsonl")

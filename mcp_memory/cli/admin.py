@@ -37,6 +37,7 @@ from .gate import confirm as _confirm
 from .gate import for_person as _for_person
 from .gate import require_person as _require_person
 from .recall_commands import add_recall_commands
+from .threads import single_threaded_blas
 from .output import Progress, age, ask, emit_json, fields, interactive, iso, safe, table, until
 
 Command = Callable[[AdminService, argparse.Namespace], Awaitable[int]]
@@ -665,6 +666,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one admin command; domain errors become a one-line message and exit code 1."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    single_threaded_blas()
     for name, default in (("home", None), ("json", False), ("debug", False), ("yes", False), ("direct", None)):
         if not hasattr(args, name):
             setattr(args, name, default)

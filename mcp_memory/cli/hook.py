@@ -21,6 +21,7 @@ from ..errors import MemoryServerError
 from ..services.hooks import HostHooks
 from ..services.runtime import open_runtime
 from ..services.session import ToolEvent
+from .threads import single_threaded_blas
 
 MAX_TRANSCRIPT_TAIL = 512 * 1024
 
@@ -92,6 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="prompt: UserPromptSubmit; tool: PostToolUse; stop: Stop; end: SessionEnd")
     parser.add_argument("--home", help="store folder (default ~/.mcp-memory, or MCP_MEMORY_HOME)")
     args = parser.parse_args(argv)
+    single_threaded_blas()
     try:
         payload = json.loads(sys.stdin.read() or "{}")
         if not isinstance(payload, dict):

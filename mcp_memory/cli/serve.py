@@ -11,6 +11,7 @@ from .. import __version__
 from ..config import load_settings
 from ..errors import MemoryServerError
 from ..server.transports import serve
+from .threads import single_threaded_blas
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,6 +36,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the command line, load the settings once, and serve."""
     args = _parser().parse_args(argv)
+    single_threaded_blas()
     overrides = {
         "home": args.home,
         "log_level": args.log_level,

@@ -24,6 +24,15 @@ def quantize(vector: Vector) -> tuple[float, bytes]:
     return scale, np.round(vector / scale).astype(np.int8).tobytes()
 
 
+def dequantize_many(scales: Sequence[float], blobs: Sequence[bytes], dims: int) -> Vector:
+    """Rebuild many unit vectors at once (loading an index of 100k vectors row by row takes seconds)."""
+    matrix = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), dims).astype(np.float32)
+    matrix *= np.asarray(scales, dtype=np.float32)[:, None]
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    np.divide(matrix, norms, out=matrix, where=norms > 0)
+    return matrix
+
+
 def dequantize(scale: float, blob: bytes) -> Vector:
     """Rebuild a unit vector from its int8 form."""
     vec = np.frombuffer(blob, dtype=np.int8).astype(np.float32) * np.float32(scale)
@@ -63,6 +72,16 @@ class VectorIndex:
     def upsert(self, nums: Sequence[int], vectors: Vector, seq: int | None = None) -> None:
         """Add or replace vectors (rows of `vectors` in the order of `nums`)."""
         self._grow(len(nums))
+        if not self._pos.keys() & set(nums) and len(set(nums)) == len(nums):
+            # All new: one block copy instead of a Python loop over rows.
+            end = self._size + len(nums)
+            self._matrix[self._size:end] = vectors
+            self._nums[self._size:end] = nums
+            self._pos.update((num, self._size + i) for i, num in enumerate(nums))
+            self._size = end
+            if seq is not None:
+                self.seq = max(self.seq, seq)
+            return
         for num, vector in zip(nums, vectors, strict=True):
             row = self._pos.get(num)
             if row is None:

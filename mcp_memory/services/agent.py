@@ -26,6 +26,9 @@ from .runtime import Runtime
 from .stats import StoreStats, store_stats
 
 
+AUTO_CONSOLIDATE_EVERY_S = 60.0  # a target near its cap is tidied at most once a minute, not on every add
+
+
 class AgentService:
     """Use cases open to the agent through MCP."""
 
@@ -54,7 +57,10 @@ class AgentService:
         self._refuse_in_strict_mode("add")
         write = await self._facts.add(check_target(target), content, key=key, pinned=pinned, keywords=keywords)
         if write.status in ("added", "updated") and write.usage.pct >= self._runtime.settings.facts.consolidate_at_pct:
-            self._runtime.background.spawn(lambda: self._facts.consolidate(write.target, actor="system"), "consolidate")
+            self._runtime.background.spawn_once(
+                f"consolidate:{write.target}", lambda: self._facts.consolidate(write.target, actor="system"),
+                every_s=AUTO_CONSOLIDATE_EVERY_S,
+            )
         return write
 
     async def consolidate(self, target: str) -> ConsolidateResult:

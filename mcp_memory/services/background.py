@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -15,6 +16,7 @@ class Background:
 
     def __init__(self) -> None:
         self._tasks: dict[asyncio.Task[Any], str] = {}
+        self._last: dict[str, float] = {}
 
     def spawn(self, work: Callable[[], Awaitable[Any]], kind: str = "misc") -> asyncio.Task[Any]:
         """Run `work` soon; failures are logged, never raised. `kind` lets callers wait for some."""
@@ -22,6 +24,14 @@ class Background:
         self._tasks[task] = kind
         task.add_done_callback(lambda done: self._tasks.pop(done, None))
         return task
+
+    def spawn_once(self, kind: str, work: Callable[[], Awaitable[Any]], *, every_s: float) -> None:
+        """Run `work` unless a task of this kind is running or ran less than `every_s` ago."""
+        now = time.monotonic()
+        if any(k == kind for k in self._tasks.values()) or now - self._last.get(kind, -every_s) < every_s:
+            return
+        self._last[kind] = now
+        self.spawn(work, kind)
 
     async def wait(self, kind: str, timeout_s: float) -> None:
         """Wait (up to `timeout_s`) for the pending tasks of one kind; they keep running after that."""

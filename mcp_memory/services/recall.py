@@ -286,6 +286,8 @@ class RecallService:
         if vector is not None:
             space, scale, blob, vec = vector
             await tx.recall.put_vectors([(num, space, scale, blob)])
+            # Link against everything stored so far, not only what the last search loaded.
+            await self._refresh(tx)
             if self._index is not None and len(self._index):
                 for other, cosine in self._index.search(vec, 4):
                     if other != num and cosine > 0.3:
@@ -305,8 +307,7 @@ class RecallService:
             return
         index = self._index_obj()
         space = self.embedder().space.fingerprint()
-        from ..embed.index import dequantize  # lazy: numpy
-        import numpy as np  # lazy: start-up path
+        from ..embed.index import dequantize_many  # lazy: numpy
 
         monotonic = time.monotonic()
         if monotonic - self._last_full_check > FULL_CHECK_EVERY_S:
@@ -317,7 +318,7 @@ class RecallService:
             rows = await rx.recall.vectors_since(space, index.seq)
             if not rows:
                 break
-            matrix = np.stack([dequantize(scale, blob) for _, _, scale, blob in rows])
+            matrix = dequantize_many([r[2] for r in rows], [r[3] for r in rows], index.dims)
             index.upsert([num for num, _, _, _ in rows], matrix, seq=rows[-1][1])
         self._counter = counter
         # Atoms written while the embedder was down (or by a process without one) wait in the

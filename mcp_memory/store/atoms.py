@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,10 +35,15 @@ def atom_from_row(row: aiosqlite.Row) -> Atom:
     )
 
 
+def dedup_digest(norm: str) -> str:
+    """The stored dedup key: a digest of the normalised text (a second copy of the text cost ~200 bytes an atom)."""
+    return hashlib.blake2b(norm.encode("utf-8"), digest_size=12).hexdigest()
+
+
 def atom_to_row(atom: Atom, norm: str) -> tuple[object, ...]:
-    """The column values of an Atom, in COLUMNS order."""
+    """The column values of an Atom, in COLUMNS order (`norm` is the normalised text; its digest is stored)."""
     return (
-        atom.id, atom.type, atom.text, norm, atom.source_class, atom.confidence, atom.importance,
+        atom.id, atom.type, atom.text, dedup_digest(norm), atom.source_class, atom.confidence, atom.importance,
         int(atom.pinned), json.dumps(list(atom.tags), ensure_ascii=False), atom.why, atom.how_to_apply,
         atom.scope, atom.project, atom.session_id, atom.turn, json.dumps(list(atom.related)),
         atom.status, atom.quarantine_reason, atom.findings, atom.expires_at, atom.created_at,
@@ -130,7 +136,7 @@ class AtomsRepo:
         """The oldest atom whose normalised text equals `norm` (quarantined ones first)."""
         async with self._conn.execute(
             "SELECT * FROM atoms WHERE norm = ? ORDER BY status = 'quarantined' DESC, created_at LIMIT 1",
-            (norm,),
+            (dedup_digest(norm),),
         ) as cur:
             row = await cur.fetchone()
         return atom_from_row(row) if row else None

@@ -170,10 +170,9 @@ class RecallRepo:
             return [int(r[0]) for r in await cur.fetchall()]
 
     async def link(self, rows: Sequence[tuple[int, int, str, float]]) -> None:
-        """Store (src, dst, kind, weight) links in both directions."""
-        both = [*rows, *((dst, src, kind, w) for src, dst, kind, w in rows)]
+        """Store (src, dst, kind, weight) links; each is stored once and read from both ends."""
         await self._conn.executemany(
-            "INSERT OR REPLACE INTO associations(src, dst, kind, weight) VALUES (?, ?, ?, ?)", both,
+            "INSERT OR REPLACE INTO associations(src, dst, kind, weight) VALUES (?, ?, ?, ?)", rows,
         )
 
     async def live_nums(self, nums: Sequence[int]) -> set[int]:
@@ -186,12 +185,14 @@ class RecallRepo:
             return {int(r[0]) for r in await cur.fetchall()}
 
     async def neighbours(self, nums: Sequence[int]) -> list[tuple[int, int, str, float]]:
-        """Links leaving these atoms, as (src, dst, kind, weight)."""
+        """Links touching these atoms, as (this atom, the other, kind, weight)."""
         if not nums:
             return []
+        marks = ", ".join("?" * len(nums))
         async with self._conn.execute(
-            f"SELECT src, dst, kind, weight FROM associations WHERE src IN ({', '.join('?' * len(nums))})",
-            list(nums),
+            f"SELECT src, dst, kind, weight FROM associations WHERE src IN ({marks}) "
+            f"UNION ALL SELECT dst, src, kind, weight FROM associations WHERE dst IN ({marks})",
+            [*nums, *nums],
         ) as cur:
             return [(int(r[0]), int(r[1]), str(r[2]), float(r[3])) for r in await cur.fetchall()]
 
