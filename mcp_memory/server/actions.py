@@ -417,8 +417,7 @@ async def _context(agent: AgentService, p: ContextParams) -> MemoryResult:
     return MemoryResult(
         action="context", status="ok",
         message=f"memory block of {len(block.rendered):,} chars (budget {block.budget:,}).",
-        rendered=block.rendered, sections=block.sections, hits=[_hit_out(h) for h in block.recalled],
-        notice=RECALL_NOTICE,
+        rendered=block.rendered, sections=block.sections, notice=RECALL_NOTICE,
     )
 
 

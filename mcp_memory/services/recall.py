@@ -43,6 +43,7 @@ HIT_OVERHEAD_CHARS = 60  # id, type, source and age around each hit's text
 DUPLICATE_COSINE = 0.92
 FULL_CHECK_EVERY_S = 30.0
 MAX_QUERY_CHARS = 2000
+MAX_QUERY_TERMS = 12
 TEXT_VECTOR_CACHE = 4096
 
 
@@ -338,7 +339,9 @@ class RecallService:
         filters = AtomFilter(**{**_fields(query.filters), "status": "live"})
         budget = query.budget_chars or self._settings.recall.budget_chars
         fetch = query.k * self._settings.recall.overfetch
-        terms = content_terms(text) or [t for t in text.lower().split() if t][:8]
+        # A long message ORs many terms, and FTS cost grows with every matching row: the first
+        # MAX_QUERY_TERMS content words carry the question.
+        terms = (content_terms(text) or [t for t in text.lower().split() if t])[:MAX_QUERY_TERMS]
         if query.mode not in ("hybrid", "keyword", "vector"):
             raise InvalidInput(f"mode must be hybrid, keyword or vector; got {query.mode!r}")
         vector_on = self.health.available() and query.mode != "keyword"

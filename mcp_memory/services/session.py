@@ -16,7 +16,7 @@ from ..errors import InvalidInput, NotFound
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job
 from ..llm.heuristic import Extracted, extract, note_category, one_line, strip_untrusted
 from ..llm.jobs import ExtractionOut, extraction_prompt
-from ..model import ATOM_TYPES, Actor, Atom, Session, SessionNote
+from ..model import ATOM_TYPES, Actor, Session, SessionNote
 from ..scan import redact_credentials, scan
 from ..store.atoms import AtomFilter
 from ..store.db import Store, now
@@ -30,6 +30,7 @@ MAX_MESSAGE_BYTES = 64 * 1024
 MAX_TURN_TEXT_BYTES = 4096
 MAX_TOOL_EVENTS = 50
 MAX_NOTES_PER_TURN = 5
+INDEX_ROWS = 12
 _SESSION_ID = re.compile(r"^[\w.:@/+-]{1,128}$")
 # Tool activity that brings content from outside the user's own words into the session.
 _INDIRECT_KINDS = {"network", "web", "fetch", "browser", "search", "mcp", "subagent", "agent", "email"}
@@ -64,6 +65,15 @@ class ObserveResult:
     llm_pending: bool
 
 
+@dataclass(frozen=True, slots=True)
+class IndexRow:
+    """A pointer to a memory the block does not spell out."""
+
+    id: str
+    text: str
+    tags: tuple[str, ...]
+
+
 @dataclass(slots=True)
 class ContextBlock:
     """The rendered memory block and what went into it."""
@@ -72,7 +82,7 @@ class ContextBlock:
     sections: dict[str, int] = field(default_factory=dict)
     recalled: list[Hit] = field(default_factory=list)
     episodes: list[EpisodeHit] = field(default_factory=list)
-    index: list[Atom] = field(default_factory=list)
+    index: list[IndexRow] = field(default_factory=list)
     budget: int = 0
 
 
@@ -309,7 +319,7 @@ class SessionService:
         if name == "index":
             block.index = await self._index(recalled, project)
             return _fit("## Also in memory (memory action=view id=…)", [
-                f"#{a.id[:8]} [{', '.join(a.tags[:3])}] {preview(a.text, 70)}" for a in block.index], allowance)
+                f"#{r.id[:8]} [{', '.join(r.tags[:3])}] {preview(r.text, 70)}" for r in block.index], allowance)
         return ""
 
     async def _facts_section(self, message: str, session: Session | None, allowance: int) -> str:
@@ -331,11 +341,11 @@ class SessionService:
             return "\n".join(part for part in (frozen, extra) if part)
         return frozen
 
-    async def _index(self, recalled: set[str], project: str | None) -> list[Atom]:
-        async with self._store.read() as rx:
-            pinned = await rx.atoms.list(AtomFilter(), now=now(), limit=200)
-        ranked = sorted(pinned, key=lambda a: (not a.pinned, a.importance not in ("critical", "high"), -a.created_at))
-        return [a for a in ranked if a.id not in recalled and (a.scope != "project" or a.project == project)][:12]
+    async def _index(self, recalled: set[str], project: str | None) -> list[IndexRow]:
+        async with self._store.read(snapshot=False) as rx:
+            rows = await rx.atoms.index_rows(limit=INDEX_ROWS + len(recalled) + 20)
+        return [IndexRow(i, text, tags) for i, text, tags, scope, p in rows
+                if i not in recalled and (scope != "project" or p == project)][:INDEX_ROWS]
 
     # end -----------------------------------------------------------------------------------
     async def end_session(self, session_id: str, *, actor: Actor = "agent") -> EndResult:

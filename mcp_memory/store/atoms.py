@@ -193,3 +193,13 @@ class AtomsRepo:
     async def delete_many(self, atom_ids: Sequence[str]) -> None:
         """Remove atoms (eviction)."""
         await self._conn.executemany("DELETE FROM atoms WHERE id = ?", [(i,) for i in atom_ids])
+
+    async def index_rows(self, limit: int) -> builtins.list[tuple[str, str, tuple[str, ...], str, str | None]]:
+        """Pointer rows for the memory index: (id, text, tags, scope, project) of live atoms, pinned and
+        important first, then newest."""
+        async with self._conn.execute(
+            "SELECT id, text, tags, scope, project FROM atoms WHERE status = 'live' "
+            "ORDER BY pinned DESC, importance IN ('critical', 'high') DESC, created_at DESC LIMIT ?",
+            (limit,),
+        ) as cur:
+            return [(str(r[0]), str(r[1]), tuple(json.loads(r[2])), str(r[3]), r[4]) for r in await cur.fetchall()]
