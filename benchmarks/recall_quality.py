@@ -56,6 +56,7 @@ async def evaluate(args: argparse.Namespace) -> str:
             for q in questions:
                 result = await runtime.recall.search(RecallQuery(
                     str(q["question"]), k=10, mode=mode, budget_chars=100_000, expand=not args.no_expand,
+                    touch=False,  # questions must not refresh their answers' retention for the next ones
                 ))
                 found = [by_atom.get(h.atom.id) for h in result.hits]
                 answers = set(q["answers"])  # type: ignore[arg-type]

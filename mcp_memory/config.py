@@ -44,7 +44,7 @@ class RecallSettings:
     min_score: float = 0.12
     budget_chars: int = 2000
     half_life_days: float = 30.0
-    relevance_weight: float = 0.6
+    relevance_weight: float = 0.8
     keyword_weight: float = 0.5
 
 

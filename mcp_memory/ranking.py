@@ -20,7 +20,7 @@ EXPANSION_DISCOUNT = 0.5
 class RankWeights:
     """The configurable knobs of ranking."""
 
-    relevance_weight: float = 0.6
+    relevance_weight: float = 0.8
     keyword_weight: float = 0.5
     half_life_days: float = 30.0
     min_score: float = 0.12

@@ -44,6 +44,7 @@ DUPLICATE_COSINE = 0.92
 FULL_CHECK_EVERY_S = 30.0
 MAX_QUERY_CHARS = 2000
 MAX_QUERY_TERMS = 12
+COLLAPSE_SPARE = 6  # whole rows fetched beyond k, to stand in for near-duplicates dropped
 TEXT_VECTOR_CACHE = 4096
 
 
@@ -57,6 +58,7 @@ class RecallQuery:
     budget_chars: int | None = None
     expand: bool = True
     mode: str = "hybrid"
+    touch: bool = True  # count this as a recall (refreshes retention); measurement passes False
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,15 +374,17 @@ class RecallService:
                 scored += await self._expand(rx, scored, candidates, filters, best_keyword, ts)
             scored.sort(key=lambda item: item.score, reverse=True)
             # Whole rows only for the hits that can be returned (with room for collapsed duplicates).
-            top = scored[: query.k * 3]
+            top = scored[: query.k + COLLAPSE_SPARE]
             atoms = await rx.recall.atoms_by_num([item.num for item in top])
-        hits = [(Hit(atoms[i.num], i.score, i.relevance, i.retention, i.linked), i.num) for i in top if i.num in atoms]
+        hits = [(Hit(atoms[i.num], round(i.score, 4), round(i.relevance, 4), round(i.retention, 4), i.linked), i.num)
+                for i in top if i.num in atoms]
         kept, collapsed = self._collapse(hits, query.k)
         # Why a hit matched is worked out only for the hits returned.
         explained = [dataclasses.replace(h, matched=h.matched or _why(candidates.get(n) or _Candidate(n), text, h.atom.text))
                      for h, n in kept[: query.k]]
         result_hits, truncated = _within_budget(explained, budget)
-        self._remember_touches([num for h, num in kept[: len(result_hits)]])
+        if query.touch:
+            self._remember_touches([num for h, num in kept[: len(result_hits)]])
         mode = query.mode if query_vec is not None or query.mode == "keyword" else "keyword"
         return RecallResult(tuple(result_hits), mode, len(candidates), truncated, collapsed)
 
@@ -402,8 +406,7 @@ class RecallService:
             _, _, confidence, created, recalled, pinned, _, _ = row
             ret = retention(confidence=confidence, created_at=created, last_recalled_at=recalled, now=ts,
                             half_life_days=self.weights.half_life_days, trusted=True, pinned=bool(pinned))
-            scored.append(_Scored(num, round(composite(rel, ret, self.weights.relevance_weight), 4), round(rel, 4),
-                                  round(ret, 4), cand.linked or ""))
+            scored.append(_Scored(num, composite(rel, ret, self.weights.relevance_weight), rel, ret, cand.linked or ""))
         if stale and self._index is not None:
             self._index.remove(stale)  # forgotten or quarantined since the index loaded them
         return scored
@@ -444,7 +447,7 @@ class RecallService:
         for hit, num in hits:
             if len(kept) >= k:
                 break
-            key = " ".join(content_terms(hit.atom.text))
+            key = " ".join(hit.atom.text.casefold().split()).strip(" .!?")
             vec = self._index.vector(num) if self._index is not None else None
             duplicate = key in seen_text
             if not duplicate and vec is not None and self._index is not None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import aiosqlite
 
 from ..model import Atom
+from .conn import Connection
 
 COLUMNS = (
     "id", "type", "text", "norm", "source_class", "confidence", "importance", "pinned", "tags",
@@ -108,7 +109,7 @@ def _where(f: AtomFilter, now: float) -> tuple[str, list[object]]:
 class AtomsRepo:
     """Rows of the atoms table."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     async def insert(self, atom: Atom, norm: str) -> None:

@@ -22,6 +22,7 @@ import aiosqlite
 
 from ..errors import MemoryServerError, MigrationError, StoreCorrupt, StoreError
 from .atoms import AtomsRepo
+from .conn import Connection, SyncReader
 from .events import EventsRepo
 from .facts import FactsRepo
 from .migrations import MIGRATIONS, Migration
@@ -66,7 +67,7 @@ def map_sqlite_errors(path: Path) -> Iterator[None]:
 class Reader:
     """Read access to every table, inside one consistent snapshot."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self.conn = conn
         self.facts = FactsRepo(conn)
         self.events = EventsRepo(conn)
@@ -111,6 +112,8 @@ class Store:
         self._conn = conn
         self.path = path
         self._lock = asyncio.Lock()
+        self._reader: SyncReader | None = None
+        self._read_lock = asyncio.Lock()
 
     @classmethod
     async def open(cls, path: Path, migrations: tuple[Migration, ...] = MIGRATIONS) -> Store:
@@ -136,13 +139,16 @@ class Store:
                     # Only an empty file can change its vacuum mode; it lets eviction return pages.
                     await conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
                 await store._migrate(migrations)
+                store._reader = _open_reader(path)
         except BaseException:
             await conn.close()
             raise
         return store
 
     async def close(self) -> None:
-        """Close the connection; a later use fails."""
+        """Close the connections; a later use fails."""
+        if self._reader is not None:
+            self._reader.close()
         await self._conn.close()
 
     async def _pragma_int(self, name: str) -> int:
@@ -244,17 +250,18 @@ class Store:
 
     @asynccontextmanager
     async def read(self, *, snapshot: bool = True) -> AsyncIterator[Reader]:
-        """Read access; with `snapshot`, every statement sees the same committed state."""
-        async with self._lock:
+        """Read access (on the synchronous reader); with `snapshot`, every statement sees one state."""
+        assert self._reader is not None, "the store is not open"
+        async with self._read_lock:
             with map_sqlite_errors(self.path):
                 if not snapshot:
-                    yield Reader(self._conn)
+                    yield Reader(self._reader)
                     return
-                await self._conn.execute("BEGIN")
+                await self._reader.execute("BEGIN")
                 try:
-                    yield Reader(self._conn)
+                    yield Reader(self._reader)
                 finally:
-                    await self._conn.execute("COMMIT")
+                    await self._reader.execute("COMMIT")
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[Tx]:
@@ -289,6 +296,14 @@ class Store:
                 async with self._conn.execute("PRAGMA integrity_check") as cur:
                     rows = [str(r[0]) for r in await cur.fetchall()]
         return [] if rows == ["ok"] else rows
+
+
+def _open_reader(path: Path) -> SyncReader:
+    """The read connection: autocommit (snapshots are explicit), rows by name, the same busy timeout."""
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return SyncReader(conn)
 
 
 def now() -> float:

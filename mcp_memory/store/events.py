@@ -10,6 +10,7 @@ from collections.abc import Mapping
 import aiosqlite
 
 from ..model import Actor, Event
+from .conn import Connection
 
 
 def _event(row: aiosqlite.Row) -> Event:
@@ -22,7 +23,7 @@ def _event(row: aiosqlite.Row) -> Event:
 class EventsRepo:
     """SQL for the events table."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     async def append(

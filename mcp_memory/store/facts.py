@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import aiosqlite
 
 from ..model import FactEntry, Target
+from .conn import Connection
 
 
 def _fact(row: aiosqlite.Row) -> FactEntry:
@@ -22,7 +23,7 @@ def _fact(row: aiosqlite.Row) -> FactEntry:
 class FactsRepo:
     """Rows of the facts table, in insertion order per target."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     async def list(self, target: Target | None = None) -> builtins.list[FactEntry]:

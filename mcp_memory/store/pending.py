@@ -6,6 +6,7 @@ import builtins
 import aiosqlite
 
 from ..model import PendingReview
+from .conn import Connection
 
 
 def _pending(row: aiosqlite.Row) -> PendingReview:
@@ -19,7 +20,7 @@ def _pending(row: aiosqlite.Row) -> PendingReview:
 class PendingRepo:
     """Rows of pending_reviews, and reads of user_model."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     async def get(self, review_id: str) -> PendingReview | None:

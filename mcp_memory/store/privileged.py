@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import aiosqlite
-
 from ..model import PendingReview
+from .conn import Connection
 
 
 class PrivilegedOps:
     """Writes that raise trust or release memory from human control."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     async def promote_atom(self, atom_id: str, ts: float) -> None:

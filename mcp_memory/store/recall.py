@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import aiosqlite
-
 from ..model import Atom
 from .atoms import AtomFilter, atom_from_row, filter_sql
+from .conn import Connection
 
 
 RankFields = tuple[str, str, float, float, float | None, int, str, str | None]
@@ -24,7 +23,7 @@ def quote_fts(terms: Iterable[str]) -> str:
 class RecallRepo:
     """Reads and writes of the recall structures."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     async def keyword(self, match: str, f: AtomFilter, *, now: float, limit: int, narrowed: bool = True) -> list[tuple[int, float]]:

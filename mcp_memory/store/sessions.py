@@ -9,6 +9,7 @@ import aiosqlite
 
 from ..model import Episode, Session, SessionNote
 from .recall import quote_fts
+from .conn import Connection
 
 
 def _session(row: aiosqlite.Row) -> Session:
@@ -30,7 +31,7 @@ def _episode(row: aiosqlite.Row) -> Episode:
 class SessionsRepo:
     """Rows of sessions, their buffer, notes and turns, and episodes."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     # sessions ------------------------------------------------------------------------------

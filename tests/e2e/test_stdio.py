@@ -188,7 +188,9 @@ async def test_stdout_carries_only_protocol_and_logs_go_to_stderr(tmp_path: Path
         with anyio.fail_after(20):
             async with anyio.create_task_group() as tg:
                 tg.start_soon(drain_stderr)
-                for request in requests:
+                # Requests in flight together run concurrently (MCP gives no order between them),
+                # so the read goes out once the add has answered.
+                for request in requests[:3]:
                     await proc.stdin.send(request)
                 buffer = b""
                 async for chunk in proc.stdout:
@@ -199,6 +201,8 @@ async def test_stdout_carries_only_protocol_and_logs_go_to_stderr(tmp_path: Path
                         assert message.get("jsonrpc") == "2.0", line
                         if "id" in message:
                             responses[message["id"]] = message
+                            if message["id"] == 2:
+                                await proc.stdin.send(requests[3])
                     if {1, 2, 3} <= responses.keys():
                         break
                 await proc.stdin.aclose()  # EOF on stdin ends a stdio server

@@ -1,0 +1,99 @@
+"""The connection interface the repositories use, and a synchronous read connection behind it.
+
+Writes go through aiosqlite: BEGIN IMMEDIATE may wait for another process's write lock, and that
+wait must not block the event loop. Reads in WAL mode never wait for a lock, and each is tens of
+microseconds, so they run on a plain sqlite3 connection in the loop's own thread: a search makes
+several statements, and an aiosqlite thread hop per statement cost more than the statements.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Generator, Iterable
+from typing import Any, Protocol
+
+Params = Iterable[Any]
+
+
+class Cursor(Protocol):
+    """What repositories read from a cursor."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+    @property
+    def lastrowid(self) -> int | None: ...
+
+    async def fetchone(self) -> Any: ...
+
+    async def fetchall(self) -> Iterable[Any]: ...
+
+
+class Connection(Protocol):
+    """What repositories need of a connection (aiosqlite's, or the synchronous reader)."""
+
+    def execute(self, sql: str, parameters: Params = ...) -> Any: ...
+
+    async def executemany(self, sql: str, parameters: Iterable[Params]) -> Any: ...
+
+
+class _SyncCursor:
+    def __init__(self, cursor: sqlite3.Cursor) -> None:
+        self._cursor = cursor
+
+    @property
+    def rowcount(self) -> int:
+        return self._cursor.rowcount
+
+    @property
+    def lastrowid(self) -> int | None:
+        return self._cursor.lastrowid
+
+    async def fetchone(self) -> Any:
+        return self._cursor.fetchone()
+
+    async def fetchall(self) -> list[Any]:
+        return self._cursor.fetchall()
+
+
+class _Statement:
+    """`await conn.execute(...)` and `async with conn.execute(...) as cur`, like aiosqlite's."""
+
+    def __init__(self, conn: sqlite3.Connection, sql: str, parameters: Params) -> None:
+        self._conn, self._sql, self._parameters = conn, sql, tuple(parameters)
+        self._cursor: sqlite3.Cursor | None = None
+
+    def _run(self) -> _SyncCursor:
+        self._cursor = self._conn.execute(self._sql, self._parameters)
+        return _SyncCursor(self._cursor)
+
+    def __await__(self) -> Generator[Any, None, _SyncCursor]:
+        # A generator that never suspends: the statement runs right here, in the loop's thread.
+        return self._run()
+        yield  # pragma: no cover - makes this function a generator
+
+    async def __aenter__(self) -> _SyncCursor:
+        return self._run()
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._cursor is not None:
+            self._cursor.close()
+
+
+class SyncReader:
+    """A read-only sqlite3 connection with aiosqlite's calling convention."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, parameters: Params = ()) -> _Statement:
+        """Run one statement synchronously (awaitable, or an async context manager)."""
+        return _Statement(self._conn, sql, parameters)
+
+    async def executemany(self, sql: str, parameters: Iterable[Params]) -> Any:
+        """Reads never execute many."""
+        raise sqlite3.OperationalError("the read connection does not write")
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()
