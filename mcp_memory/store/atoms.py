@@ -125,7 +125,7 @@ class AtomsRepo:
             f"INSERT OR IGNORE INTO atoms({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
             atom_to_row(atom, norm),
         )
-        return cur.rowcount > 0
+        return bool(cur.rowcount > 0)
 
     async def get(self, atom_id: str) -> Atom | None:
         """The atom with this id, live or quarantined."""

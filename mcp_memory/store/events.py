@@ -45,7 +45,7 @@ class EventsRepo:
             (event.id, event.ts, event.actor, event.kind, event.subject,
              json.dumps(event.detail, ensure_ascii=False, sort_keys=True)),
         )
-        return cur.rowcount > 0
+        return bool(cur.rowcount > 0)
 
     async def get(self, event_id: int) -> Event | None:
         """One event by id."""

@@ -59,7 +59,7 @@ class FactsRepo:
             (entry.id, entry.target, entry.key, entry.content, int(entry.pinned),
              json.dumps(list(entry.keywords), ensure_ascii=False), entry.created_at, entry.updated_at),
         )
-        return cur.rowcount > 0
+        return bool(cur.rowcount > 0)
 
     async def update(
         self, entry_id: int, *, content: str, pinned: bool, keywords: Sequence[str], ts: float,

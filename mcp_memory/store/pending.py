@@ -55,7 +55,7 @@ class PendingRepo:
             (item.id, item.field_path, item.value, item.evidence, item.confidence, item.created_at,
              item.updated_at, item.expires_at),
         )
-        return cur.rowcount > 0
+        return bool(cur.rowcount > 0)
 
     async def refresh(self, review_id: str, *, evidence: str, confidence: float, ts: float, expires_at: float) -> None:
         """Re-inferred: keep it longer, with the newest evidence."""

@@ -112,7 +112,7 @@ class RecallRepo:
         cur = await self._conn.execute(
             "INSERT OR IGNORE INTO embed_queue(atom_num) SELECT num FROM atoms WHERE status = 'live'"
         )
-        return cur.rowcount
+        return int(cur.rowcount)
 
     async def put_vectors(self, rows: Sequence[tuple[int, str, float, bytes]]) -> None:
         """Store (num, space, scale, blob) vectors and take those atoms off the embed queue."""
@@ -234,7 +234,7 @@ class RecallRepo:
         cur = await self._conn.execute(
             "INSERT INTO atoms_fts(rowid, text, tags) SELECT num, text, tags FROM atoms WHERE status = 'live'"
         )
-        return cur.rowcount
+        return int(cur.rowcount)
 
     async def vector_problems(self, space: str) -> tuple[int, int, int, int]:
         """(vectors of non-live atoms, live atoms with no vector and not queued, stale queue rows, dangling links)."""
@@ -269,4 +269,4 @@ class RecallRepo:
     async def requeue_all(self) -> int:
         """Queue every live atom for re-embedding (a full reindex)."""
         cur = await self._conn.execute("INSERT OR IGNORE INTO embed_queue(atom_num) SELECT num FROM atoms WHERE status = 'live'")
-        return cur.rowcount
+        return int(cur.rowcount)
