@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from ..config import Settings
 from ..llm.base import LLMStats, MemoryLLM, NullLLM
-from ..llm.openai_http import OpenAIChatLLM
 from ..store.db import Store
 from .background import Background
 from .budget import StoreBudget
@@ -34,6 +33,8 @@ def build_llm(settings: Settings) -> MemoryLLM:
     """The memory LLM the settings name; `sampling` is supplied per call by the server."""
     conf = settings.llm
     if conf.provider == "http":
+        from ..llm.openai_http import OpenAIChatLLM  # lazy: httpx costs ~60 ms of start-up
+
         return OpenAIChatLLM(conf.base_url, conf.model, api_key=conf.api_key, timeout_s=conf.timeout_s,
                              max_tokens=conf.max_tokens, temperature=conf.temperature)
     return NullLLM()
