@@ -198,9 +198,15 @@ class AtomsRepo:
     async def index_rows(self, limit: int) -> builtins.list[tuple[str, str, tuple[str, ...], str, str | None]]:
         """Pointer rows for the memory index: (id, text, tags, scope, project) of live atoms, pinned and
         important first, then newest."""
-        async with self._conn.execute(
-            "SELECT id, text, tags, scope, project FROM atoms WHERE status = 'live' "
-            "ORDER BY pinned DESC, importance IN ('critical', 'high') DESC, created_at DESC LIMIT ?",
-            (limit,),
-        ) as cur:
-            return [(str(r[0]), str(r[1]), tuple(json.loads(r[2])), str(r[3]), r[4]) for r in await cur.fetchall()]
+        rows: builtins.list[tuple[str, str, tuple[str, ...], str, str | None]] = []
+        # Two index walks (the salient partial index, then recency) instead of sorting every atom.
+        for sql in (
+            "SELECT id, text, tags, scope, project FROM atoms INDEXED BY atoms_salient WHERE status = 'live' "
+            "AND (pinned = 1 OR importance IN ('critical', 'high')) ORDER BY created_at DESC LIMIT ?",
+            "SELECT id, text, tags, scope, project FROM atoms WHERE status = 'live' ORDER BY created_at DESC LIMIT ?",
+        ):
+            async with self._conn.execute(sql, (limit,)) as cur:
+                for r in await cur.fetchall():
+                    if len(rows) < limit and all(r[0] != seen[0] for seen in rows):
+                        rows.append((str(r[0]), str(r[1]), tuple(json.loads(r[2])), str(r[3]), r[4]))
+        return rows

@@ -263,3 +263,14 @@ M005_SESSIONS = Migration(
 )
 
 MIGRATIONS = (M001_FOUNDATION, M002_ATOMS, M003_RECALL, M004_EMBEDDING_CACHE, M005_SESSIONS)
+
+M006_SALIENT_INDEX = Migration(
+    6,
+    "index of pinned and important live atoms (the context block's memory index)",
+    (
+        """CREATE INDEX atoms_salient ON atoms(created_at)
+           WHERE status = 'live' AND (pinned = 1 OR importance IN ('critical', 'high'))""",
+    ),
+)
+
+MIGRATIONS = (M001_FOUNDATION, M002_ATOMS, M003_RECALL, M004_EMBEDDING_CACHE, M005_SESSIONS, M006_SALIENT_INDEX)
