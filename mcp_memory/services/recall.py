@@ -478,7 +478,11 @@ class RecallService:
         query = self._text_vectors.get(text)
         if query is None:
             return None
-        return [float(self._text_vectors[o] @ query) if o in self._text_vectors else 0.0 for o in others]
+        import numpy as np  # lazy: start-up path (already loaded by the embedder here)
+
+        known = [o for o in others if o in self._text_vectors]
+        scores = dict(zip(known, (np.stack([self._text_vectors[o] for o in known]) @ query).tolist(), strict=True)) if known else {}
+        return [float(scores.get(o, 0.0)) for o in others]
 
     async def search_facts(self, query: str, limit: int = 5) -> list[tuple[FactEntry, int, float, str]]:
         """Facts entries that match a query, as (entry, one-based index, score, matched words)."""
