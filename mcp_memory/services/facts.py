@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -183,6 +184,12 @@ def _entry_list(entries: Sequence[FactEntry]) -> str:
     )
 
 
+@functools.lru_cache(maxsize=4096)
+def _normalized(text: str) -> str:
+    # Every add compares against every entry of its target: remember their normal forms.
+    return normalize_for_dedup(text)
+
+
 def merge_texts(old: str, new: str) -> str | None:
     """Merge two similar facts without an LLM: keep the one that says more, if one contains the other.
 
@@ -290,8 +297,8 @@ class FactsService:
                     pinned=same_key.pinned if pinned is None else pinned,
                     keywords=words or same_key.keywords,
                 )
-            norm = normalize_for_dedup(content)
-            twin = next((e for e in entries if normalize_for_dedup(e.content) == norm), None)
+            norm = _normalized(content)
+            twin = next((e for e in entries if _normalized(e.content) == norm), None)
             if twin is not None:
                 index = entries.index(twin) + 1
                 return FactWrite(
@@ -351,8 +358,8 @@ class FactsService:
                 "unchanged", target, old, index, self._usage(target, entries),
                 f"{target} entry #{index} already reads so; nothing changed.",
             )
-        norm = normalize_for_dedup(content)
-        twin = next((e for e in others if normalize_for_dedup(e.content) == norm), None)
+        norm = _normalized(content)
+        twin = next((e for e in others if _normalized(e.content) == norm), None)
         if twin is not None:
             raise InvalidInput(
                 f"the new content duplicates {target} entry #{entries.index(twin) + 1}; "

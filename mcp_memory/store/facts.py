@@ -15,7 +15,7 @@ from .conn import Connection
 def _fact(row: aiosqlite.Row) -> FactEntry:
     return FactEntry(
         id=row["id"], target=row["target"], content=row["content"], key=row["key"],
-        pinned=bool(row["pinned"]), keywords=tuple(json.loads(row["keywords"])),
+        pinned=bool(row["pinned"]), keywords=() if row["keywords"] == "[]" else tuple(json.loads(row["keywords"])),
         created_at=row["created_at"], updated_at=row["updated_at"],
     )
 
