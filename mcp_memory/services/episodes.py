@@ -232,7 +232,3 @@ def sentences(text: str) -> list[str]:
     parts = re.split(r"(?<=[.!?])\s+|\n+", text)
     return [p.strip() for p in parts if len(p.strip()) > 3]
 
-
-def plain_list(items: Sequence[str]) -> str:
-    """Join items for a message."""
-    return ", ".join(items) if items else "none"
