@@ -27,6 +27,7 @@ from ..errors import InvalidInput, MemoryServerError, TrustRefused
 from ..model import ATOM_TYPES, FALLBACK_ATOM_TYPE, TARGETS, Atom, PendingReview
 from ..services.admin import AdminService
 from ..services.doctor import DoctorReport, run_doctor
+from ..services.facts import preview as _preview
 from ..services.runtime import open_runtime
 from ..services.transfer import ImportReport, apply_import, export_jsonl, parse_import
 from ..store.atoms import AtomFilter
@@ -36,9 +37,9 @@ from .gate import cancelled as _cancelled
 from .gate import confirm as _confirm
 from .gate import for_person as _for_person
 from .gate import require_person as _require_person
+from .output import Progress, age, ask, emit_json, fields, interactive, iso, safe, table, until
 from .recall_commands import add_recall_commands
 from .threads import single_threaded_blas
-from .output import Progress, age, ask, emit_json, fields, interactive, iso, safe, table, until
 
 Command = Callable[[AdminService, argparse.Namespace], Awaitable[int]]
 Direct = Callable[[Settings, argparse.Namespace], Coroutine[Any, Any, int]]
@@ -54,11 +55,6 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 def _short(atom_id: str) -> str:
     return atom_id[:12]
-
-
-def _preview(text: str, limit: int = 60) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def atom_json(atom: Atom) -> dict[str, object]:

@@ -23,9 +23,10 @@ from ..services.facts import FactWrite
 from ..services.recall import Hit, RecallQuery
 from ..services.session import ToolEvent
 from ..store.atoms import AtomFilter
+from ..timefmt import age
 from ..trust import AGENT_DECLARABLE
 from .results import (
-    HitOut, MemoryResult, age, atom_out, episode_out, fact_out, pending_out, session_out, stats_out, usage_out,
+    HitOut, MemoryResult, atom_out, episode_out, fact_out, pending_out, session_out, stats_out, usage_out,
 )
 
 TargetName = Literal["user", "env"]

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-import time
-from datetime import datetime, timezone
-
 from ..model import Atom, Episode, FactEntry, PendingReview, Session
-from ..trust import is_trusted
 from ..services.facts import TargetUsage
 from ..services.stats import StoreStats
+from ..timefmt import age
+from ..timefmt import iso_utc as iso
+from ..trust import is_trusted
 
 
 class FactOut(BaseModel):
@@ -156,20 +155,6 @@ def usage_out(usage: TargetUsage) -> UsageOut:
 def stats_out(stats: StoreStats) -> StatsOut:
     """Convert store statistics to their output form."""
     return StatsOut(path=stats.path, size_bytes=stats.size_bytes, events=stats.events, change_counter=stats.change_counter)
-
-
-def iso(ts: float) -> str:
-    """An epoch timestamp as ISO-8601 UTC, to the second."""
-    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="seconds")
-
-
-def age(ts: float, now: float | None = None) -> str:
-    """A coarse human age: '5m', '3h', '12d', '2y'."""
-    seconds = max(0.0, (time.time() if now is None else now) - ts)
-    for unit, size in (("y", 365 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit}"
-    return "now"
 
 
 def atom_out(atom: Atom) -> AtomOut:

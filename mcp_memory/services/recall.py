@@ -338,7 +338,8 @@ class RecallService:
             raise InvalidInput(f"query is {len(text):,} characters; keep it under {MAX_QUERY_CHARS:,}")
         if not 1 <= query.k <= 100:
             raise InvalidInput(f"k must be between 1 and 100; got {query.k}")
-        filters = AtomFilter(**{**_fields(query.filters), "status": "live"})
+        filters = dataclasses.replace(query.filters, status="live")
+        narrowed = _narrows(query.filters)
         budget = query.budget_chars or self._settings.recall.budget_chars
         fetch = query.k * self._settings.recall.overfetch
         # A long message ORs many terms, and FTS cost grows with every matching row: the first
@@ -359,12 +360,11 @@ class RecallService:
                 await self._refresh(rx)
             candidates: dict[int, _Candidate] = {}
             if query.mode != "vector":
-                narrowed = _narrows(query.filters)
                 for num, score in await rx.recall.keyword(quote_fts(terms), filters, now=ts, limit=fetch, narrowed=narrowed):
                     candidates.setdefault(num, _Candidate(num)).keyword = score
             if query_vec is not None and self._index is not None and len(self._index):
                 allowed = None
-                if _narrows(query.filters):
+                if narrowed:
                     allowed = self._index.mask(await rx.recall.allowed_nums(filters, now=ts))
                 for num, cosine in self._index.search(query_vec, fetch, allowed):
                     candidates.setdefault(num, _Candidate(num)).cosine = cosine
@@ -522,10 +522,6 @@ class RecallService:
         nums, self._touches = sorted(self._touches), set()
         async with self._store.write() as tx:
             await tx.recall.touch(nums, now())
-
-
-def _fields(f: AtomFilter) -> dict[str, Any]:
-    return {name: getattr(f, name) for name in AtomFilter.__dataclass_fields__}
 
 
 def _narrows(f: AtomFilter) -> bool:

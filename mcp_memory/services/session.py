@@ -20,6 +20,7 @@ from ..model import ATOM_TYPES, Actor, Session, SessionNote
 from ..scan import redact_credentials, scan
 from ..store.atoms import AtomFilter
 from ..store.db import Store, now
+from ..timefmt import age
 from .atoms import AtomDraft, AtomsService, AtomWrite
 from .background import Background
 from .episodes import EndResult, EpisodeHit, EpisodesService, sentences
@@ -314,7 +315,7 @@ class SessionService:
             block.recalled = [h for h in result.hits if h.atom.project in (None, project) or h.atom.scope != "project"]
             recalled.update(h.atom.id for h in block.recalled)
             return _fit("## Relevant memories", [
-                f"- [{h.atom.type} · {h.atom.source_class} · {_age(h.atom.created_at)} · #{h.atom.id[:8]}] {h.atom.text}"
+                f"- [{h.atom.type} · {h.atom.source_class} · {age(h.atom.created_at)} · #{h.atom.id[:8]}] {h.atom.text}"
                 for h in block.recalled], allowance)
         if name == "index":
             block.index = await self._index(recalled, project)
@@ -363,14 +364,6 @@ class SessionService:
 
 def _newest(notes: list[SessionNote]) -> list[SessionNote]:
     return notes[::-1]
-
-
-def _age(ts: float) -> str:
-    seconds = max(0.0, time.time() - ts)
-    for unit, size in (("y", 365 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit}"
-    return "now"
 
 
 def _defused(line: str) -> str:
