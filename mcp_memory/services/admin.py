@@ -77,7 +77,7 @@ class AdminService:
         async with self._store.read() as rx:
             atom = await rx.atoms.get(atom_id.strip().lower().lstrip("#"))
             if atom is None and len(atom_id) >= 6:
-                matches = [i for i in await rx.atoms.all_ids() if i.startswith(atom_id.strip().lower())]
+                matches = await rx.atoms.ids_with_prefix(atom_id.strip().lower().lstrip("#"))
                 if len(matches) == 1:
                     atom = await rx.atoms.get(matches[0])
                 elif len(matches) > 1:

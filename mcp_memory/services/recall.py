@@ -492,14 +492,15 @@ class RecallService:
             entries = await rx.facts.list()
         if not entries:
             return []
-        vectors = await self._embed([query] + [e.content for e in entries])
+        # The entry vectors are the ones merge-on-write already cached.
+        cosines = await self.similarities(query, [e.content for e in entries])
         scored: list[tuple[FactEntry, int, float, str]] = []
         position: dict[str, int] = {}
         for i, entry in enumerate(entries):
             position[entry.target] = position.get(entry.target, 0) + 1
             words = [t for t in content_terms(entry.content) if stem(t) in stems]
             overlap = len({stem(w) for w in words}) / len(stems) if stems else 0.0
-            cosine = float(vectors[i + 1] @ vectors[0]) if vectors is not None else 0.0
+            cosine = cosines[i] if cosines is not None else 0.0
             score = relevance(overlap, vector_part(cosine), self.weights.keyword_weight)
             if score >= self.weights.min_score:
                 why = ("keywords: " + ", ".join(words)) if words else f"meaning (cosine {cosine:.2f})"

@@ -178,9 +178,11 @@ class AtomsRepo:
         ) as cur:
             return [atom_from_row(r) for r in await cur.fetchall()]
 
-    async def all_ids(self) -> builtins.list[str]:
-        """Every atom id (for consistency checks)."""
-        async with self._conn.execute("SELECT id FROM atoms") as cur:
+    async def ids_with_prefix(self, prefix: str) -> builtins.list[str]:
+        """Atom ids starting with `prefix` (a range walk of the id index; ids are lower-case hex)."""
+        async with self._conn.execute(
+            "SELECT id FROM atoms WHERE id >= ? AND id < ?", (prefix, prefix + "~"),
+        ) as cur:
             return [str(r[0]) for r in await cur.fetchall()]
 
     async def eviction_candidates(self) -> builtins.list[tuple[int, str, str, float, float, float | None, float | None]]:

@@ -151,17 +151,20 @@ class Store:
             self._reader.close()
         await self._conn.close()
 
-    async def _pragma_int(self, name: str) -> int:
-        async with self._conn.execute(f"PRAGMA {name}") as cur:
+    async def _pragma_int(self, name: str, conn: Connection | None = None) -> int:
+        async with (conn or self._conn).execute(f"PRAGMA {name}") as cur:
             row = await cur.fetchone()
         return int(row[0]) if row else 0
 
     async def used_bytes(self) -> int:
         """Bytes the store holds: pages in use (freed pages are reused) plus the WAL."""
-        async with self._lock:
+        # Checked before every atom write: read on the read connection, not through the writer's thread.
+        assert self._reader is not None, "the store is not open"
+        async with self._read_lock:
             with map_sqlite_errors(self.path):
-                pages = await self._pragma_int("page_count") - await self._pragma_int("freelist_count")
-                size = pages * await self._pragma_int("page_size")
+                reader = self._reader
+                pages = await self._pragma_int("page_count", reader) - await self._pragma_int("freelist_count", reader)
+                size = pages * await self._pragma_int("page_size", reader)
         try:
             size += os.stat(f"{self.path}-wal").st_size
         except FileNotFoundError:
