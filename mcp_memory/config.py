@@ -87,6 +87,22 @@ class SessionSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class FeatureSettings:
+    """The anticipation surfaces of `context`; each one can be turned off on its own."""
+
+    user_state: bool = True
+    user_state_turn_interval: int = 5
+    predictive_intents: int = 3
+    anaphora: bool = True
+    style_mirroring: bool = True
+    return_after_break: bool = True
+    break_hours: float = 8.0
+    nudges: bool = False
+    nudges_per_day: int = 3
+    nudge_cooldown_hours: float = 24.0
+
+
+@dataclass(frozen=True, slots=True)
 class TrustSettings:
     """How far the agent path is trusted."""
 
@@ -120,6 +136,7 @@ class Settings:
     llm: LLMSettings = LLMSettings()
     sessions: SessionSettings = SessionSettings()
     trust: TrustSettings = TrustSettings()
+    features: FeatureSettings = FeatureSettings()
     server: ServerSettings = ServerSettings()
 
     @property
@@ -177,6 +194,11 @@ _CHECKS: dict[str, Callable[[Any], str | None]] = {
     "sessions.max_episodes": _positive,
     "sessions.episode_ttl_days": lambda v: None if v >= 0 else "must be 0 (no expiry) or more",
     "sessions.context_budget_chars": _positive,
+    "features.user_state_turn_interval": _positive,
+    "features.predictive_intents": lambda v: None if 0 <= v <= 5 else "must be between 0 (off) and 5",
+    "features.break_hours": _positive,
+    "features.nudges_per_day": _positive,
+    "features.nudge_cooldown_hours": lambda v: None if v >= 0 else "must be 0 or more",
     "trust.agent_writes": _choice("trusted", "quarantine"),
     "server.transport": _choice("stdio", "sse", "http"),
     "server.port": _port,

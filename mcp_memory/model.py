@@ -110,6 +110,16 @@ class Session:
     last_at: float
     ended_at: float | None = None
     frozen_facts: str | None = None
+    resumed_turn: int | None = None  # the turn at which the session resumed after a break
+    resume_gap_s: float | None = None
+    resumed_from: str | None = None  # the session whose state "where you left off" describes
+    predicted: tuple[str, ...] = ()  # follow-up intents the memory LLM predicted after `predicted_turn`
+    predicted_turn: int | None = None
+
+    @property
+    def relayed(self) -> bool:
+        """True when strict mode marked the turns as relayed by the agent rather than a host hook."""
+        return (self.untrusted_reason or "").startswith("strict mode")
 
 
 @dataclass(frozen=True, slots=True)

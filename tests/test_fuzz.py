@@ -53,6 +53,7 @@ from mcp_memory.services.atoms import ATOM_TEXT_MAX, NOTE_TEXT_MAX, AtomsService
 from mcp_memory.services.facts import MAX_FIELD_BYTES
 from mcp_memory.services.runtime import open_runtime
 from mcp_memory.text import content_terms
+from mcp_memory.usermodel import load_model
 from mcp_memory.trust import AGENT_DECLARABLE
 
 GENERIC = "Error executing tool memory"
@@ -528,7 +529,11 @@ def check_store(h: Harness) -> None:
         assert used <= cap, f"{target} facts at {used} of {cap}"
     assert h.rows("SELECT id FROM facts WHERE length(CAST(content AS BLOB)) > ?", (MAX_FIELD_BYTES,)) == []
     # Nothing an agent can do raises trust or looks like the admin's act.
-    assert h.rows("SELECT count(*) FROM user_model") == [(0,)]
+    # The agent's turns may update the user model directly, but never as the user's confirmation,
+    # and never with a field that fails validation or the scanner.
+    assert h.rows("SELECT count(*) FROM user_model WHERE source_class = 'user_approved'") == [(0,)]
+    model = load_model(h.rows("SELECT field_path, value, source_class, updated_at, evidence FROM user_model"))
+    assert model.dropped == (), f"invalid user-model fields written: {model.dropped}"
     assert h.rows(
         "SELECT id, kind FROM events WHERE actor = 'admin' OR kind IN ('atom_promoted', 'pending_confirmed', 'episode_promoted')"
     ) == []

@@ -32,6 +32,7 @@ from ..services.runtime import open_runtime
 from ..services.transfer import ImportReport, apply_import, export_jsonl, parse_import
 from ..store.atoms import AtomFilter
 from ..trust import is_trusted
+from .anticipation_commands import add_anticipation_commands
 from .episode_commands import add_episode_commands
 from .gate import cancelled as _cancelled
 from .gate import confirm as _confirm
@@ -620,6 +621,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_recall_commands(atoms_commands, commands, common)
     add_episode_commands(commands, common, gated)
+    add_anticipation_commands(commands, common)
     command("quarantine", "list quarantined (untrusted) atoms", cmd_quarantine).add_argument(
         "--limit", type=_positive, default=200)
     command("promote", "approve a quarantined atom as trusted memory", cmd_promote, person=True).add_argument("id")

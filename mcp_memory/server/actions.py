@@ -419,6 +419,9 @@ async def _context(agent: AgentService, p: ContextParams) -> MemoryResult:
         action="context", status="ok",
         message=f"memory block of {len(block.rendered):,} chars (budget {block.budget:,}).",
         rendered=block.rendered, sections=block.sections, notice=RECALL_NOTICE,
+        intents=list(block.intents) or None,
+        resolved=(f'"{block.resolution.pronoun}" -> #{block.resolution.atom_id}' if block.resolution else None),
+        recap=block.recap.lines() if block.recap else None, nudge=block.nudge.text if block.nudge else None,
     )
 
 
@@ -457,7 +460,7 @@ ACTIONS: dict[str, Action] = {
         Action("stats", StatsParams, "store size, event count and facts usage", _stats, False),
         Action("consolidate", ConsolidateParams, "merge redundant entries of a facts target (runs by itself at 80% of a cap); nothing is dropped", _consolidate, True),
         Action("observe", ObserveParams, "record one turn (call after every user message): buffer line, session notes, memories from the user's own words; report tool_events that fetched web/MCP/sub-agent content", _observe, True),
-        Action("context", ContextParams, "the budgeted memory block for the user's message: facts, this session, earlier sessions, relevant memories, index", _context, False),
+        Action("context", ContextParams, "the budgeted memory block for the user's message: facts, this session, style and focus, where they left off, earlier sessions, relevant and likely-next memories, index", _context, False),
         Action("end_session", EndSessionParams, "summarise a finished session (≥ 3 turns) into an episode", _end_session, True),
         Action("search", SearchParams, "search everything remembered (facts, episodes and atoms) for a question or topic", _search, False),
         Action("search_atoms", SearchAtomsParams, "hybrid keyword + meaning search of trusted atoms, with filters (types, tags, project, scope, since, until)", _search_atoms, False),

@@ -140,6 +140,10 @@ class MemoryResult(BaseModel):
     buffer: list[str] | None = None
     notes: list[str] | None = None
     sections: dict[str, int] | None = Field(default=None, description="characters used per context section")
+    intents: list[str] | None = Field(default=None, description="predicted follow-ups whose memories were loaded")
+    resolved: str | None = Field(default=None, description="what the message's first pronoun was taken to mean")
+    recap: list[str] | None = Field(default=None, description="where the user left off, after a break")
+    nudge: str | None = Field(default=None, description="one proactive reminder (opt-in), shown once")
 
 
 def fact_out(entry: FactEntry, index: int) -> FactOut:

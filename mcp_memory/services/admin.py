@@ -15,7 +15,10 @@ from ..store.db import now
 from ..store.privileged import PrivilegedOps
 from .recall import RecallQuery, RecallResult
 from .facts import ConsolidateResult, FactsView, FactWrite, check_target
+from ..usermodel import UserModel
+from .nudges import NudgePreview
 from .runtime import Runtime
+from .user_state import InferenceReport
 from .wiring import build_services
 from .stats import StoreStats, store_stats
 
@@ -38,6 +41,8 @@ class AdminService:
         self._facts = services.facts
         self._atoms = services.atoms
         self._episodes = services.episodes
+        self._user_state = services.user_state
+        self._nudges = services.nudges
 
     @property
     def runtime(self) -> Runtime:
@@ -167,6 +172,18 @@ class AdminService:
         """Confirmed user-model fields."""
         async with self._store.read() as rx:
             return await rx.pending.user_model()
+
+    async def model(self) -> UserModel:
+        """The user model as `context` applies it (stored fields that fail validation are dropped)."""
+        return await self._user_state.model()
+
+    async def infer_user_state(self) -> InferenceReport:
+        """Run one user-state inference now, over trusted atoms (no session messages)."""
+        return await self._user_state.infer(None)
+
+    async def preview_nudges(self) -> NudgePreview:
+        """The nudges `context` would show now, without consuming any."""
+        return await self._nudges.preview(await self._user_state.model())
 
     # housekeeping --------------------------------------------------------------------------
     async def prune(self) -> PruneReport:

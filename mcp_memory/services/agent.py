@@ -16,11 +16,14 @@ from ..llm.heuristic import strip_untrusted
 from ..llm.jobs import extraction_prompt
 from ..model import TARGETS, Atom, Episode, FactEntry, PendingReview, Session, SessionNote, Target
 from ..store.atoms import AtomFilter
+from ..usermodel import UserModel
 from .atoms import AtomDraft, AtomWrite
 from .facts import ConsolidateResult, FactsView, FactWrite, check_target
 from .episodes import EndResult, EpisodeHit
 from .recall import RecallQuery, RecallResult
-from .session import ContextBlock, ObserveResult, ToolEvent
+from .context import ContextBlock
+from .resume import Recap
+from .session import ObserveResult, ToolEvent, check_session_id
 from .wiring import build_services
 from .runtime import Runtime
 from .stats import StoreStats, store_stats
@@ -39,6 +42,8 @@ class AgentService:
         self._atoms = services.atoms
         self._episodes = services.episodes
         self._sessions = services.sessions
+        self._user_state = services.user_state
+        self._resume = services.resume
 
     def _refuse_in_strict_mode(self, action: str) -> None:
         # The facts tier has no quarantine: in strict mode only the user writes it.
@@ -170,6 +175,17 @@ class AgentService:
     async def session_notes(self, session_id: str) -> tuple[Session, list[str], list[SessionNote]]:
         """A session's buffer and notes."""
         return await self._sessions.notes(session_id)
+
+    async def user_model(self) -> UserModel:
+        """The user model as it applies now (validated on load; pending inferences not included)."""
+        return await self._user_state.model()
+
+    async def return_after_break(self, session_id: str | None = None) -> Recap | None:
+        """Where the user left off, in the memory LLM's words when one is configured."""
+        recap = await self._resume.latest(check_session_id(session_id) if session_id else None)
+        if recap is None:
+            return None
+        return await self._resume.phrased(recap, await self._user_state.model())
 
     def with_llm(self, llm: MemoryLLM) -> AgentService:
         """The same service, with this call's memory LLM (the host's sampled answer)."""

@@ -26,6 +26,7 @@ from ..store.db import Reader, Store, now
 from ..store.migrations import MIGRATIONS
 from ..store.salvage import TableSalvage, copy_rows, set_aside
 from ..trust import is_trusted
+from ..usermodel import load_model
 from .runtime import Runtime, open_runtime
 from .transfer import ProgressSink
 
@@ -183,6 +184,23 @@ async def inspect_live_untrusted(rx: Reader, settings: Settings, ts: float) -> l
     ]
 
 
+async def inspect_user_model(rx: Reader, settings: Settings, ts: float) -> list[str]:
+    """User-model fields that fail validation or the scanner (written by something other than this code)."""
+    dropped = load_model(await rx.pending.model_fields()).dropped
+    return [f"user-model field {path!r} fails validation; context ignores it" for path in dropped]
+
+
+async def repair_user_model(runtime: Runtime, admin: Housekeeping) -> int:
+    """Delete the user-model fields that fail validation, one admin event each."""
+    async with runtime.store.write() as tx:
+        rows = await tx.pending.model_fields()
+        bad = {path: value for path, value, *_ in rows if path in load_model(rows).dropped}
+        for path, value in bad.items():
+            await tx.pending.delete_field(path)
+            await tx.events.append("admin", "user_model_field_dropped", f"user_model:{path}", {"value": value})
+    return len(bad)
+
+
 async def inspect_facts_caps(rx: Reader, settings: Settings, ts: float) -> list[str]:
     """Facts targets holding more than their cap (after an import or a lowered cap)."""
     entries = await rx.facts.list()
@@ -252,6 +270,8 @@ CHECKS: list[Check] = [
           repair_expired_pending, "--repair (or `prune`) deletes them"),
     Check("live_untrusted", "live memory holds only trusted sources", inspect_live_untrusted, None,
           "review each with `atoms show ID`, then `forget ID`"),
+    Check("user_model", "user-model fields valid and scan-clean", inspect_user_model, repair_user_model,
+          "run `mcp-memory-admin doctor --repair` to delete them"),
     Check("facts_caps", "facts targets within their caps", inspect_facts_caps, None,
           "remove entries with `facts remove TARGET TEXT`"),
 ]

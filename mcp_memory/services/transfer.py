@@ -87,6 +87,7 @@ class UserModelField:
     value: str
     source_class: str
     updated_at: float
+    evidence: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +196,7 @@ async def export_jsonl(
         schema = await rx.schema_version()
         facts = await rx.facts.list()
         pending = await rx.pending.list(now=ts, include_expired=True)
-        model = await rx.pending.user_model()
+        model = await rx.pending.model_fields()
         n_atoms = await rx.atoms.count(everything, now=ts)
         n_events = await rx.events.count()
         if progress:
@@ -218,8 +219,8 @@ async def export_jsonl(
             offset += len(batch)
         for item in pending:
             emit("pending", to_record("pending", item))
-        for path, (value, source_class, updated_at) in model.items():
-            emit("user_model", to_record("user_model", UserModelField(path, value, source_class, updated_at)))
+        for path, value, source_class, updated_at, evidence in model:
+            emit("user_model", to_record("user_model", UserModelField(path, value, source_class, updated_at, evidence)))
         after = 0
         while events := await rx.events.list(after_id=after, limit=PAGE):
             for event in events:
@@ -367,6 +368,8 @@ def _user_model(body: dict[str, object]) -> UserModelField:
     item: UserModelField = _build(UserModelField, body)
     _text("field_path", item.field_path, MAX_FIELD_BYTES)
     _text("value", item.value, MAX_FIELD_BYTES)
+    if len(item.evidence) > MAX_FIELD_BYTES:
+        raise _Bad(f"evidence is {len(item.evidence):,} characters; the limit is {MAX_FIELD_BYTES:,}")
     _in("source_class", item.source_class, SOURCE_CLASSES)
     return item
 
@@ -607,12 +610,13 @@ class _Importer:
         self.count("pending", await self.tx.pending.insert(item))
 
     async def user_model(self, rec: Record, item: UserModelField) -> None:
-        self.refuse(rec, "user-model field", f"{item.field_path}\n{item.value}")
+        self.refuse(rec, "user-model field", f"{item.field_path}\n{item.value}\n{item.evidence}")
         current = self.model.get(item.field_path)
         if current is not None and current[2] >= item.updated_at:
             self.count("user_model", False)
             return
-        await PrivilegedOps(self.tx.conn).set_user_model(item.field_path, item.value, item.source_class, item.updated_at)
+        await PrivilegedOps(self.tx.conn).set_user_model(item.field_path, item.value, item.source_class, item.updated_at,
+                                                         item.evidence)
         self.model[item.field_path] = (item.value, item.source_class, item.updated_at)
         self.count("user_model", True)
 

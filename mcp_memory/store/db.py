@@ -26,6 +26,7 @@ from .conn import Connection, SyncReader
 from .events import EventsRepo
 from .facts import FactsRepo
 from .migrations import MIGRATIONS, Migration
+from .nudges import NudgesRepo
 from .pending import PendingRepo
 from .recall import RecallRepo
 from .sessions import SessionsRepo
@@ -75,6 +76,7 @@ class Reader:
         self.pending = PendingRepo(conn)
         self.recall = RecallRepo(conn)
         self.sessions = SessionsRepo(conn)
+        self.nudges = NudgesRepo(conn)
 
     async def change_counter(self) -> int:
         """How many write transactions the store has committed, across all processes."""

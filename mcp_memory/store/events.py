@@ -90,3 +90,11 @@ class EventsRepo:
         async with self._conn.execute(sql, params) as cur:
             row = await cur.fetchone()
         return int(row[0]) if row else 0
+
+    async def rejected_inferences(self) -> set[tuple[str, str]]:
+        """(field_path, value) of every inference about the user a person rejected."""
+        async with self._conn.execute(
+            "SELECT json_extract(detail, '$.field_path'), json_extract(detail, '$.value') FROM events "
+            "WHERE kind = 'pending_rejected'",
+        ) as cur:
+            return {(str(r[0]), str(r[1])) for r in await cur.fetchall() if r[0] is not None}

@@ -274,3 +274,33 @@ M006_SALIENT_INDEX = Migration(
 )
 
 MIGRATIONS = (M001_FOUNDATION, M002_ATOMS, M003_RECALL, M004_EMBEDDING_CACHE, M005_SESSIONS, M006_SALIENT_INDEX)
+
+M007_ANTICIPATION = Migration(
+    7,
+    "anticipation: resume after a break, predicted intents, user-model evidence, nudge log",
+    (
+        # When the latest resume after a break happened, how long the gap was, and which
+        # session's state the "where you left off" block is about (this one, or the previous one).
+        "ALTER TABLE sessions ADD COLUMN resumed_turn INTEGER",
+        "ALTER TABLE sessions ADD COLUMN resume_gap_s REAL",
+        "ALTER TABLE sessions ADD COLUMN resumed_from TEXT",
+        # Follow-up intents the memory LLM predicted after the latest turn (JSON list), for the next context.
+        "ALTER TABLE sessions ADD COLUMN predicted TEXT",
+        "ALTER TABLE sessions ADD COLUMN predicted_turn INTEGER",
+        "CREATE INDEX sessions_last_at ON sessions(last_at)",
+        "ALTER TABLE user_model ADD COLUMN evidence TEXT NOT NULL DEFAULT ''",
+        """CREATE TABLE nudges_shown (
+            id         INTEGER PRIMARY KEY,
+            kind       TEXT NOT NULL,
+            subject    TEXT NOT NULL,
+            session_id TEXT,
+            shown_at   REAL NOT NULL
+        )""",
+        "CREATE INDEX nudges_shown_at ON nudges_shown(shown_at)",
+    ),
+)
+
+MIGRATIONS = (
+    M001_FOUNDATION, M002_ATOMS, M003_RECALL, M004_EMBEDDING_CACHE, M005_SESSIONS, M006_SALIENT_INDEX,
+    M007_ANTICIPATION,
+)

@@ -68,6 +68,28 @@ class PendingRepo:
         """Drop a pending inference."""
         await self._conn.execute("DELETE FROM pending_reviews WHERE id = ?", (review_id,))
 
+    async def model_fields(self) -> builtins.list[tuple[str, str, str, float, str]]:
+        """Every stored user-model field as (path, value, source_class, updated_at, evidence)."""
+        async with self._conn.execute(
+            "SELECT field_path, value, source_class, updated_at, evidence FROM user_model ORDER BY field_path",
+        ) as cur:
+            return [(r[0], r[1], r[2], r[3], r[4]) for r in await cur.fetchall()]
+
+    async def set_observed(self, field_path: str, value: str, *, source_class: str, evidence: str, ts: float) -> bool:
+        """Apply a direct inference; never over a field a human confirmed. True if it changed."""
+        cur = await self._conn.execute(
+            "INSERT INTO user_model(field_path, value, source_class, updated_at, evidence) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(field_path) DO UPDATE SET value = excluded.value, source_class = excluded.source_class, "
+            "updated_at = excluded.updated_at, evidence = excluded.evidence "
+            "WHERE user_model.source_class != 'user_approved' AND user_model.value != excluded.value",
+            (field_path, value, source_class, ts, evidence),
+        )
+        return bool(cur.rowcount > 0)
+
+    async def delete_field(self, field_path: str) -> None:
+        """Drop a user-model field (repair of a field that fails validation)."""
+        await self._conn.execute("DELETE FROM user_model WHERE field_path = ?", (field_path,))
+
     async def user_model(self) -> dict[str, tuple[str, str, float]]:
         """Confirmed fields: path -> (value, source_class, updated_at)."""
         async with self._conn.execute("SELECT * FROM user_model ORDER BY field_path") as cur:

@@ -27,18 +27,19 @@ class PrivilegedOps:
     async def confirm_pending(self, item: PendingReview, ts: float) -> None:
         """Apply a pending inference to the user model and drop it from the queue."""
         await self._conn.execute(
-            "INSERT INTO user_model(field_path, value, source_class, updated_at) VALUES (?, ?, 'user_approved', ?) "
+            "INSERT INTO user_model(field_path, value, source_class, updated_at, evidence) "
+            "VALUES (?, ?, 'user_approved', ?, ?) "
             "ON CONFLICT(field_path) DO UPDATE SET value = excluded.value, source_class = excluded.source_class, "
-            "updated_at = excluded.updated_at",
-            (item.field_path, item.value, ts),
+            "updated_at = excluded.updated_at, evidence = excluded.evidence",
+            (item.field_path, item.value, ts, item.evidence),
         )
         await self._conn.execute("DELETE FROM pending_reviews WHERE id = ?", (item.id,))
 
-    async def set_user_model(self, field_path: str, value: str, source_class: str, ts: float) -> None:
+    async def set_user_model(self, field_path: str, value: str, source_class: str, ts: float, evidence: str = "") -> None:
         """Write a user-model field as-is (import)."""
         await self._conn.execute(
-            "INSERT OR REPLACE INTO user_model(field_path, value, source_class, updated_at) VALUES (?, ?, ?, ?)",
-            (field_path, value, source_class, ts),
+            "INSERT OR REPLACE INTO user_model(field_path, value, source_class, updated_at, evidence) VALUES (?, ?, ?, ?, ?)",
+            (field_path, value, source_class, ts, evidence),
         )
 
     async def promote_episode(self, episode_id: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import json
 from collections.abc import Sequence
 
 import aiosqlite
@@ -17,7 +18,17 @@ def _session(row: aiosqlite.Row) -> Session:
         id=row["id"], project=row["project"], untrusted=bool(row["untrusted"]),
         untrusted_reason=row["untrusted_reason"], turns=row["turns"], started_at=row["started_at"],
         last_at=row["last_at"], ended_at=row["ended_at"], frozen_facts=row["frozen_facts"],
+        resumed_turn=row["resumed_turn"], resume_gap_s=row["resume_gap_s"], resumed_from=row["resumed_from"],
+        predicted=_intents(row["predicted"]), predicted_turn=row["predicted_turn"],
     )
+
+
+def _intents(raw: str | None) -> tuple[str, ...]:
+    try:
+        value = json.loads(raw) if raw else []
+    except ValueError:
+        return ()
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
 def _episode(row: aiosqlite.Row) -> Episode:
@@ -54,6 +65,36 @@ class SessionsRepo:
         session = await self.get(session_id)
         assert session is not None
         return session
+
+    async def latest_other(self, session_id: str) -> Session | None:
+        """The most recently active session other than this one."""
+        async with self._conn.execute(
+            "SELECT * FROM sessions WHERE id != ? ORDER BY last_at DESC LIMIT 1", (session_id,),
+        ) as cur:
+            row = await cur.fetchone()
+        return _session(row) if row else None
+
+    async def mark_resumed(self, session_id: str, *, turn: int, gap_s: float, source: str) -> None:
+        """Remember that this turn came after a break, and whose state to recap."""
+        await self._conn.execute(
+            "UPDATE sessions SET resumed_turn = ?, resume_gap_s = ?, resumed_from = ? WHERE id = ?",
+            (turn, gap_s, source, session_id),
+        )
+
+    async def set_predicted(self, session_id: str, intents: Sequence[str], turn: int) -> None:
+        """Store the follow-up intents predicted after `turn` (the next context uses them)."""
+        await self._conn.execute(
+            "UPDATE sessions SET predicted = ?, predicted_turn = ? WHERE id = ?",
+            (json.dumps(list(intents)), turn, session_id),
+        )
+
+    async def user_lines(self, session_id: str, limit: int) -> builtins.list[str]:
+        """The newest kept user messages of a session, oldest first."""
+        async with self._conn.execute(
+            "SELECT text FROM session_turns WHERE session_id = ? AND role = 'user' ORDER BY id DESC LIMIT ?",
+            (session_id, limit),
+        ) as cur:
+            return [str(r[0]) for r in await cur.fetchall()][::-1]
 
     async def mark_untrusted(self, session_id: str, reason: str) -> None:
         """Sticky: once a session touched indirect content, it stays untrusted."""

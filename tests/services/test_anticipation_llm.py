@@ -1,0 +1,110 @@
+"""Anticipation with a scripted fake memory LLM at the edge: predictions, user-state updates, recaps."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from mcp_memory.errors import StoreError
+from mcp_memory.services.atoms import AtomDraft
+from mcp_memory.services.runtime import Runtime
+from mcp_memory.services.wiring import Services, build_services
+
+from fakes import FakeLLM
+
+pytestmark = pytest.mark.anyio
+
+DEPLOY = "The staging deploy runs with ./deploy.sh staging once CI is green."
+
+
+def with_llm(runtime: Runtime, **answers: Any) -> tuple[Services, FakeLLM]:
+    def script(system: str, user: str, schema: type[BaseModel]) -> Any:
+        answer = answers.get(schema.__name__)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+    fake = FakeLLM(script)
+    return build_services(dataclasses.replace(runtime, llm=fake)), fake
+
+
+async def seed(services: Services) -> str:
+    for text in ("I prefer dark roast coffee.", "My sister lives in Lisbon.", "We adopted a cat named Miso."):
+        await services.atoms.add(AtomDraft(content=text, source="user_said"))
+    return (await services.atoms.add(AtomDraft(content=DEPLOY, source="user_said", atom_type="convention"))).atom.id
+
+
+async def test_the_llm_predicts_the_next_intent_after_a_turn(runtime: Runtime) -> None:
+    services, fake = with_llm(runtime, ExtractionOut={"atoms": []}, IntentsOut={"intents": ["staging deploy steps"]})
+    deploy_id = await seed(services)
+    await services.sessions.observe("l1", "The login page looks right on my machine now.")
+    await services.anticipation.settle()
+    async with runtime.store.read() as rx:
+        session = await rx.sessions.get("l1")
+    assert session is not None and session.predicted == ("staging deploy steps",) and session.predicted_turn == 1
+    assert any(schema == "IntentsOut" for _, _, schema in fake.calls)
+    block = await services.sessions.context("what now?", session_id="l1")
+    hit = next(h for h in block.recalled if h.atom.id == deploy_id)
+    assert hit.matched == "predicted: staging deploy steps" and "staging deploy steps" in block.intents
+
+    plain = build_services(runtime)  # no LLM: the same message has no reason to load the deploy rule
+    await plain.sessions.observe("l2", "The login page looks right on my machine now.")
+    literal = await plain.sessions.context("what now?", session_id="l2")
+    assert deploy_id not in {h.atom.id for h in literal.recalled}
+
+
+async def test_llm_user_state_applies_grounded_statements_and_queues_guesses(runtime: Runtime) -> None:
+    services, _ = with_llm(runtime, ExtractionOut={"atoms": []}, UserStateOut={"updates": [
+        {"field_path": "technical.languages", "value": "Elixir", "evidence": "we write Elixir at work",
+         "confidence": 0.9, "stated": True},
+        {"field_path": "style.humor", "value": "playful", "evidence": "haha", "confidence": 0.7, "stated": False},
+        {"field_path": "style.tone", "value": "direct", "evidence": "be blunt with me always", "confidence": 0.9,
+         "stated": True},  # the quote is not in anything the user wrote: treated as a guess
+        {"field_path": "system.prompt", "value": "obey", "evidence": "x", "confidence": 0.9, "stated": True},
+    ]})
+    await services.sessions.observe("u1", "we write Elixir at work, haha")
+    report = await services.user_state.infer("u1")
+    model = await services.user_state.model()
+    assert model.get("technical.languages") == "Elixir" and "technical.languages" in report.applied
+    pending = {(p.field_path, p.value) for p in await services.atoms.list_pending()}
+    assert {("style.humor", "playful"), ("style.tone", "direct")} <= pending
+    assert model.get("style.tone") is None and model.get("style.humor") is None
+    assert "system.prompt" not in model.fields and not any(p[0] == "system.prompt" for p in pending)
+
+
+async def test_a_failing_llm_leaves_literal_recall_and_counts_the_fallback(runtime: Runtime) -> None:
+    services, _ = with_llm(runtime, ExtractionOut={"atoms": []}, IntentsOut=RuntimeError("model crashed"),
+                           UserStateOut=RuntimeError("model crashed"))
+    await seed(services)
+    await services.sessions.observe("f1", "I just finished the coffee grinder review.")
+    await services.anticipation.settle()
+    await services.user_state.infer("f1")
+    block = await services.sessions.context("which coffee do I like?", session_id="f1")
+    assert "dark roast" in block.rendered and block.prediction_fell_back is False
+    assert runtime.llm_stats.errors == 2 and runtime.llm_stats.answered == 1  # only the extraction answered
+
+
+async def test_a_failing_predictive_search_falls_back_to_the_literal_query(
+    runtime: Runtime, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    services = build_services(runtime)
+    await seed(services)
+
+    async def broken(queries: object) -> object:  # failure injection: the batched search breaks
+        raise StoreError("injected failure")
+
+    monkeypatch.setattr(services.anticipation, "_search_many", broken)
+    block = await services.sessions.context("I just finished the coffee grinder, which roast do I like?", session_id="x")
+    assert block.prediction_fell_back and "dark roast" in block.rendered and block.predicted == frozenset()
+
+
+async def test_the_recap_prompt_uses_the_llm_words_when_it_answers(runtime: Runtime) -> None:
+    services, _ = with_llm(runtime, ExtractionOut={"atoms": []},
+                           ResumeOut={"left_off": "You had the refund endpoint working.", "next_step": "Wire up the webhook."})
+    await services.sessions.observe("r1", "Progress: the refund endpoint works now.")
+    recap = await services.resume.latest("r1")
+    assert recap is not None
+    phrased = await services.resume.phrased(recap, await services.user_state.model())
+    assert phrased.left_off == ("You had the refund endpoint working.",) and phrased.next_step == "Wire up the webhook."
