@@ -14,7 +14,10 @@ stores are cached under $TMPDIR/mcp-memory-bench/ by size; --fresh rebuilds them
 
 (a) in process: a fresh interpreter opens the runtime (no background warm-up) and times
     `RecallService.search(RecallQuery(q))`; the first query (numpy import, embedder, index load) is
-    reported as "cold".
+    reported as "cold". Then the batch the `context` action sends with predictive recall is timed
+    both ways: `search_many` of 4 queries (the question at k=10; two other questions standing in for
+    predicted follow-up intents and the question filtered to the targeted types, k=3, touch=False),
+    and the same 4 queries as 4 `search` calls. Their hits/reply and budget columns count all 4 results.
 (b) over stdio: the installed `mcp-memory` script through `mcp.Client(StdioServerParameters)`, calling
     memory(action="search_atoms", query=q); spawn → initialized → first search answered is reported,
     and the reply size is the structured-content JSON in bytes.
@@ -38,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
@@ -54,8 +58,9 @@ from _common import (
 from mcp_memory.config import Settings, load_settings
 from mcp_memory.services.atoms import AtomDraft, build_atom
 from mcp_memory.services.facts import preview
-from mcp_memory.services.recall import HIT_OVERHEAD_CHARS, RecallQuery
+from mcp_memory.services.recall import HIT_OVERHEAD_CHARS, RecallQuery, RecallResult
 from mcp_memory.services.runtime import open_runtime
+from mcp_memory.store.atoms import AtomFilter
 from mcp_memory.store.db import Store
 
 SERVER = Path(sys.executable).parent / "mcp-memory"
@@ -65,6 +70,8 @@ DAY = 86400.0
 INSERT_CHUNK = 10_000
 WARM_QUERIES = 20
 TARGETS = {("stdio", 10_000): 5.0, ("stdio", 100_000): 30.0, ("in process", 10_000): 2.0}
+BATCH_K = 3  # k of the predicted-intent and type-targeted queries (services/anticipation.py INTENT_K)
+TARGETED_TYPES = ("convention", "file", "error")
 
 
 def settings_for(home: Path) -> Settings:
@@ -181,7 +188,7 @@ def seeded_store(size: int, fresh: bool, window: int) -> tuple[Path, dict[str, A
 
 
 async def inproc(home: Path, n: int) -> dict[str, Any]:
-    """Time RecallService.search on an opened runtime; the first call is the cold one."""
+    """Time RecallService.search on an opened runtime (the first call is the cold one), then 4-query batches."""
     settings = settings_for(home)
     qs = queries(n + WARM_QUERIES + 1)
     async with open_runtime(settings) as runtime:
@@ -200,7 +207,50 @@ async def inproc(home: Path, n: int) -> dict[str, Any]:
             used.append(sum(len(h.atom.text) + HIT_OVERHEAD_CHARS for h in result.hits))
             modes.add(result.mode)
         cpu_ms = (time.process_time() - cpu) / n * 1000  # all threads of this process (aiosqlite, BLAS)
-    return {"cold_ms": cold, "lat": lat, "hits": hits, "used": used, "modes": sorted(modes), "cpu_ms": cpu_ms}
+        single = {"cold_ms": cold, "lat": lat, "hits": hits, "used": used, "modes": sorted(modes), "cpu_ms": cpu_ms}
+        batches = [batch(qs, i) for i in range(WARM_QUERIES + 1, len(qs))]
+
+        async def one_by_one(queries: list[RecallQuery]) -> list[RecallResult]:
+            return [await runtime.recall.search(q) for q in queries]
+
+        # Alternated, so both see the same machine load.
+        many, sequential = _batch_stats(), _batch_stats()
+        for b in batches[:WARM_QUERIES]:
+            await runtime.recall.search_many(b)
+            await one_by_one(b)
+        for b in batches:
+            await _timed(many, runtime.recall.search_many(b))
+            await _timed(sequential, one_by_one(b))
+    return {"single": single, "many": _finish(many, len(batches)), "sequential": _finish(sequential, len(batches))}
+
+
+def batch(qs: list[str], i: int) -> list[RecallQuery]:
+    """The 4 queries of a predictive-recall `context` call around question i."""
+    others = (qs[(i * 7 + 3) % len(qs)], qs[(i * 13 + 5) % len(qs)])
+    return [
+        RecallQuery(qs[i]),
+        *(RecallQuery(o, k=BATCH_K, touch=False) for o in others),
+        RecallQuery(qs[i], k=BATCH_K, touch=False, filters=AtomFilter(types=TARGETED_TYPES)),
+    ]
+
+
+def _batch_stats() -> dict[str, Any]:
+    return {"lat": [], "hits": [], "used": [], "modes": set(), "cpu": 0.0}
+
+
+async def _timed(stats: dict[str, Any], call: Awaitable[list[RecallResult]]) -> None:
+    cpu, t = time.process_time(), time.perf_counter()
+    results = await call
+    stats["lat"].append((time.perf_counter() - t) * 1000)
+    stats["cpu"] += time.process_time() - cpu
+    stats["hits"].append(sum(len(r.hits) for r in results))
+    stats["used"].extend(sum(len(h.atom.text) + HIT_OVERHEAD_CHARS for h in r.hits) for r in results)
+    stats["modes"].update(r.mode for r in results)
+
+
+def _finish(stats: dict[str, Any], calls: int) -> dict[str, Any]:
+    return {"cold_ms": None, "lat": stats["lat"], "hits": stats["hits"], "used": stats["used"],
+            "modes": sorted(stats["modes"]), "cpu_ms": stats["cpu"] / calls * 1000}
 
 
 def blas_env(threads: str) -> dict[str, str]:
@@ -275,7 +325,8 @@ def _row(size: int, path: str, m: dict[str, Any], budget: int) -> tuple[object, 
     over = sum(1 for u in m["used"] if u > budget)
     size_col = f"{percentile(m['bytes'], 50)} / {max(m['bytes'])}" if "bytes" in m else "—"
     return (
-        f"{size:,}", path, len(lat), f"{m['cold_ms']:.1f}", f"{percentile(lat, 50):.2f}", f"{percentile(lat, 95):.2f}",
+        f"{size:,}", path, len(lat), "—" if m["cold_ms"] is None else f"{m['cold_ms']:.1f}",
+        f"{percentile(lat, 50):.2f}", f"{percentile(lat, 95):.2f}",
         f"{statistics.fmean(lat):.2f}", f"{m['cpu_ms']:.2f}" if "cpu_ms" in m else "—", f"{max(lat):.1f}",
         f"{statistics.fmean(m['hits']):.1f}",
         f"{max(m['used'])} ({over} over)", size_col, "/".join(m["modes"]), verdict,
@@ -311,7 +362,10 @@ def main() -> None:
         for threads in [t for t in args.blas_threads.split(",") if t]:
             blas = "" if threads == "default" else f", BLAS {threads} thread"
             if not args.no_inproc:
-                lat_rows.append(_row(size, f"in process{blas}", run_inproc(home, args.queries, threads), budget))
+                measured = run_inproc(home, args.queries, threads)
+                lat_rows.append(_row(size, f"in process{blas}", measured["single"], budget))
+                lat_rows.append(_row(size, f"search_many ×4 (in process{blas})", measured["many"], budget))
+                lat_rows.append(_row(size, f"4 × search (in process{blas})", measured["sequential"], budget))
             if not args.no_stdio:
                 for mode in modes:
                     m = asyncio.run(stdio(home, mode, args.queries, threads))

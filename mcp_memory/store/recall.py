@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 
 from ..model import Atom
 from .atoms import AtomFilter, atom_from_row, filter_sql
 from .conn import Connection
 
-
-RankFields = tuple[str, str, float, float, float | None, int, str, str | None]
+# What ranking needs of an atom: (id, status, source class, confidence, created, last recalled, pinned).
+RankFields = tuple[str, str, str, float, float, float | None, int]
+_RANK_COLUMNS = "num, id, status, source_class, confidence, created_at, last_recalled_at, pinned"
 
 
 def quote_fts(terms: Iterable[str]) -> str:
@@ -31,9 +33,11 @@ class RecallRepo:
         if not match:
             return []
         if not narrowed:
-            # The index holds live atoms only, so with no filter there is nothing to join.
+            # The index holds live atoms only, so with no filter there is nothing to join. The `rowid`
+            # tie-break (older atom first, as before) also keeps FTS5 off its own rank sorter, which
+            # took a third longer than SQLite's for the same rows (0.55 vs 0.41 ms at 10k atoms).
             async with self._conn.execute(
-                "SELECT rowid, -rank FROM atoms_fts WHERE atoms_fts MATCH ? ORDER BY rank LIMIT ?", (match, limit),
+                "SELECT rowid, -rank FROM atoms_fts WHERE atoms_fts MATCH ? ORDER BY rank, rowid LIMIT ?", (match, limit),
             ) as cur:
                 return [(int(r[0]), float(r[1])) for r in await cur.fetchall()]
         clauses, params = filter_sql(f, now)
@@ -47,23 +51,43 @@ class RecallRepo:
 
     async def allowed_nums(self, f: AtomFilter, *, now: float) -> list[int]:
         """Nums of the atoms a filter admits (applied before any top-k cut)."""
-        clauses, params = filter_sql(f, now)
+        hint = ""
+        if f.types and f.status == "live":
+            # Without table statistics the planner walks atoms_status (every live atom) rather than
+            # the partial index atoms_type (0.3 vs 1.9 ms for three types at 10k atoms), and it can
+            # only use that index when the status is written literally.
+            clauses, params = filter_sql(dataclasses.replace(f, status=None), now)
+            clauses.insert(0, "atoms.status = 'live'")
+            hint = " INDEXED BY atoms_type"
+        else:
+            clauses, params = filter_sql(f, now)
         where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
-        async with self._conn.execute(f"SELECT num FROM atoms{where}", params) as cur:
+        async with self._conn.execute(f"SELECT num FROM atoms{hint}{where}", params) as cur:
             return [int(r[0]) for r in await cur.fetchall()]
 
     async def rank_fields(self, nums: Sequence[int]) -> dict[int, RankFields]:
-        """What ranking needs of each atom: (status, source, confidence, created, last recalled, pinned, scope, project)."""
+        """What ranking needs of each atom (see RankFields); missing atoms are simply absent."""
         out: dict[int, RankFields] = {}
         for start in range(0, len(nums), 500):
             chunk = list(nums[start:start + 500])
             async with self._conn.execute(
-                "SELECT num, status, source_class, confidence, created_at, last_recalled_at, pinned, scope, project "
-                f"FROM atoms WHERE num IN ({', '.join('?' * len(chunk))})", chunk,
+                f"SELECT {_RANK_COLUMNS} FROM atoms WHERE num IN ({', '.join('?' * len(chunk))})", chunk,
             ) as cur:
                 for r in await cur.fetchall():
-                    out[int(r[0])] = (str(r[1]), str(r[2]), float(r[3]), float(r[4]), r[5], int(r[6]), str(r[7]), r[8])
+                    out[r[0]] = (r[1], r[2], r[3], r[4], r[5], r[6], r[7])
         return out
+
+    async def admitted(self, nums: Sequence[int], f: AtomFilter, *, now: float) -> set[int]:
+        """Which of these atoms a filter admits (a few candidates, checked without listing all it admits)."""
+        if not nums:
+            return set()
+        clauses, params = filter_sql(f, now)
+        where = "".join(f" AND {c}" for c in clauses)
+        # NOT INDEXED keeps the planner on rowid look-ups: it would rather walk atoms_status (every live atom).
+        async with self._conn.execute(
+            f"SELECT num FROM atoms NOT INDEXED WHERE num IN ({', '.join('?' * len(nums))}){where}", [*nums, *params],
+        ) as cur:
+            return {int(r[0]) for r in await cur.fetchall()}
 
     async def atoms_by_num(self, nums: Sequence[int]) -> dict[int, Atom]:
         """Atoms by num (missing ones are simply absent)."""
@@ -76,15 +100,6 @@ class RecallRepo:
                 for row in await cur.fetchall():
                     out[int(row["num"])] = atom_from_row(row)
         return out
-
-    async def ids_of(self, nums: Sequence[int]) -> dict[int, str]:
-        """Atom ids by num."""
-        if not nums:
-            return {}
-        async with self._conn.execute(
-            f"SELECT num, id FROM atoms WHERE num IN ({', '.join('?' * len(nums))})", list(nums),
-        ) as cur:
-            return {int(r[0]): str(r[1]) for r in await cur.fetchall()}
 
     async def num_of(self, atom_id: str) -> int | None:
         """The integer key of an atom id."""
@@ -183,17 +198,26 @@ class RecallRepo:
         ) as cur:
             return {int(r[0]) for r in await cur.fetchall()}
 
-    async def neighbours(self, nums: Sequence[int]) -> list[tuple[int, int, str, float]]:
-        """Links touching these atoms, as (this atom, the other, kind, weight)."""
+    async def neighbours(self, nums: Sequence[int]) -> list[tuple[int, int, str, float, RankFields | None]]:
+        """Links touching these atoms, as (this atom, the other, kind, weight, the other's rank fields).
+
+        Links stored from these atoms come first, then links stored to them, each by (this, other, kind).
+        """
         if not nums:
             return []
         marks = ", ".join("?" * len(nums))
         async with self._conn.execute(
-            f"SELECT src, dst, kind, weight FROM associations WHERE src IN ({marks}) "
-            f"UNION ALL SELECT dst, src, kind, weight FROM associations WHERE dst IN ({marks})",
+            "SELECT l.this, l.other, l.kind, l.weight, a.id, a.status, a.source_class, a.confidence, a.created_at, "
+            "a.last_recalled_at, a.pinned FROM ("
+            f"SELECT 0 AS part, src AS this, dst AS other, kind, weight FROM associations WHERE src IN ({marks}) "
+            f"UNION ALL SELECT 1, dst, src, kind, weight FROM associations WHERE dst IN ({marks})"
+            ") AS l LEFT JOIN atoms AS a ON a.num = l.other ORDER BY l.part, l.this, l.other, l.kind",
             [*nums, *nums],
         ) as cur:
-            return [(int(r[0]), int(r[1]), str(r[2]), float(r[3])) for r in await cur.fetchall()]
+            return [
+                (r[0], r[1], r[2], r[3], None if r[4] is None else (r[4], r[5], r[6], r[7], r[8], r[9], r[10]))
+                for r in await cur.fetchall()
+            ]
 
     async def cached_vectors(self, space: str, hashes: Sequence[str]) -> dict[str, tuple[float, bytes]]:
         """Cached (scale, blob) vectors of these content hashes in one space."""
@@ -240,8 +264,8 @@ class RecallRepo:
         """(vectors of non-live atoms, live atoms with no vector and not queued, stale queue rows, dangling links)."""
         queries = (
             "SELECT COUNT(*) FROM vectors WHERE atom_num NOT IN (SELECT num FROM atoms WHERE status = 'live')",
-            "SELECT COUNT(*) FROM atoms WHERE status = 'live' AND num NOT IN "
-            "(SELECT atom_num FROM vectors WHERE space = ?) AND num NOT IN (SELECT atom_num FROM embed_queue)",
+            ("SELECT COUNT(*) FROM atoms WHERE status = 'live' AND num NOT IN "
+             "(SELECT atom_num FROM vectors WHERE space = ?) AND num NOT IN (SELECT atom_num FROM embed_queue)"),
             "SELECT COUNT(*) FROM embed_queue WHERE atom_num NOT IN (SELECT num FROM atoms WHERE status = 'live')",
             "SELECT COUNT(*) FROM associations WHERE src NOT IN (SELECT num FROM atoms) OR dst NOT IN (SELECT num FROM atoms)",
         )
@@ -259,8 +283,8 @@ class RecallRepo:
             ("DELETE FROM vectors WHERE atom_num NOT IN (SELECT num FROM atoms WHERE status = 'live')", ()),
             ("DELETE FROM embed_queue WHERE atom_num NOT IN (SELECT num FROM atoms WHERE status = 'live')", ()),
             ("DELETE FROM associations WHERE src NOT IN (SELECT num FROM atoms) OR dst NOT IN (SELECT num FROM atoms)", ()),
-            ("INSERT OR IGNORE INTO embed_queue(atom_num) SELECT num FROM atoms WHERE status = 'live' "
-             "AND num NOT IN (SELECT atom_num FROM vectors WHERE space = ?)", (space,)),
+            (("INSERT OR IGNORE INTO embed_queue(atom_num) SELECT num FROM atoms WHERE status = 'live' "
+              "AND num NOT IN (SELECT atom_num FROM vectors WHERE space = ?)"), (space,)),
         ):
             cur = await self._conn.execute(sql, params)
             changed += max(cur.rowcount, 0)

@@ -118,6 +118,18 @@ async def test_session_associations_expand_one_hop(runtime: Runtime) -> None:
     assert matched["Migrations run with alembic from the ops folder"].startswith("linked (")
 
 
+async def test_a_filtered_search_keeps_the_linked_atoms_it_leaves_out_searchable(runtime: Runtime) -> None:
+    atoms = atoms_of(runtime)
+    await seed(atoms, [("We picked Postgres 16 for the ledger service", "decision"),
+                       ("Migrations run with alembic from the ops folder", "convention")], session_id="s-42")
+    decisions = AtomFilter(types=("decision",))
+    assert await texts(runtime, "Which database did we choose for the ledger?", filters=decisions) == [
+        "We picked Postgres 16 for the ledger service"]  # its linked convention is not a decision
+    # Left out by the filter is not forgotten: the convention is still found by meaning.
+    assert "Migrations run with alembic from the ops folder" in await texts(
+        runtime, "where do the alembic migrations run from", mode="vector")
+
+
 async def test_recall_updates_recall_count(runtime: Runtime) -> None:
     ids = await seed(atoms_of(runtime))
     await runtime.recall.search(RecallQuery("Dana birthday"))
