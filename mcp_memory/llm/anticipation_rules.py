@@ -49,7 +49,7 @@ _FOLLOW_UPS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
 )
 _CONTINUE = re.compile(r"^(?:ok(?:ay)?|great|thanks|thank you|nice|cool|perfect|done|got it|next|and now|now)\b", re.IGNORECASE)
 
-PRONOUNS = ("it", "that", "this", "they", "them", "those", "these")
+PRONOUNS = ("it", "that", "this", "they", "them", "those", "these", "he", "she", "him", "her")
 # After these words "that" introduces a clause ("I think that…"), it is not a pronoun.
 _COMPLEMENTIZER_BEFORE = {
     "think", "said", "say", "says", "know", "sure", "so", "such", "believe", "mean", "hope", "guess", "realize",
@@ -62,6 +62,7 @@ _PRONOUN_NEXT = {
     "still", "now", "then", "for", "to", "in", "on", "at", "with", "from", "up", "out", "back", "down", "off", "over",
     "into", "about", "like", "or", "and", "but", "so", "if", "when", "before", "after", "because", "please", "already",
     "happen", "happened", "happening", "go", "went", "going", "run", "ran", "running", "use", "used", "get", "got", "one",
+    "yesterday", "today", "tomorrow", "tonight", "earlier", "later", "soon", "once", "twice", "myself", "yet",
 }
 _WORD = re.compile(r"[A-Za-z']+|[.!?,;:]")
 
@@ -96,7 +97,7 @@ def first_pronoun(message: str) -> str | None:
         base: str = word.split("'")[0]
         previous = lowered[i - 1] if i > 0 else ""
         following = lowered[i + 1] if i + 1 < len(lowered) else ""
-        if base == "it" or base in ("they", "them") or "'" in word:
+        if base in ("it", "they", "them", "he", "she", "him") or "'" in word:
             return base
         if base == "that" and previous in _COMPLEMENTIZER_BEFORE:
             continue

@@ -88,6 +88,12 @@ class NullLLM:
         return None
 
 
+def runs_background_jobs(llm: MemoryLLM) -> bool:
+    """True for a backend that can answer any job at any time; False for `none` and for a backend
+    holding a single answer to this call's own job (sampling), which background jobs must not reuse."""
+    return not isinstance(llm, NullLLM) and not getattr(llm, "single_answer", False)
+
+
 @dataclass(slots=True)
 class LLMStats:
     """Counters of `run_job` outcomes.

@@ -27,6 +27,8 @@ SAMPLED_ACTIONS = ("observe", "end_session", "consolidate")
 class SampledAnswer:
     """A MemoryLLM holding the one answer the host's model gave for this call."""
 
+    single_answer = True  # background jobs (user state, predicted intents) must not reuse it
+
     def __init__(self, text: str | None) -> None:
         self._text = text
 

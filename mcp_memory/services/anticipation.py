@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..config import Settings
 from ..llm.anticipation_jobs import IntentsOut, intents_prompt
 from ..llm.anticipation_rules import first_pronoun, follow_up_intents
-from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job
+from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..model import Session
 from ..store.atoms import AtomFilter
 from ..store.db import Store, now
@@ -91,7 +91,7 @@ class AnticipationService:
 
     def schedule_prediction(self, session: Session, message: str, recent: Sequence[str], model: UserModel) -> bool:
         """After a turn, have the memory LLM predict the next intents in the background."""
-        if isinstance(self._llm, NullLLM) or self._settings.features.predictive_intents <= 0:
+        if not runs_background_jobs(self._llm) or self._settings.features.predictive_intents <= 0:
             return False
         self._background.spawn(lambda: self._predict(session, message, list(recent), model), "predict")
         return True

@@ -107,17 +107,19 @@ class ContextService:
             raise InvalidInput("budget_chars must be at least 200")
         inputs = await self._inputs(message, session_id, project)
         block = ContextBlock(rendered="", budget=budget)
-        room = budget - len(HEADER) - len(FOOTER) - 2
+        # Header, footer and the newline after the header; each section then costs its text plus
+        # the newline that joins it to the next.
+        room = budget - len(HEADER) - len(FOOTER) - 1
         await self._gather(inputs, session_id, block, room)
         carry = 0
         parts: list[str] = []
         for name, share in SECTION_SHARES:
             allowance = int(room * share) + carry
-            text = await self._section(name, allowance, inputs, block) if allowance >= 40 else ""
-            if len(text) > allowance:
-                text = text[: max(0, allowance - 1)].rstrip() + "…"
+            text = await self._section(name, allowance - 1, inputs, block) if allowance >= 41 else ""
+            if len(text) > allowance - 1:
+                text = text[: max(0, allowance - 2)].rstrip() + "…"
             block.sections[name] = len(text)
-            carry = allowance - len(text)
+            carry = allowance - (len(text) + 1 if text else 0)
             if text:
                 parts.append(text)
         block.rendered = "\n".join([HEADER, *parts, FOOTER]) if parts else ""
@@ -205,14 +207,20 @@ class ContextService:
     async def _facts_section(self, message: str, session: Session | None, allowance: int) -> str:
         views = [await self._facts.view(target) for target in ("user", "env")]
         if session is not None and session.frozen_facts is not None:
-            frozen = session.frozen_facts
+            frozen = fit_lines(session.frozen_facts, allowance)
         else:
             lines = [f"{v.target.upper()}: {e.content}" for v in views for e in v.entries
                      if e.pinned or not e.keywords]
-            frozen = fit("## What you know", sorted(lines, key=lambda line: not line.startswith("USER")), allowance)
+            # Frozen at the size the default budget gives it, so one small first call does not
+            # shrink the facts for the rest of the session; a smaller call shows a prefix of them.
+            default = int((self._settings.sessions.context_budget_chars - len(HEADER) - len(FOOTER) - 1)
+                          * dict(SECTION_SHARES)["facts"]) - 1
+            frozen = fit("## What you know", sorted(lines, key=lambda line: not line.startswith("USER")),
+                         max(allowance, default))
             if session is not None:
                 async with self._store.write() as tx:
                     await tx.sessions.freeze_facts(session.id, frozen)
+            frozen = fit_lines(frozen, allowance)
         lowered = message.lower()
         gated = [f"{v.target.upper()}: {e.content}" for v in views for e in v.entries
                  if e.keywords and not e.pinned and any(k in lowered for k in e.keywords)]
@@ -235,6 +243,14 @@ def _newest(notes: list[SessionNote]) -> list[SessionNote]:
 def _defused(line: str) -> str:
     """Stored text may not open or close the memory block it is rendered in."""
     return _BLOCK_TAG.sub(lambda m: "‹" + m.group(0)[1:], line)
+
+
+def fit_lines(section: str, allowance: int) -> str:
+    """A rendered section cut to whole lines within the allowance (its title needs one line more)."""
+    if len(section) <= allowance:
+        return section
+    lines = section.split("\n")
+    return fit(lines[0], lines[1:], allowance)
 
 
 def fit(title: str, lines: Sequence[str], allowance: int, *, reverse: bool = False) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ..config import Settings
 from ..llm.anticipation_jobs import ResumeOut, resume_prompt
 from ..llm.anticipation_rules import next_step
-from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job
+from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..model import Session
 from ..store.atoms import AtomFilter
 from ..store.db import Store, now
@@ -140,7 +140,7 @@ class ResumeService:
 
     async def phrased(self, recap: Recap, model: UserModel) -> Recap:
         """The recap in the memory LLM's words when one is configured (short timeout, else as built)."""
-        if isinstance(self._llm, NullLLM):
+        if not runs_background_jobs(self._llm):
             return recap
         out = await run_job(self._llm, *resume_prompt([*recap.left_off, f"next: {recap.next_step or ''}"],
                                                       model_lines(model)), ResumeOut,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..config import Settings
 from ..errors import InvalidInput, NotFound
-from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job
+from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..llm.heuristic import Extracted, extract, note_category, one_line, strip_untrusted
 from ..llm.jobs import ExtractionOut, extraction_prompt
 from ..model import ATOM_TYPES, Actor, Session, SessionNote
@@ -190,7 +190,7 @@ class SessionService:
         """After a turn: refresh the user model every N turns (or on a focus change) and, with a memory
         LLM, predict the next intents, both in the background."""
         features = self._settings.features
-        llm_predicts = not isinstance(self._llm, NullLLM) and features.predictive_intents > 0
+        llm_predicts = runs_background_jobs(self._llm) and features.predictive_intents > 0
         if not features.user_state and not llm_predicts:
             return
         model = await self._user_state.model()

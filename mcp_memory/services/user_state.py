@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ..config import Settings
 from ..llm.anticipation_jobs import UserStateOut, user_state_prompt
-from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job
+from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..llm.user_state_rules import infer_user_state
 from ..model import Session
 from ..store.atoms import AtomFilter
@@ -134,7 +134,7 @@ class UserStateService:
         return changed
 
     async def _llm_inferences(self, model: UserModel, memories: list[str], messages: list[str]) -> list[Inference]:
-        if isinstance(self._llm, NullLLM):
+        if not runs_background_jobs(self._llm):
             return []
         out = await run_job(self._llm, *user_state_prompt(model_lines(model), memories, messages), UserStateOut,
                             timeout_s=self._settings.llm.timeout_s, stats=self._stats)

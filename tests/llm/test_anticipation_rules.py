@@ -15,6 +15,9 @@ from mcp_memory.usermodel import Inference, ModelField, load_model, normalize, r
     ("Did they reply to the invite?", "they"),
     ("Is this still broken?", "this"),
     ("that's the one I meant", "that"),
+    ("What does she do for a living?", "she"),
+    ("I called her yesterday", "her"),
+    ("her flight lands at noon", None),  # a possessive, not a pronoun
     ("I think that we should ship on Friday", None),  # a clause, not a pronoun
     ("that file needs a header", None),  # a determiner
     ("Move the billing service to Postgres", None),

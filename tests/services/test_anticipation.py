@@ -247,3 +247,25 @@ async def test_every_surface_can_be_turned_off(tmp_path: Path) -> None:
         assert block.intents == () and block.resolution is None and block.recap is None and block.nudge is None
         for title in ("## How this user likes", "## What they are working on", "## Where you left off", "## Worth raising"):
             assert title not in block.rendered
+
+
+async def test_the_block_never_passes_its_budget_with_every_section_full(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    async with open_runtime(features(home, nudges=True)) as rt:
+        agent, services = AgentService(rt), build_services(rt)
+        for i in range(12):
+            await agent.add_fact("user" if i % 2 else "env", f"Fact number {i}: the deploy of service {i} uses region eu-{i}.")
+        await seed(agent, (TEST_RULE, "convention"), ("Should we rename the deploy service?", "question"))
+        await agent.observe("full0", "Progress: the deploy works. Next I'll write the rollback docs.")
+        await agent.end_session("full0")
+        await sql(home, "UPDATE sessions SET last_at = last_at - 10 * 3600")
+        await sql(home, "UPDATE atoms SET created_at = created_at - 3 * 86400")
+        for i in range(8):
+            await agent.observe("full", f"Please keep answers short. I'm working on the deploy {i} in Python with Docker; "
+                                        "we decided to keep retries at five. The build is failing again.")
+        await services.user_state.settle()
+        for budget in range(200, 6001, 149):
+            block = await agent.context("I just finished the deploy script; does it need the db container?",
+                                        session_id="full", budget_chars=budget)
+            assert len(block.rendered) <= budget, (budget, len(block.rendered), block.sections)
+        assert sum(1 for v in block.sections.values() if v) >= 7, block.sections

@@ -108,3 +108,15 @@ async def test_the_recap_prompt_uses_the_llm_words_when_it_answers(runtime: Runt
     assert recap is not None
     phrased = await services.resume.phrased(recap, await services.user_state.model())
     assert phrased.left_off == ("You had the refund endpoint working.",) and phrased.next_step == "Wire up the webhook."
+
+
+async def test_a_single_sampled_answer_is_not_reused_for_background_jobs(runtime: Runtime) -> None:
+    services, fake = with_llm(runtime, ExtractionOut={"atoms": []}, IntentsOut={"intents": ["x"]},
+                              UserStateOut={"updates": []})
+    fake.single_answer = True  # type: ignore[attr-defined]  # as the sampling backend marks itself
+    for text in ("one", "two", "three", "four", "I'm working on the export job in Python."):
+        await services.sessions.observe("sa", text)
+    await services.anticipation.settle()
+    await services.user_state.settle()
+    assert {schema for _, _, schema in fake.calls} == {"ExtractionOut"}
+    assert (await services.user_state.model()).get("technical.languages") == "Python"  # the heuristic ran
