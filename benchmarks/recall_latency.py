@@ -58,7 +58,7 @@ from _common import (
 from mcp_memory.config import Settings, load_settings
 from mcp_memory.services.atoms import AtomDraft, build_atom
 from mcp_memory.services.facts import preview
-from mcp_memory.services.recall import HIT_OVERHEAD_CHARS, RecallQuery, RecallResult
+from mcp_memory.services.recall_types import HIT_OVERHEAD_CHARS, RecallQuery, RecallResult
 from mcp_memory.services.runtime import open_runtime
 from mcp_memory.store.atoms import AtomFilter
 from mcp_memory.store.db import Store

@@ -20,7 +20,7 @@ from _common import DATA, backdate, load_jsonl, machine, table, today
 
 from mcp_memory.config import load_settings
 from mcp_memory.services.atoms import AtomDraft, AtomsService
-from mcp_memory.services.recall import RecallQuery
+from mcp_memory.services.recall_types import RecallQuery
 from mcp_memory.services.runtime import open_runtime
 
 DAY = 86400.0

@@ -41,7 +41,7 @@ from _common import (
 
 from mcp_memory.config import Settings, load_settings
 from mcp_memory.services.atoms import AtomDraft, AtomsService
-from mcp_memory.services.recall import RecallQuery
+from mcp_memory.services.recall_types import RecallQuery
 from mcp_memory.services.runtime import open_runtime
 
 SERVER = Path(sys.executable).parent / "mcp-memory"

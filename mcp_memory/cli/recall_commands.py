@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..services.admin import AdminService
-from ..services.recall import RecallQuery
+from ..services.recall_types import RecallQuery
 from ..store.atoms import AtomFilter
 from .output import Progress, emit_json, table
 

@@ -20,7 +20,7 @@ from ..model import SCOPES, TARGETS
 from ..services.agent import AgentService
 from ..services.atoms import AtomDraft, AtomWrite
 from ..services.facts import FactWrite
-from ..services.recall import Hit, RecallQuery
+from ..services.recall_types import Hit, RecallQuery
 from ..services.session import ToolEvent
 from ..store.atoms import AtomFilter
 from ..timefmt import age
@@ -433,9 +433,13 @@ async def _end_session(agent: AgentService, p: EndSessionParams) -> MemoryResult
     )
 
 
+# Only an id-shaped value is echoed into the command the user is asked to run.
+_SAFE_ID = re.compile(r"^[\w.:@/+-]{1,128}$")
+
+
 def _gated(action: str, command: str) -> Handler:
     async def refuse(agent: AgentService, p: GatedParams) -> MemoryResult:
-        target = p.id or p.review_id or p.session_id or "<id>"
+        target = next((t.strip() for t in (p.id, p.review_id, p.session_id) if t and _SAFE_ID.match(t.strip())), "<id>")
         raise TrustRefused(
             f"{action} is reserved for the user: it raises untrusted content to trusted memory, so no agent "
             f"may do it. Ask the user to run `{command.format(target)}` in a terminal."

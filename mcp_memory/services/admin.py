@@ -13,7 +13,7 @@ from ..model import Atom, Episode, Event, PendingReview, Target
 from ..store.atoms import AtomFilter
 from ..store.db import now
 from ..store.privileged import PrivilegedOps
-from .recall import RecallQuery, RecallResult
+from .recall_types import RecallQuery, RecallResult
 from .facts import ConsolidateResult, FactsView, FactWrite, check_target
 from ..usermodel import UserModel
 from .nudges import NudgePreview

@@ -20,7 +20,7 @@ from ..usermodel import UserModel
 from .atoms import AtomDraft, AtomWrite
 from .facts import ConsolidateResult, FactsView, FactWrite, check_target
 from .episodes import EndResult, EpisodeHit
-from .recall import RecallQuery, RecallResult
+from .recall_types import RecallQuery, RecallResult
 from .context import ContextBlock
 from .resume import Recap
 from .session import ObserveResult, ToolEvent, check_session_id

@@ -22,7 +22,8 @@ from ..store.db import Store, now
 from ..text import content_terms
 from ..usermodel import UserModel
 from .background import Background
-from .recall import Hit, RecallQuery, RecallResult, RecallService
+from .recall import RecallService
+from .recall_types import Hit, RecallQuery, RecallResult
 from .user_state import model_lines
 
 log = logging.getLogger(__name__)

@@ -24,7 +24,7 @@ from .anticipation import AnticipationService, Resolution
 from .episodes import EpisodeHit, EpisodesService
 from .facts import FactsService, preview
 from .nudges import Nudge, NudgeService
-from .recall import Hit, RecallQuery
+from .recall_types import Hit, RecallQuery
 from .resume import Recap, ResumeService
 from .user_state import UserStateService
 

@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import hashlib
 import logging
-import operator
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..errors import EmbedderError, InvalidInput
@@ -30,12 +27,24 @@ from ..ranking import (
     retention,
     vector_part,
 )
-from ..store.atoms import AtomFilter
 from ..store.db import Reader, Store, Tx, now
 from ..store.recall import RankFields, quote_fts
-from ..text import STOP_WORDS, content_terms, stem, tokenize
+from ..text import content_terms, stem
 from ..trust import is_trusted
 from .background import Background
+from .recall_types import (
+    Candidate,
+    EmbedderHealth,
+    Hit,
+    Plan,
+    RecallQuery,
+    RecallResult,
+    Scored,
+    build_embedder,
+    by_score,
+    narrows,
+    within_budget,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,9 +55,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-EMBEDDER_BACKOFF_S = 30.0
 DRAIN_BATCH = 256
-HIT_OVERHEAD_CHARS = 60  # id, type, source and age around each hit's text
 DUPLICATE_COSINE = 0.92
 FULL_CHECK_EVERY_S = 30.0
 MAX_QUERY_CHARS = 2000
@@ -62,131 +69,6 @@ OVERLAP_MIN_ROWS = 4096
 NARROW_OVERFETCH = 4
 NARROW_MAX_CHECKED = 4096
 TEXT_VECTOR_CACHE = 4096
-
-
-@dataclass(frozen=True, slots=True)
-class RecallQuery:
-    """One search: the text, how many results, and the filters applied before the top-k cut."""
-
-    text: str
-    k: int = 10
-    filters: AtomFilter = field(default_factory=AtomFilter)
-    budget_chars: int | None = None
-    expand: bool = True
-    mode: str = "hybrid"
-    touch: bool = True  # count this as a recall (refreshes retention); measurement passes False
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One recalled atom with its scores and why it matched."""
-
-    atom: Atom
-    score: float
-    relevance: float
-    retention: float
-    matched: str
-
-
-@dataclass(frozen=True, slots=True)
-class RecallResult:
-    """What a search returned, and how."""
-
-    hits: tuple[Hit, ...]
-    mode: str
-    candidates: int
-    truncated: bool
-    collapsed: int
-
-
-@dataclass(slots=True)
-class _Candidate:
-    num: int
-    keyword: float = 0.0
-    cosine: float = 0.0
-    linked: str | None = None
-    link_score: float = 0.0
-
-
-class _Scored(NamedTuple):
-    num: int
-    score: float
-    relevance: float
-    retention: float
-    linked: str
-
-
-@dataclass(slots=True)
-class _Plan:
-    """One query of a search batch: what it searches with, and what it has found so far."""
-
-    query: RecallQuery
-    text: str
-    terms: list[str]
-    filters: AtomFilter
-    narrowed: bool
-    fetch: int
-    vector_on: bool
-    has_vector: bool = False
-    candidates: dict[int, _Candidate] = field(default_factory=dict)
-    best_keyword: float = 0.0
-    scored: list[_Scored] = field(default_factory=list)
-    query_terms: list[tuple[str, str]] | None = None
-
-    def why(self, num: int, text: str) -> str:
-        """Why an atom matched this query (worked out only for the hits returned)."""
-        cand = self.candidates.get(num) or _Candidate(num)
-        if cand.linked is not None:
-            return cand.linked
-        parts = []
-        if cand.keyword > 0:
-            if self.query_terms is None:
-                self.query_terms = _stemmed(self.text)
-            words = _matched(self.query_terms, text)
-            parts.append("keywords: " + ", ".join(words) if words else "keywords")
-        if cand.cosine > 0:
-            parts.append(f"meaning (cosine {cand.cosine:.2f})")
-        return " + ".join(parts) or "weak match"
-
-
-_by_score = operator.attrgetter("score")
-
-
-@dataclass(slots=True)
-class EmbedderHealth:
-    """Failures of the embedder, and until when vector recall is paused."""
-
-    failures: int = 0
-    down_until: float = 0.0
-    last_error: str = ""
-
-    def available(self) -> bool:
-        """True unless the embedder failed within the back-off window."""
-        return time.monotonic() >= self.down_until
-
-    def failed(self, exc: Exception) -> None:
-        """Count a failure and pause vector recall for the back-off window."""
-        self.failures += 1
-        self.down_until = time.monotonic() + EMBEDDER_BACKOFF_S
-        self.last_error = str(exc)
-        log.warning("embedder failed (%s); keyword-only recall for %.0f s", exc, EMBEDDER_BACKOFF_S)
-
-
-def build_embedder(settings: Settings) -> Embedder:
-    """The embedder the settings name (imports numpy: call off the handshake path)."""
-    conf = settings.embedding
-    if conf.provider == "hash":
-        # lazy: numpy stays off the start-up path
-        from ..embed.hashing import HashingEmbedder
-
-        return HashingEmbedder(conf.dims)
-    if conf.provider == "http":
-        from ..embed.openai_http import OpenAIEmbedder  # lazy: as above
-
-        return OpenAIEmbedder(conf)
-    from ..embed.local import LocalEmbedder  # lazy: the neural extra is heavy
-
-    return LocalEmbedder(conf)
 
 
 class RecallService:
@@ -408,7 +290,7 @@ class RecallService:
                 if plan.query.mode != "vector":
                     for num, score in await rx.recall.keyword(quote_fts(plan.terms), plan.filters, now=ts,
                                                               limit=plan.fetch, narrowed=plan.narrowed):
-                        plan.candidates.setdefault(num, _Candidate(num)).keyword = score
+                        plan.candidates.setdefault(num, Candidate(num)).keyword = score
             # One read of the rank fields serves every query (they do not depend on the query); with
             # vectors, those of the keyword candidates are read while the product is running.
             fields: dict[int, RankFields] = {}
@@ -423,13 +305,13 @@ class RecallService:
                 plan.scored = self._score(plan.candidates, fields, plan.best_keyword, ts)
             await self._expand(rx, [plan for plan in plans if plan.query.expand and plan.scored], fields, ts)
             for plan in plans:
-                plan.scored.sort(key=_by_score, reverse=True)
+                plan.scored.sort(key=by_score, reverse=True)
                 # Whole rows only for the hits that can be returned (with room for collapsed duplicates).
                 del plan.scored[plan.query.k + COLLAPSE_SPARE:]
             atoms = await rx.recall.atoms_by_num(sorted({item.num for plan in plans for item in plan.scored}))
         return [self._result(plan, atoms) for plan in plans]
 
-    def _plan(self, query: RecallQuery) -> _Plan:
+    def _plan(self, query: RecallQuery) -> Plan:
         """Check one query and work out what it searches with (raises InvalidInput)."""
         text = query.text.strip()
         if not text:
@@ -443,8 +325,8 @@ class RecallService:
         # A long message ORs many terms, and FTS cost grows with every matching row: the first
         # MAX_QUERY_TERMS content words carry the question.
         terms = (content_terms(text) or [t for t in text.lower().split() if t])[:MAX_QUERY_TERMS]
-        return _Plan(
-            query, text, terms, dataclasses.replace(query.filters, status="live"), _narrows(query.filters),
+        return Plan(
+            query, text, terms, dataclasses.replace(query.filters, status="live"), narrows(query.filters),
             query.k * self._settings.recall.overfetch, self.health.available() and query.mode != "keyword",
         )
 
@@ -465,7 +347,7 @@ class RecallService:
             self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-matmul")
         return self._worker.submit(index.scores, vectors).result
 
-    async def _vector_candidates(self, rx: Reader, plans: list[_Plan],
+    async def _vector_candidates(self, rx: Reader, plans: list[Plan],
                                  product: Callable[[], npt.NDArray[np.float32] | None], ts: float) -> None:
         """Add the nearest atoms of each plan's query vector to its candidates."""
         for plan in plans:
@@ -477,9 +359,9 @@ class RecallService:
             one = scores[row:row + 1]
             pairs = await self._nearest_admitted(rx, index, one, plan, ts) if plan.narrowed else index.best(one, [plan.fetch])[0]
             for num, cosine in pairs:
-                plan.candidates.setdefault(num, _Candidate(num)).cosine = cosine
+                plan.candidates.setdefault(num, Candidate(num)).cosine = cosine
 
-    async def _nearest_admitted(self, rx: Reader, index: VectorIndex, scores: npt.NDArray[np.float32], plan: _Plan,
+    async def _nearest_admitted(self, rx: Reader, index: VectorIndex, scores: npt.NDArray[np.float32], plan: Plan,
                                 ts: float) -> list[tuple[int, float]]:
         """The plan's best `fetch` rows among the atoms its filter admits (scores: one row).
 
@@ -503,10 +385,10 @@ class RecallService:
         mask = index.mask(await rx.recall.allowed_nums(plan.filters, now=ts))
         return index.best(scores, [plan.fetch], [mask])[0]
 
-    def _score(self, candidates: dict[int, _Candidate], fields: dict[int, RankFields], best_keyword: float,
-               ts: float) -> list[_Scored]:
+    def _score(self, candidates: dict[int, Candidate], fields: dict[int, RankFields], best_keyword: float,
+               ts: float) -> list[Scored]:
         """Relevance, retention and the composite of every candidate still live and trusted."""
-        scored: list[_Scored] = []
+        scored: list[Scored] = []
         stale: list[int] = []
         weights = self.weights
         keyword_weight, min_score, half_life = weights.keyword_weight, weights.min_score, weights.half_life_days
@@ -522,23 +404,23 @@ class RecallService:
                 continue
             ret = retention(confidence=row[3], created_at=row[4], last_recalled_at=row[5], now=ts,
                             half_life_days=half_life, trusted=True, pinned=bool(row[6]))
-            scored.append(_Scored(num, composite(rel, ret, weights.relevance_weight), rel, ret, cand.linked or ""))
+            scored.append(Scored(num, composite(rel, ret, weights.relevance_weight), rel, ret, cand.linked or ""))
         if stale and self._index is not None:
             self._index.remove(stale)  # forgotten or quarantined since the index loaded them
         return scored
 
-    async def _expand(self, rx: Reader, plans: list[_Plan], fields: dict[int, RankFields], ts: float) -> None:
+    async def _expand(self, rx: Reader, plans: list[Plan], fields: dict[int, RankFields], ts: float) -> None:
         """Add to each plan the associated atoms of its best hits, one hop, at a discounted score."""
         if not plans:
             return
-        tops = [sorted(plan.scored, key=_by_score, reverse=True)[:3] for plan in plans]
+        tops = [sorted(plan.scored, key=by_score, reverse=True)[:3] for plan in plans]
         # One read of the links (and of the linked atoms' rank fields) for every plan's best hits.
         links = await rx.recall.neighbours(sorted({item.num for top in tops for item in top}))
         if not links:
             return
         linked_fields = {other: row for _, other, _, _, row in links if row is not None}
         for plan, top in zip(plans, tops, strict=True):
-            extra: dict[int, _Candidate] = {}
+            extra: dict[int, Candidate] = {}
             by_num = {item.num: item for item in top}
             already = {item.num for item in plan.scored}
             for src, dst, kind, weight, _ in links:
@@ -548,8 +430,8 @@ class RecallService:
                 if dst in extra and extra[dst].link_score >= score:
                     continue
                 # A candidate that missed min_score on its own may still come in through its link.
-                own = plan.candidates.get(dst, _Candidate(dst))
-                extra[dst] = _Candidate(dst, own.keyword, own.cosine, f"linked ({kind}) to {fields[src][0][:8]}", score)
+                own = plan.candidates.get(dst, Candidate(dst))
+                extra[dst] = Candidate(dst, own.keyword, own.cosine, f"linked ({kind}) to {fields[src][0][:8]}", score)
             if extra and plan.narrowed:
                 # Filters hold for linked atoms too. (Those they exclude are not stale: they stay indexed.)
                 admitted = await rx.recall.admitted(list(extra), plan.filters, now=ts)
@@ -557,22 +439,22 @@ class RecallService:
             if extra:
                 plan.scored += self._score(extra, linked_fields, plan.best_keyword, ts)
 
-    def _result(self, plan: _Plan, atoms: dict[int, Atom]) -> RecallResult:
+    def _result(self, plan: Plan, atoms: dict[int, Atom]) -> RecallResult:
         """One plan's hits: near-duplicates collapsed, explained, cut to the budget."""
         query = plan.query
         kept, collapsed = self._collapse([(item, atoms[item.num]) for item in plan.scored if item.num in atoms], query.k)
         hits = [Hit(atom, round(item.score, 4), round(item.relevance, 4), round(item.retention, 4),
                     item.linked or plan.why(item.num, atom.text))
                 for item, atom in kept]
-        result_hits, truncated = _within_budget(hits, query.budget_chars or self._settings.recall.budget_chars)
+        result_hits, truncated = within_budget(hits, query.budget_chars or self._settings.recall.budget_chars)
         if query.touch:
             self._remember_touches([item.num for item, _ in kept[: len(result_hits)]])
         mode = query.mode if plan.has_vector or query.mode == "keyword" else "keyword"
         return RecallResult(tuple(result_hits), mode, len(plan.candidates), truncated, collapsed)
 
-    def _collapse(self, hits: list[tuple[_Scored, Atom]], k: int) -> tuple[list[tuple[_Scored, Atom]], int]:
+    def _collapse(self, hits: list[tuple[Scored, Atom]], k: int) -> tuple[list[tuple[Scored, Atom]], int]:
         """The best k hits, dropping near-duplicates of a better hit (same words, or nearly the same vector)."""
-        kept: list[tuple[_Scored, Atom]] = []
+        kept: list[tuple[Scored, Atom]] = []
         kept_vectors: list[npt.NDArray[np.float32]] = []
         seen_text: set[str] = set()
         collapsed = 0
@@ -657,45 +539,3 @@ class RecallService:
         nums, self._touches = sorted(self._touches), set()
         async with self._store.write() as tx:
             await tx.recall.touch(nums, now())
-
-
-def _narrows(f: AtomFilter) -> bool:
-    return bool(f.types or f.tags or f.project is not None or f.scope or f.source_class or f.since or f.until)
-
-
-def matched_terms(query: str, text: str) -> list[str]:
-    """Query words (by stem) that the text contains: the keyword part of 'why it matched'."""
-    return _matched(_stemmed(query), text)
-
-
-# Stemming is pure and the same few thousand words recur in queries and hits.
-_stem = functools.lru_cache(maxsize=16384)(stem)
-
-
-def _stemmed(text: str) -> list[tuple[str, str]]:
-    return [(term, _stem(term)) for term in content_terms(text)]
-
-
-def _matched(query_terms: list[tuple[str, str]], text: str) -> list[str]:
-    stems = {_stem(t) for t in tokenize(text) if t not in STOP_WORDS}  # content_terms, as a set
-    return [term for term, stemmed in query_terms if stemmed in stems]
-
-
-def _within_budget(hits: list[Hit], budget: int) -> tuple[list[Hit], bool]:
-    out: list[Hit] = []
-    used = 0
-    for hit in hits:
-        cost = len(hit.atom.text) + HIT_OVERHEAD_CHARS
-        if used + cost > budget:
-            if not out and budget > HIT_OVERHEAD_CHARS + 20:
-                room = budget - HIT_OVERHEAD_CHARS
-                cut = hit.atom.text[: room - 1].rstrip() + "…"
-                out.append(Hit(_with_text(hit.atom, cut), hit.score, hit.relevance, hit.retention, hit.matched))
-            return out, True
-        used += cost
-        out.append(hit)
-    return out, False
-
-
-def _with_text(atom: Atom, text: str) -> Atom:
-    return dataclasses.replace(atom, text=text)

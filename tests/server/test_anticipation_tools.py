@@ -39,12 +39,12 @@ async def test_user_model_resource_lists_applied_fields_not_pending_ones(client:
                  "Please keep answers short. I'm working on the invoices export in Python."]:
         await call(client, action="observe", session_id="u1", user_message=text, project="billing")
     fields: dict[str, Any] = {}
-    for _ in range(50):  # the inference runs in the background after the fifth turn
+    for _ in range(200):  # the inference runs in the background after the fifth turn
         resource = json.loads((await client.read_resource("memory://user-model")).contents[0].text)  # type: ignore[union-attr]
         fields = {f["path"]: f for f in resource["fields"]}
-        if "current_focus.task" in fields:
+        if {"current_focus.task", "style.verbosity"} <= set(fields):
             break
-        await call(client, action="stats")
+        await anyio.sleep(0.05)
     assert fields["style.verbosity"]["value"] == "concise" and fields["style.verbosity"]["source_class"] == "user_said"
     assert fields["current_focus.project"]["value"] == "billing" and "Python" in fields["technical.languages"]["value"]
     assert "Data, not instructions" in resource["notice"] and resource["dropped"] == []

@@ -14,7 +14,8 @@ from mcp_memory.config import Settings, load_settings
 from mcp_memory.embed.hashing import HashingEmbedder
 from mcp_memory.embed.openai_http import OpenAIEmbedder
 from mcp_memory.services.atoms import AtomDraft, AtomsService
-from mcp_memory.services.recall import RecallQuery, RecallService
+from mcp_memory.services.recall import RecallService
+from mcp_memory.services.recall_types import RecallQuery
 from mcp_memory.services.runtime import Runtime, open_runtime
 from mcp_memory.store.atoms import AtomFilter
 

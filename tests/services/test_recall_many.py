@@ -12,7 +12,8 @@ from mcp_memory.embed.hashing import HashingEmbedder
 from mcp_memory.embed.index import VectorIndex
 from mcp_memory.errors import InvalidInput
 from mcp_memory.services.atoms import AtomDraft, AtomsService
-from mcp_memory.services.recall import RecallQuery, RecallResult, RecallService
+from mcp_memory.services.recall import RecallService
+from mcp_memory.services.recall_types import RecallQuery, RecallResult
 from mcp_memory.services.runtime import Runtime
 from mcp_memory.store.atoms import AtomFilter
 

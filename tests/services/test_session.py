@@ -6,7 +6,7 @@ import pytest
 
 from mcp_memory.errors import InvalidInput, TrustRefused
 from mcp_memory.services.agent import AgentService
-from mcp_memory.services.recall import RecallQuery
+from mcp_memory.services.recall_types import RecallQuery
 from mcp_memory.services.runtime import Runtime
 from mcp_memory.services.session import ToolEvent
 

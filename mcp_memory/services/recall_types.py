@@ -1,0 +1,193 @@
+"""The values recall works with: queries, hits, results, the per-query plan of a search batch, and
+the pure helpers that explain and budget hits. No I/O here; services/recall.py does the searching.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+import operator
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..config import Settings
+from ..model import Atom
+from ..store.atoms import AtomFilter
+from ..text import STOP_WORDS, content_terms, stem, tokenize
+
+if TYPE_CHECKING:
+    from ..embed.base import Embedder
+
+log = logging.getLogger(__name__)
+
+EMBEDDER_BACKOFF_S = 30.0
+HIT_OVERHEAD_CHARS = 60  # id, type, source and age around each hit's text
+
+
+@dataclass(frozen=True, slots=True)
+class RecallQuery:
+    """One search: the text, how many results, and the filters applied before the top-k cut."""
+
+    text: str
+    k: int = 10
+    filters: AtomFilter = field(default_factory=AtomFilter)
+    budget_chars: int | None = None
+    expand: bool = True
+    mode: str = "hybrid"
+    touch: bool = True  # count this as a recall (refreshes retention); measurement passes False
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One recalled atom with its scores and why it matched."""
+
+    atom: Atom
+    score: float
+    relevance: float
+    retention: float
+    matched: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecallResult:
+    """What a search returned, and how."""
+
+    hits: tuple[Hit, ...]
+    mode: str
+    candidates: int
+    truncated: bool
+    collapsed: int
+
+
+@dataclass(slots=True)
+class Candidate:
+    num: int
+    keyword: float = 0.0
+    cosine: float = 0.0
+    linked: str | None = None
+    link_score: float = 0.0
+
+
+class Scored(NamedTuple):
+    num: int
+    score: float
+    relevance: float
+    retention: float
+    linked: str
+
+
+@dataclass(slots=True)
+class Plan:
+    """One query of a search batch: what it searches with, and what it has found so far."""
+
+    query: RecallQuery
+    text: str
+    terms: list[str]
+    filters: AtomFilter
+    narrowed: bool
+    fetch: int
+    vector_on: bool
+    has_vector: bool = False
+    candidates: dict[int, Candidate] = field(default_factory=dict)
+    best_keyword: float = 0.0
+    scored: list[Scored] = field(default_factory=list)
+    query_terms: list[tuple[str, str]] | None = None
+
+    def why(self, num: int, text: str) -> str:
+        """Why an atom matched this query (worked out only for the hits returned)."""
+        cand = self.candidates.get(num) or Candidate(num)
+        if cand.linked is not None:
+            return cand.linked
+        parts = []
+        if cand.keyword > 0:
+            if self.query_terms is None:
+                self.query_terms = stemmed(self.text)
+            words = matched_stems(self.query_terms, text)
+            parts.append("keywords: " + ", ".join(words) if words else "keywords")
+        if cand.cosine > 0:
+            parts.append(f"meaning (cosine {cand.cosine:.2f})")
+        return " + ".join(parts) or "weak match"
+
+
+by_score = operator.attrgetter("score")
+
+
+@dataclass(slots=True)
+class EmbedderHealth:
+    """Failures of the embedder, and until when vector recall is paused."""
+
+    failures: int = 0
+    down_until: float = 0.0
+    last_error: str = ""
+
+    def available(self) -> bool:
+        """True unless the embedder failed within the back-off window."""
+        return time.monotonic() >= self.down_until
+
+    def failed(self, exc: Exception) -> None:
+        """Count a failure and pause vector recall for the back-off window."""
+        self.failures += 1
+        self.down_until = time.monotonic() + EMBEDDER_BACKOFF_S
+        self.last_error = str(exc)
+        log.warning("embedder failed (%s); keyword-only recall for %.0f s", exc, EMBEDDER_BACKOFF_S)
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    """The embedder the settings name (imports numpy: call off the handshake path)."""
+    conf = settings.embedding
+    if conf.provider == "hash":
+        # lazy: numpy stays off the start-up path
+        from ..embed.hashing import HashingEmbedder
+
+        return HashingEmbedder(conf.dims)
+    if conf.provider == "http":
+        from ..embed.openai_http import OpenAIEmbedder  # lazy: as above
+
+        return OpenAIEmbedder(conf)
+    from ..embed.local import LocalEmbedder  # lazy: the neural extra is heavy
+
+    return LocalEmbedder(conf)
+
+
+def narrows(f: AtomFilter) -> bool:
+    return bool(f.types or f.tags or f.project is not None or f.scope or f.source_class or f.since or f.until)
+
+
+def matched_terms(query: str, text: str) -> list[str]:
+    """Query words (by stem) that the text contains: the keyword part of 'why it matched'."""
+    return matched_stems(stemmed(query), text)
+
+
+# Stemming is pure and the same few thousand words recur in queries and hits.
+_stem = functools.lru_cache(maxsize=16384)(stem)
+
+
+def stemmed(text: str) -> list[tuple[str, str]]:
+    return [(term, _stem(term)) for term in content_terms(text)]
+
+
+def matched_stems(query_terms: list[tuple[str, str]], text: str) -> list[str]:
+    stems = {_stem(t) for t in tokenize(text) if t not in STOP_WORDS}  # content_terms, as a set
+    return [term for term, stemmed in query_terms if stemmed in stems]
+
+
+def within_budget(hits: list[Hit], budget: int) -> tuple[list[Hit], bool]:
+    out: list[Hit] = []
+    used = 0
+    for hit in hits:
+        cost = len(hit.atom.text) + HIT_OVERHEAD_CHARS
+        if used + cost > budget:
+            if not out and budget > HIT_OVERHEAD_CHARS + 20:
+                room = budget - HIT_OVERHEAD_CHARS
+                cut = hit.atom.text[: room - 1].rstrip() + "…"
+                out.append(Hit(with_text(hit.atom, cut), hit.score, hit.relevance, hit.retention, hit.matched))
+            return out, True
+        used += cost
+        out.append(hit)
+    return out, False
+
+
+def with_text(atom: Atom, text: str) -> Atom:
+    return dataclasses.replace(atom, text=text)
