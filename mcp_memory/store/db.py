@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 5000
 BEGIN_RETRIES = 4
+WAL_RETRIES = 10
 REPAIR_HINT = (
     "restore a backup of the store, or run `mcp-memory-admin doctor --repair` "
     "(it keeps a copy of the damaged file)"
@@ -63,6 +64,23 @@ def map_sqlite_errors(path: Path) -> Iterator[None]:
         if "malformed" in text or "not a database" in text or "encrypted" in text:
             raise StoreCorrupt(f"the memory store {path} is damaged ({text}); {REPAIR_HINT}") from exc
         raise StoreError(f"the memory store {path} failed: {text}") from exc
+
+
+async def _switch_to_wal(conn: aiosqlite.Connection) -> aiosqlite.Row | None:
+    """Set WAL mode, waiting out another process that is creating the same fresh file.
+
+    Changing the journal mode needs an exclusive lock and SQLite may refuse it at once without
+    calling the busy handler, so two servers opening a brand-new store together must retry.
+    """
+    for attempt in range(WAL_RETRIES + 1):
+        try:
+            async with conn.execute("PRAGMA journal_mode = WAL") as cur:
+                return await cur.fetchone()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc) or attempt == WAL_RETRIES:
+                raise
+            await asyncio.sleep(0.02 * (2 ** min(attempt, 5)) * (1 + random.random()))
+    return None
 
 
 class Reader:
@@ -99,7 +117,7 @@ def _prepare_files(path: Path) -> None:
     """Create the store folder 0700 and the database file 0600 before SQLite touches them."""
     folder = path.parent
     if not folder.exists():
-        folder.mkdir(parents=True, mode=0o700)
+        folder.mkdir(parents=True, mode=0o700, exist_ok=True)  # another process may create it too
         os.chmod(folder, 0o700)
     if not path.exists():
         fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
@@ -131,8 +149,7 @@ class Store:
             with map_sqlite_errors(path):
                 conn.row_factory = aiosqlite.Row
                 await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                async with conn.execute("PRAGMA journal_mode = WAL") as cur:
-                    mode_row = await cur.fetchone()
+                mode_row = await _switch_to_wal(conn)
                 if mode_row is None or str(mode_row[0]).lower() != "wal":
                     raise StoreError(f"the memory store {path} could not switch to WAL mode")
                 await conn.execute("PRAGMA synchronous = NORMAL")

@@ -102,7 +102,11 @@ def test_two_processes_write_one_store(tmp_path: Path) -> None:
         deadline = time.monotonic() + START_DEADLINE_S
         while not all((tmp_path / f"{n}.ready").exists() for n in WRITERS):
             failed = {n: p.returncode for n, p in procs.items() if p.poll() is not None}
-            assert not failed, f"writers exited before starting: {failed}; {[p.communicate() for p in procs.values()]}"
+            if failed:  # stop the others first: reading a live writer's output would wait forever
+                for proc in procs.values():
+                    stop(proc)
+                raise AssertionError(f"writers exited before starting: {failed}; "
+                                     f"{[p.communicate(timeout=10) for p in procs.values()]}")
             assert time.monotonic() < deadline, "writers did not open the store in time"
             time.sleep(0.01)
         (tmp_path / "go").touch()

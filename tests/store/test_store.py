@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -139,3 +141,28 @@ async def test_two_connections_see_each_others_writes(tmp_path: Path) -> None:
     finally:
         await a.close()
         await b.close()
+
+
+OPEN_FRESH = """
+import asyncio, pathlib, sys
+from mcp_memory.store.db import Store
+
+async def main() -> None:
+    store = await Store.open(pathlib.Path(sys.argv[1]) / "memory.db")
+    await store.close()
+
+asyncio.run(main())
+"""
+
+
+def test_several_processes_can_create_the_same_fresh_store(tmp_path: Path) -> None:
+    # Servers started together race to create the folder, switch it to WAL and migrate it.
+    for round_ in range(4):
+        home = tmp_path / f"home{round_}"
+        procs = [subprocess.Popen([sys.executable, "-c", OPEN_FRESH, str(home)], stderr=subprocess.PIPE, text=True)
+                 for _ in range(4)]
+        errors = [err for p in procs for err in [p.communicate(timeout=60)[1]] if p.returncode]
+        assert errors == []
+        with sqlite3.connect(home / "memory.db") as conn:
+            assert conn.execute("PRAGMA user_version").fetchone()[0] == MIGRATIONS[-1].version
+            assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
