@@ -147,11 +147,7 @@ class AnticipationService:
         return Anticipated(ranked, tuple(intents), predicted, False)
 
     async def _search_many(self, queries: list[RecallQuery]) -> list[RecallResult]:
-        many = getattr(self._recall, "search_many", None)
-        if many is not None:
-            results: list[RecallResult] = await many(queries)
-            return results
-        return [await self._recall.search(q) for q in queries]
+        return await self._recall.search_many(queries)
 
     # anaphora ----------------------------------------------------------------------------------
     async def resolve(self, message: str, previous: str | None) -> Resolution | None:

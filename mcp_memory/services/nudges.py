@@ -17,6 +17,7 @@ from ..text import content_terms
 from ..timefmt import age
 from ..trust import is_trusted
 from ..usermodel import UserModel
+from .facts import preview as preview_text
 
 DAY = 86400.0
 SUBJECT_QUIET_S = 7 * DAY
@@ -47,11 +48,6 @@ class NudgePreview:
     per_day: int
 
 
-def _clip(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 class NudgeService:
     """Find, cap and record proactive nudges."""
 
@@ -70,12 +66,12 @@ class NudgeService:
             goals = await rx.atoms.list(AtomFilter(types=("goal",), until=ts - GOAL_STALE_S), now=ts, limit=20)
         for atom in questions:
             if is_trusted(atom.source_class):
-                out.append(Nudge("open_question", atom.id, f"open question from {age(atom.created_at)}: {_clip(atom.text)}"))
+                out.append(Nudge("open_question", atom.id, f"open question from {age(atom.created_at)}: {preview_text(atom.text, 160)}"))
         for atom in goals:
             touched = max(atom.updated_at, atom.last_recalled_at or 0.0)
             if is_trusted(atom.source_class) and ts - touched >= GOAL_STALE_S:
                 out.append(Nudge("stale_goal", atom.id,
-                                 f"goal set {age(atom.created_at)}, not touched since: {_clip(atom.text)} — still on?"))
+                                 f"goal set {age(atom.created_at)}, not touched since: {preview_text(atom.text, 160)} — still on?"))
         self._stored = (ts, out)
         return out
 
@@ -86,14 +82,14 @@ class NudgeService:
         blocker = model.fields.get("current_focus.blocker")
         if blocker is not None and ts - blocker.updated_at >= BLOCKER_MIN_AGE_S:
             out.append(Nudge("blocker", "current_focus.blocker",
-                             f"blocker noted {age(blocker.updated_at)}: {_clip(blocker.value)} — solved yet?"))
+                             f"blocker noted {age(blocker.updated_at)}: {preview_text(blocker.value, 160)} — solved yet?"))
         out += await self._from_store(ts)
         task = model.get("current_focus.task")
         if task and len(recent_user) >= DRIFT_TURNS:
             focus_terms = set(content_terms(task))
             if focus_terms and not any(focus_terms & set(content_terms(m)) for m in recent_user[-DRIFT_TURNS:]):
                 out.append(Nudge("drift", f"drift:{task}",
-                                 f"the stated focus was \"{_clip(task, 100)}\"; the last {DRIFT_TURNS} messages are about something else"))
+                                 f"the stated focus was \"{preview_text(task, 100)}\"; the last {DRIFT_TURNS} messages are about something else"))
         return sorted(out, key=lambda n: KINDS.index(n.kind))
 
     async def _due(self, found: list[Nudge], ts: float) -> tuple[list[Nudge], int]:

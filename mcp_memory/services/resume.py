@@ -19,6 +19,7 @@ from ..store.db import Store, now
 from ..timefmt import age
 from ..trust import is_trusted
 from ..usermodel import UserModel
+from .facts import preview
 from .user_state import model_lines
 
 RESUME_TIMEOUT_S = 5.0
@@ -121,11 +122,11 @@ class ResumeService:
             goals = await rx.atoms.list(AtomFilter(types=("goal",)), now=now(), limit=3)
         left_off: list[str] = []
         if episode is not None and episode.status == "live":
-            left_off.append(f"last session: {_clip(episode.summary, 300)}")
+            left_off.append(f"last session: {preview(episode.summary, 300)}")
         picked = [n for n in notes if n.category in _NOTE_CATEGORIES][-3:]
-        left_off += [f"{n.category}: {_clip(n.text, 200)}" for n in picked]
+        left_off += [f"{n.category}: {preview(n.text, 200)}" for n in picked]
         if not left_off and own:
-            left_off += [f"you said: {_clip(line, 200)}" for line in own[-2:]]
+            left_off += [f"you said: {preview(line, 200)}" for line in own[-2:]]
         step = next_step([*(n.text for n in notes), *own])
         if step is None and model_rows:
             fields = {path: value for path, value, *_ in model_rows}
@@ -149,8 +150,3 @@ class ResumeService:
             return recap
         return Recap(recap.session_id, recap.project, recap.last_active, recap.gap_s, (out.left_off,),
                      out.next_step or recap.next_step)
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
