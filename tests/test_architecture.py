@@ -68,7 +68,10 @@ def test_the_graph_is_read() -> None:
 
 
 def test_server_cannot_reach_the_admin_side() -> None:
-    forbidden = {"mcp_memory.services.admin", "mcp_memory.services.transfer", "mcp_memory.services.doctor", "mcp_memory.store.privileged"}
+    # transfer_* modules (export reads quarantined atoms too) are as admin-only as transfer itself.
+    forbidden = {"mcp_memory.services.admin", "mcp_memory.services.doctor", "mcp_memory.store.privileged",
+                 *(n for n in MODULES if n.startswith("mcp_memory.services.transfer"))}
+    assert "mcp_memory.services.transfer" in forbidden
     for name in MODULES:
         if layer(name) == "server":
             reached = closure(name) & forbidden

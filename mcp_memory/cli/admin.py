@@ -18,84 +18,47 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from .. import __version__
 from ..config import Settings, load_settings
-from ..errors import InvalidInput, MemoryServerError, TrustRefused
-from ..model import ATOM_TYPES, FALLBACK_ATOM_TYPE, TARGETS, Atom, PendingReview
+from ..errors import InvalidInput, MemoryServerError
+from ..model import ATOM_TYPES, FALLBACK_ATOM_TYPE, TARGETS
 from ..services.admin import AdminService
-from ..services.doctor import DoctorReport, run_doctor
 from ..services.facts import preview as _preview
 from ..services.runtime import open_runtime
-from ..services.transfer import ImportReport, apply_import, export_jsonl, parse_import
 from ..store.atoms import AtomFilter
-from ..trust import is_trusted
 from .anticipation_commands import add_anticipation_commands
 from .episode_commands import add_episode_commands
 from .gate import cancelled as _cancelled
 from .gate import confirm as _confirm
 from .gate import for_person as _for_person
 from .gate import require_person as _require_person
-from .output import Progress, age, ask, emit_json, fields, interactive, iso, safe, table, until
+from .output import age, emit_json, iso, safe, table
 from .recall_commands import add_recall_commands
+from .review_commands import (
+    atom_json,
+    cmd_confirm,
+    cmd_pending,
+    cmd_promote,
+    cmd_quarantine,
+    cmd_reject,
+    cmd_triage,
+    report_atom,
+    short_id,
+    show_atom,
+)
+from .store_commands import cmd_doctor, cmd_export, cmd_import
 from .threads import single_threaded_blas
 
 Command = Callable[[AdminService, argparse.Namespace], Awaitable[int]]
 Direct = Callable[[Settings, argparse.Namespace], Coroutine[Any, Any, int]]
 
-UNTRUSTED = "UNTRUSTED: quarantined content from an untrusted source, shown as data for review; it is not memory."
-UNVERIFIED = "UNVERIFIED: inferences about the user, not confirmed; they are not part of the user model."
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
 # --- shared helpers ---------------------------------------------------------------------------
-
-
-def _short(atom_id: str) -> str:
-    return atom_id[:12]
-
-
-def atom_json(atom: Atom) -> dict[str, object]:
-    """Every field of an atom, plus whether it is trusted memory."""
-    return {**dataclasses.asdict(atom), "untrusted": atom.status != "live" or not is_trusted(atom.source_class)}
-
-
-def pending_json(item: PendingReview) -> dict[str, object]:
-    """Every field of a pending review."""
-    return dataclasses.asdict(item)
-
-
-def show_atom(atom: Atom) -> None:
-    """Print every field of an atom; untrusted content is labelled as such first."""
-    if atom.status != "live" or not is_trusted(atom.source_class):
-        print(UNTRUSTED)
-    status = atom.status + (f" ({atom.quarantine_reason})" if atom.quarantine_reason else "")
-    fields([
-        ("id", atom.id), ("type", atom.type), ("status", status), ("source", atom.source_class),
-        *([("findings", atom.findings)] if atom.findings else []),
-        *([("expires", f"{iso(atom.expires_at)} ({until(atom.expires_at)})")] if atom.expires_at else []),
-        ("confidence", f"{atom.confidence:g}"), ("importance", atom.importance),
-        ("pinned", "yes" if atom.pinned else "no"), ("scope", atom.scope), ("project", atom.project),
-        ("tags", ", ".join(atom.tags)), ("session", atom.session_id),
-        ("turn", atom.turn), ("related", ", ".join(atom.related)),
-        ("created", f"{iso(atom.created_at)} ({age(atom.created_at)} ago)"), ("updated", iso(atom.updated_at)),
-        ("recalled", f"{atom.recall_count} times" + (f", last {iso(atom.last_recalled_at)}" if atom.last_recalled_at else "")),
-        ("why", atom.why), ("how_to_apply", atom.how_to_apply), ("text", atom.text),
-    ])
-
-
-def show_pending(item: PendingReview) -> None:
-    """Print every field of a pending review, labelled as unconfirmed."""
-    print(UNVERIFIED)
-    fields([
-        ("id", item.id), ("field", item.field_path), ("value", item.value),
-        ("confidence", f"{item.confidence:g}"), ("evidence", item.evidence),
-        ("created", f"{iso(item.created_at)} ({age(item.created_at)} ago)"),
-        ("expires", f"{iso(item.expires_at)} ({until(item.expires_at)})"),
-    ])
 
 
 def parse_since(text: str, now: float | None = None) -> float:
@@ -196,7 +159,7 @@ async def cmd_atoms_list(admin: AdminService, args: argparse.Namespace) -> int:
         print("UNTRUSTED: rows with status quarantined are content from untrusted sources held for review; "
               "they are not memory.")
     table(("id", "type", "status", "source", "age", "text"),
-          [(_short(a.id), a.type, a.status, a.source_class, age(a.created_at), _preview(a.text)) for a in atoms])
+          [(short_id(a.id), a.type, a.status, a.source_class, age(a.created_at), _preview(a.text)) for a in atoms])
     return 0
 
 
@@ -210,36 +173,6 @@ async def cmd_atoms_show(admin: AdminService, args: argparse.Namespace) -> int:
     return 0
 
 
-async def cmd_quarantine(admin: AdminService, args: argparse.Namespace) -> int:
-    """List quarantined atoms with why they are held and when they expire."""
-    atoms = await admin.quarantine(limit=args.limit)
-    if args.json:
-        emit_json([atom_json(a) for a in atoms])
-        return 0
-    print(UNTRUSTED)
-    table(("id", "type", "source", "reason", "findings", "expires", "text"),
-          [(_short(a.id), a.type, a.source_class, a.quarantine_reason, _preview(a.findings or "", 40),
-            until(a.expires_at), _preview(a.text, 50)) for a in atoms])
-    if atoms:
-        print("approve with `mcp-memory-admin promote ID`, drop with `forget ID`, or walk them with `triage`")
-    return 0
-
-
-async def cmd_promote(admin: AdminService, args: argparse.Namespace) -> int:
-    """Release a quarantined atom as trusted, human-approved memory (asks first)."""
-    _require_person(args, "promote")
-    atom = await admin.atom(args.id)
-    if atom.status == "live" and is_trusted(atom.source_class):
-        return _done(args, atom, f"atom {atom.id} is already trusted memory; nothing changed.")
-    if not args.yes:
-        with _for_person(args):
-            show_atom(atom)
-            if not _confirm(args, f"Promote atom {_short(atom.id)} to trusted memory?"):
-                return _cancelled()
-    promoted = await admin.promote(atom.id)
-    return _done(args, promoted, f"promoted atom {promoted.id}: live, source {promoted.source_class}.")
-
-
 async def cmd_forget(admin: AdminService, args: argparse.Namespace) -> int:
     """Delete an atom, pinned or not (asks first; the text stays in the audit log)."""
     _require_person(args, "forget")
@@ -247,16 +180,16 @@ async def cmd_forget(admin: AdminService, args: argparse.Namespace) -> int:
     if not args.yes:
         with _for_person(args):
             show_atom(atom)
-            if not _confirm(args, f"Forget atom {_short(atom.id)}? It is deleted (its text stays in the audit log)."):
+            if not _confirm(args, f"Forget atom {short_id(atom.id)}? It is deleted (its text stays in the audit log)."):
                 return _cancelled()
     gone = await admin.forget(atom.id)
-    return _done(args, gone, f"forgot atom {gone.id}.")
+    return report_atom(args, gone, f"forgot atom {gone.id}.")
 
 
 async def cmd_pin(admin: AdminService, args: argparse.Namespace) -> int:
     """Pin a live atom so it is never evicted."""
     atom = await admin.pin(args.id)
-    return _done(args, atom, f"pinned atom {atom.id}.")
+    return report_atom(args, atom, f"pinned atom {atom.id}.")
 
 
 async def cmd_unpin(admin: AdminService, args: argparse.Namespace) -> int:
@@ -264,136 +197,14 @@ async def cmd_unpin(admin: AdminService, args: argparse.Namespace) -> int:
     _require_person(args, "unpin")
     atom = await admin.atom(args.id)
     if not atom.pinned:
-        return _done(args, atom, f"atom {atom.id} is not pinned; nothing changed.")
+        return report_atom(args, atom, f"atom {atom.id} is not pinned; nothing changed.")
     if not args.yes:
         with _for_person(args):
             show_atom(atom)
-            if not _confirm(args, f"Unpin atom {_short(atom.id)}? It can then be forgotten or evicted."):
+            if not _confirm(args, f"Unpin atom {short_id(atom.id)}? It can then be forgotten or evicted."):
                 return _cancelled()
     unpinned = await admin.unpin(atom.id)
-    return _done(args, unpinned, f"unpinned atom {unpinned.id}.")
-
-
-def _done(args: argparse.Namespace, atom: Atom, message: str) -> int:
-    if args.json:
-        emit_json({"message": message, "atom": atom_json(atom)})
-    else:
-        print(message)
-    return 0
-
-
-# --- pending reviews --------------------------------------------------------------------------
-
-
-async def cmd_pending(admin: AdminService, args: argparse.Namespace) -> int:
-    """List inferences about the user that wait for review."""
-    items = await admin.pending()
-    if args.json:
-        emit_json([pending_json(p) for p in items])
-        return 0
-    print(UNVERIFIED)
-    table(("id", "field", "value", "conf", "age", "expires", "evidence"),
-          [(_short(p.id), p.field_path, _preview(p.value, 40), f"{p.confidence:.2f}", age(p.created_at),
-            until(p.expires_at), _preview(p.evidence, 40)) for p in items])
-    if items:
-        print("apply with `mcp-memory-admin confirm ID`, drop with `reject ID`, or walk them with `triage`")
-    return 0
-
-
-async def cmd_confirm(admin: AdminService, args: argparse.Namespace) -> int:
-    """Apply a pending inference to the user model (asks first)."""
-    _require_person(args, "confirm")
-    item = await admin.pending_item(args.id)
-    if not args.yes:
-        with _for_person(args):
-            show_pending(item)
-            if not _confirm(args, f"Apply {item.field_path} = {_preview(item.value, 40)!r} to the user model?"):
-                return _cancelled()
-    done = await admin.confirm(item.id)
-    message = f"confirmed {done.field_path} = {done.value!r}; it is now part of the user model."
-    if args.json:
-        emit_json({"message": message, "pending": pending_json(done)})
-    else:
-        print(safe(message))
-    return 0
-
-
-async def cmd_reject(admin: AdminService, args: argparse.Namespace) -> int:
-    """Drop a pending inference."""
-    item = await admin.reject(args.id)
-    message = f"rejected pending review {item.id} ({item.field_path} = {item.value!r})."
-    if args.json:
-        emit_json({"message": message, "pending": pending_json(item)})
-    else:
-        print(safe(message))
-    return 0
-
-
-# --- triage -----------------------------------------------------------------------------------
-
-_CHOICES = {"a": "approve", "approve": "approve", "r": "reject", "reject": "reject",
-            "s": "skip", "skip": "skip", "q": "quit", "quit": "quit"}
-
-
-def _choose() -> str:
-    while True:
-        answer = ask("[a]pprove / [r]eject / [s]kip / [q]uit? ")
-        if answer is None:
-            return "quit"
-        if answer in _CHOICES:
-            return _CHOICES[answer]
-        print("answer a, r, s or q")
-
-
-async def cmd_triage(admin: AdminService, args: argparse.Namespace) -> int:
-    """Walk the quarantine queue, then the pending queue, deciding item by item."""
-    if not interactive():
-        raise TrustRefused(
-            "triage asks a person about each item and needs a terminal (stdin is not a TTY); in scripts "
-            "use `quarantine` / `pending` with `promote --yes`, `confirm --yes`, `forget --yes` or `reject`"
-        )
-    queue: list[Atom | PendingReview] = [*await admin.quarantine(limit=100_000), *await admin.pending()]
-    with _for_person(args):
-        counts = await _walk(admin, queue)
-    if args.json:
-        emit_json(counts)
-    else:
-        print(f"\ntriage: approved {counts['approved']}, rejected {counts['rejected']}, "
-              f"skipped {counts['skipped']}, not reviewed {counts['not_reviewed']}.")
-    return 0
-
-
-async def _walk(admin: AdminService, queue: list[Atom | PendingReview]) -> dict[str, int]:
-    """Show each item, ask, act; returns what was decided."""
-    counts = {"approved": 0, "rejected": 0, "skipped": 0, "not_reviewed": 0}
-    if not queue:
-        print("nothing to triage: the quarantine and pending queues are empty.")
-    for n, item in enumerate(queue, start=1):
-        print(f"\n── {n}/{len(queue)} " + ("quarantined atom" if isinstance(item, Atom) else "pending review") + " " + "─" * 30)
-        if isinstance(item, Atom):
-            show_atom(item)
-        else:
-            show_pending(item)
-        choice = _choose()
-        if choice == "quit":
-            counts["not_reviewed"] = len(queue) - n + 1
-            break
-        if choice == "skip":
-            counts["skipped"] += 1
-            continue
-        try:
-            if isinstance(item, Atom):
-                done = await (admin.promote(item.id) if choice == "approve" else admin.forget(item.id))
-                print(f"{'promoted' if choice == 'approve' else 'forgot'} atom {done.id}.")
-            else:
-                await (admin.confirm(item.id) if choice == "approve" else admin.reject(item.id))
-                print(f"{'confirmed' if choice == 'approve' else 'rejected'} pending review {item.id}.")
-        except MemoryServerError as exc:  # changed by someone else meanwhile: say so, go on
-            print(f"could not {choice} it: {exc.message}")
-            counts["skipped"] += 1
-            continue
-        counts["approved" if choice == "approve" else "rejected"] += 1
-    return counts
+    return report_atom(args, unpinned, f"unpinned atom {unpinned.id}.")
 
 
 # --- housekeeping and audit -------------------------------------------------------------------
@@ -421,133 +232,6 @@ async def cmd_audit(admin: AdminService, args: argparse.Namespace) -> int:
           [(e.id, iso(e.ts), e.actor, e.kind, e.subject,
             _preview(json.dumps(e.detail, ensure_ascii=False, sort_keys=True), 60)) for e in events])
     return 0
-
-
-# --- export and import ------------------------------------------------------------------------
-
-
-async def cmd_export(admin: AdminService, args: argparse.Namespace) -> int:
-    """Write the whole store as JSONL to FILE (created 0600) or to stdout."""
-    progress = Progress()
-    if args.file in (None, "-"):
-        # On a terminal the records themselves show progress; a bar would tear through them.
-        report = await export_jsonl(admin.runtime, sys.stdout.write, None if sys.stdout.isatty() else progress)
-        sys.stdout.flush()
-        target, out = "stdout", sys.stderr
-    else:
-        path = Path(args.file)
-        # Write beside the target and rename, so an interrupted export never leaves half a file.
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        except OSError as exc:
-            raise InvalidInput(f"cannot write {path}: {exc.strerror}") from exc
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                report = await export_jsonl(admin.runtime, fh.write, progress)
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        target, out = str(path), sys.stdout
-    total = sum(report.counts.values())
-    if args.json and out is sys.stdout:
-        emit_json({"file": target, "records": total, **report.counts,
-                   "schema_version": report.schema_version, "exported_at": report.exported_at})
-    else:
-        detail = ", ".join(f"{n} {kind}" for kind, n in report.counts.items())
-        print(f"exported {total} records to {target} ({detail}).", file=out)
-    return 0
-
-
-async def cmd_import(admin: AdminService, args: argparse.Namespace) -> int:
-    """Import an mcp-memory export or a reference memory-server graph (asks first)."""
-    _require_person(args, "import")
-    path = Path(args.file)
-    try:
-        with path.open("rb") as fh:
-            plan = parse_import(fh, str(path))
-    except OSError as exc:
-        raise InvalidInput(f"cannot read {path}: {exc.strerror}") from exc
-    counts = plan.counts()
-    summary = ", ".join(f"{n} {kind}" for kind, n in counts.items()) or "no records"
-    label = "mcp-memory export" if plan.format == "mcp-memory" else "reference memory-server graph"
-    if not args.yes:
-        with _for_person(args):
-            print(f"{path}: {label} with {summary}.")
-            if not _confirm(args, f"Import it into the memory store {admin.runtime.store.path}?"):
-                return _cancelled()
-    report = await apply_import(admin.runtime, plan, Progress())
-    _print_import(report, args.json)
-    return 0
-
-
-def _print_import(report: ImportReport, as_json: bool) -> None:
-    if as_json:
-        emit_json(dataclasses.asdict(report))
-        return
-    def listed(counts: dict[str, int]) -> str:
-        return ", ".join(f"{n} {kind}" for kind, n in counts.items()) or "nothing"
-
-    print(f"imported {report.source} ({report.format}): added {listed(report.added)}; "
-          f"skipped {listed(report.skipped)} (already present).")
-    for reason, n in report.quarantined.items():
-        print(f"held {n} atom(s) in quarantine ({reason}); review them with `mcp-memory-admin quarantine`.")
-    if report.dropped:
-        print(f"dropped {report.dropped} pending review(s) that the content scanner flagged.")
-    if report.renumbered:
-        print(f"renumbered {report.renumbered} record(s) whose id was taken by a different one.")
-    for warning in report.warnings:
-        print(f"warning: {warning}")
-
-
-# --- doctor -----------------------------------------------------------------------------------
-
-
-async def cmd_doctor(settings: Settings, args: argparse.Namespace) -> int:
-    """Check the store (and with --repair fix it); exit 1 while problems remain."""
-    report = await run_doctor(settings, AdminService, repair=args.repair, progress=Progress())
-    if args.json:
-        emit_json({**dataclasses.asdict(report), "ok": report.ok})
-    else:
-        _print_doctor(report, args.repair)
-    return 0 if report.ok else 1
-
-
-def _print_doctor(report: DoctorReport, repair: bool) -> None:
-    print(f"store      {report.path}")
-    if report.damaged:
-        print(f"DAMAGED    {report.damaged}")
-        for line in report.integrity[:10] if report.salvage is None else ():
-            print(f"           {safe(line)}")
-    if report.salvage is not None:
-        print(f"salvaged   {report.salvage.copied} row(s) into a fresh store; the damaged file is kept at "
-              f"{report.salvage.damaged_copy}")
-        table(("table", "copied", "read errors", "rejected", "note"),
-              [(t.table, t.copied, t.read_errors, t.rejected, t.error or "") for t in report.salvage.tables])
-    elif report.damaged:
-        print("           nothing was changed; `mcp-memory-admin doctor --repair` sets the damaged file aside "
-              "and salvages what it can into a fresh store (stop the servers using it first)")
-        print("problems remain.")
-        return
-    if report.schema_version is not None:
-        current = "current" if report.schema_version == report.latest_schema else f"expected {report.latest_schema}"
-        print(f"schema     {report.schema_version} ({current})")
-    print("integrity  " + ("ok" if not report.integrity else f"FAILED: {'; '.join(report.integrity[:5])}"))
-    for check in report.checks:
-        if not check.found:
-            print(f"[ok]     {check.name}: {check.description}")
-            continue
-        fixed = f", repaired {check.repaired}" if check.repaired else ""
-        mark = "[fixed]" if not check.remaining else "[FAIL] "
-        print(f"{mark}  {check.name}: {len(check.found)} problem(s){fixed}")
-        for line in (check.remaining or check.found)[:20]:
-            print(f"           {safe(line)}")
-        if len(check.remaining or check.found) > 20:
-            print(f"           … and {len(check.remaining or check.found) - 20} more")
-        if check.remaining and check.hint and not (repair and "--repair" in check.hint):
-            print(f"           fix: {check.hint}")
-    print("healthy." if report.ok else "problems remain.")
 
 
 # --- the parser -------------------------------------------------------------------------------

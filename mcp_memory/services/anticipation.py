@@ -13,8 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..config import Settings
-from ..llm.anticipation_jobs import IntentsOut, intents_prompt
-from ..llm.anticipation_rules import first_pronoun, follow_up_intents
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..model import Session
 from ..store.atoms import AtomFilter
@@ -78,6 +76,7 @@ class AnticipationService:
         limit = self._settings.features.predictive_intents
         if limit <= 0:
             return []
+        from ..llm.anticipation_rules import follow_up_intents  # lazy: compiled rule tables stay off the start-up path
         intents: list[str] = []
         if session is not None and session.predicted and session.predicted_turn in (session.turns - 1, session.turns):
             intents.extend(session.predicted)
@@ -102,6 +101,8 @@ class AnticipationService:
         await self._background.wait("predict", timeout_s)
 
     async def _predict(self, session: Session, message: str, recent: list[str], model: UserModel) -> None:
+        from ..llm.anticipation_jobs import IntentsOut, intents_prompt  # lazy: pydantic models, LLM path only
+
         out = await run_job(self._llm, *intents_prompt(message, recent, model_lines(model)), IntentsOut,
                             timeout_s=self._settings.llm.timeout_s, stats=self._stats)
         if out is None or not out.intents:
@@ -154,6 +155,7 @@ class AnticipationService:
         """The recent trusted atom the first pronoun most likely means, if its match clears min_score."""
         if not self._settings.features.anaphora:
             return None
+        from ..llm.anticipation_rules import first_pronoun  # lazy: compiled rule tables stay off the start-up path
         pronoun = first_pronoun(message)
         if pronoun is None:
             return None

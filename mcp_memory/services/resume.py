@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..config import Settings
-from ..llm.anticipation_jobs import ResumeOut, resume_prompt
-from ..llm.anticipation_rules import next_step
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..model import Session
 from ..store.atoms import AtomFilter
@@ -110,6 +108,8 @@ class ResumeService:
 
     async def recap(self, source_id: str, gap_s: float) -> Recap | None:
         """Where the user left off in `source_id`, from trusted data only."""
+        from ..llm.anticipation_rules import next_step  # lazy: compiled rule tables stay off the start-up path
+
         async with self._store.read() as rx:
             source = await rx.sessions.get(source_id)
             if source is None:
@@ -143,6 +143,8 @@ class ResumeService:
         """The recap in the memory LLM's words when one is configured (short timeout, else as built)."""
         if not runs_background_jobs(self._llm):
             return recap
+        from ..llm.anticipation_jobs import ResumeOut, resume_prompt  # lazy: pydantic models, LLM path only
+
         out = await run_job(self._llm, *resume_prompt([*recap.left_off, f"next: {recap.next_step or ''}"],
                                                       model_lines(model)), ResumeOut,
                             timeout_s=min(RESUME_TIMEOUT_S, self._settings.llm.timeout_s), stats=self._stats)

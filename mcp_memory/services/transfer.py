@@ -31,437 +31,56 @@ relation an atom "<from> <relation type> <to>", as `user_approved` memory becaus
 import their own graph; duplicates by normalised text are skipped. The format is detected from the
 first non-empty line. Every import validates every line first, then applies all of it in one write
 transaction with one `import` event (actor admin): a bad line changes nothing.
+
+This module detects the format, parses, and applies an import. The record types and the validation
+of a native line are in transfer_records.py, the reference graph's lines in transfer_reference.py,
+and the export in transfer_export.py.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
-import math
-import re
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from collections.abc import Iterable
 
 from ..errors import InvalidInput, MemoryServerError
-from ..model import (
-    ATOM_TYPES, FALLBACK_ATOM_TYPE, IMPORTANCE_LEVELS, SCOPES, SOURCE_CLASSES, TARGETS, Atom,
-    Event, FactEntry, PendingReview,
-)
+from ..model import Atom, Event, FactEntry, PendingReview
 from ..scan import describe, normalize_for_dedup, scan
-from ..store.atoms import AtomFilter
 from ..store.db import Tx, now
 from ..store.privileged import PrivilegedOps
 from ..trust import is_trusted
-from .atoms import ATOM_TEXT_MAX, DAY, NOTE_TEXT_MAX, check_tags, new_id
-from .facts import MAX_FIELD_BYTES, preview
+from .atoms import DAY, new_id
+from .facts import preview
 from .runtime import Runtime
-
-FORMAT = "mcp-memory-export"
-VERSION = 1
-PAGE = 1000
-GRAPH_CONFIDENCE = 0.8
-_HEX_ID = re.compile(r"^[0-9a-f]{32}$")
-_SLUG = re.compile(r"[^\w]+")
-ImportFormat = Literal["mcp-memory", "reference-graph"]
-
-
-class ProgressSink(Protocol):
-    """Where long work reports how far it got (the CLI draws a bar; None draws nothing)."""
-
-    def start(self, total: int, label: str) -> None:
-        """Begin a phase of `total` steps."""
-
-    def advance(self, step: int = 1) -> None:
-        """Count `step` more steps done."""
-
-    def close(self) -> None:
-        """End the current phase."""
-
-
-@dataclass(frozen=True, slots=True)
-class UserModelField:
-    """A confirmed user-model field as it travels in an export."""
-
-    field_path: str
-    value: str
-    source_class: str
-    updated_at: float
-    evidence: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Header:
-    """The first line of a native export."""
-
-    version: int
-    schema_version: int
-    exported_at: float
-
-
-@dataclass(frozen=True, slots=True)
-class GraphAtom:
-    """An atom to create from one observation or relation of a reference-server graph."""
-
-    type: str
-    text: str
-    tags: tuple[str, ...]
-
-
-Value = FactEntry | Atom | PendingReview | UserModelField | Event | GraphAtom
-
-
-@dataclass(frozen=True, slots=True)
-class Record:
-    """One validated record and the line it came from."""
-
-    line: int
-    kind: str
-    value: Value
-
-
-@dataclass(frozen=True, slots=True)
-class ImportPlan:
-    """A fully validated import file, not yet applied."""
-
-    source: str
-    format: ImportFormat
-    records: tuple[Record, ...]
-    header: Header | None = None
-
-    def counts(self) -> dict[str, int]:
-        """How many records of each kind the file holds."""
-        out: dict[str, int] = {}
-        for rec in self.records:
-            name = _graph_kind(rec) if isinstance(rec.value, GraphAtom) else rec.kind
-            out[name] = out.get(name, 0) + 1
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class ImportReport:
-    """What an import did, per record kind."""
-
-    source: str
-    format: ImportFormat
-    added: dict[str, int]
-    skipped: dict[str, int]
-    quarantined: dict[str, int] = field(default_factory=dict)
-    dropped: int = 0
-    renumbered: int = 0
-    warnings: tuple[str, ...] = ()
-    event_id: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class ExportReport:
-    """What an export wrote."""
-
-    counts: dict[str, int]
-    schema_version: int
-    exported_at: float
-
-
-# --- export -----------------------------------------------------------------------------------
-
-
-def _plain(value: object) -> object:
-    return list(value) if isinstance(value, tuple) else value
-
-
-def to_record(kind: str, value: object) -> dict[str, object]:
-    """The export record of a domain value: `kind` first, then every dataclass field."""
-    rename = {"kind": "event_kind"} if isinstance(value, Event) else {}
-    body = {rename.get(f.name, f.name): _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}  # type: ignore[arg-type]
-    return {"kind": kind, **body}
-
-
-def dumps(record: Mapping[str, object]) -> str:
-    """One JSONL line."""
-    # ASCII escapes keep hidden or bidi characters of quarantined text visible, and inert,
-    # when someone reads the file in a terminal or an editor.
-    return json.dumps(record, ensure_ascii=True, separators=(",", ":"))
-
-
-async def export_jsonl(
-    runtime: Runtime, write: Callable[[str], object], progress: ProgressSink | None = None,
-) -> ExportReport:
-    """Write every record of the store as JSONL lines (each ending in a newline) through `write`."""
-    store = runtime.store
-    counts = {"fact": 0, "atom": 0, "pending": 0, "user_model": 0, "event": 0}
-    everything = AtomFilter(status=None, include_expired=True)
-    ts = now()
-    # One read snapshot: the file is consistent even while servers keep writing.
-    async with store.read() as rx:
-        schema = await rx.schema_version()
-        facts = await rx.facts.list()
-        pending = await rx.pending.list(now=ts, include_expired=True)
-        model = await rx.pending.model_fields()
-        n_atoms = await rx.atoms.count(everything, now=ts)
-        n_events = await rx.events.count()
-        if progress:
-            progress.start(len(facts) + n_atoms + len(pending) + len(model) + n_events, "export")
-
-        def emit(kind: str, record: Mapping[str, object]) -> None:
-            write(dumps(record) + "\n")
-            counts[kind] += 1
-            if progress:
-                progress.advance()
-
-        write(dumps({"kind": "header", "format": FORMAT, "version": VERSION,
-                     "schema_version": schema, "exported_at": ts}) + "\n")
-        for entry in facts:
-            emit("fact", to_record("fact", entry))
-        offset = 0
-        while batch := await rx.atoms.list(everything, now=ts, limit=PAGE, offset=offset, newest_first=False):
-            for atom in batch:
-                emit("atom", to_record("atom", atom))
-            offset += len(batch)
-        for item in pending:
-            emit("pending", to_record("pending", item))
-        for path, value, source_class, updated_at, evidence in model:
-            emit("user_model", to_record("user_model", UserModelField(path, value, source_class, updated_at, evidence)))
-        after = 0
-        while events := await rx.events.list(after_id=after, limit=PAGE):
-            for event in events:
-                emit("event", to_record("event", event))
-            after = events[-1].id
-    if progress:
-        progress.close()
-    return ExportReport(counts, schema, ts)
-
-
-# --- parsing and validation -------------------------------------------------------------------
-
-
-class _Bad(Exception):
-    """A line problem; parse_import adds the file name and line number."""
-
-
-def _no_constant(name: str) -> object:
-    raise _Bad(f"{name} is not a JSON number")
-
-
-def _number(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _Bad(f"{name} must be a number, not {_json_type(value)}")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise _Bad(f"{name} must be a finite number")
-    return float(value)
-
-
-def _json_type(value: object) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}.get(
-        type(value), "a number" if isinstance(value, int | float) else type(value).__name__,
-    )
-
-
-def _check(annotation: str, name: str, value: object) -> object:
-    """Check one JSON value against a model field's annotation; returns the field value."""
-    optional = annotation.endswith(" | None")
-    base = annotation.removesuffix(" | None")
-    if value is None:
-        if optional:
-            return None
-        raise _Bad(f"{name} may not be null")
-    if base in ("str", "Target", "Actor", "AtomStatus"):
-        if not isinstance(value, str):
-            raise _Bad(f"{name} must be a string, not {_json_type(value)}")
-        return value
-    if base == "float":
-        return _number(name, value)
-    if base == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _Bad(f"{name} must be an integer, not {_json_type(value)}")
-        return value
-    if base == "bool":
-        if not isinstance(value, bool):
-            raise _Bad(f"{name} must be true or false, not {_json_type(value)}")
-        return value
-    if base == "tuple[str, ...]":
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise _Bad(f"{name} must be a list of strings")
-        return tuple(value)
-    if base == "dict[str, object]":
-        if not isinstance(value, dict):
-            raise _Bad(f"{name} must be an object, not {_json_type(value)}")
-        return value
-    # A new model field of a type this validator does not know: fail loudly in tests, not silently.
-    raise _Bad(f"{name} has an unsupported field type {annotation}")
-
-
-def _build(cls: type[Any], body: dict[str, object], renames: Mapping[str, str] | None = None) -> Any:
-    """Construct a model dataclass from a JSON object, field by field, refusing unknown fields."""
-    renames = renames or {}
-    known = {renames.get(f.name, f.name): f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(body) - set(known))
-    if unknown:
-        raise _Bad(f"unknown field {unknown[0]!r}")
-    values: dict[str, object] = {}
-    for json_name, f in known.items():
-        if json_name not in body:
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise _Bad(f"missing field {json_name!r}")
-            continue
-        values[f.name] = _check(str(f.type), json_name, body[json_name])
-    return cls(**values)
-
-
-def _in(name: str, value: str, allowed: Iterable[str]) -> None:
-    allowed = tuple(allowed)
-    if value not in allowed:
-        raise _Bad(f"{name} must be one of {', '.join(allowed)}; got {preview(value, 40)!r}")
-
-
-def _unit(name: str, value: float) -> None:
-    if not 0.0 <= value <= 1.0:
-        raise _Bad(f"{name} must be between 0 and 1; got {value}")
-
-
-def _hex_id(value: str) -> None:
-    if not _HEX_ID.match(value):
-        raise _Bad(f"id {preview(value, 40)!r} is not 32 lower-case hex characters")
-
-
-def _text(name: str, value: str, limit: int) -> None:
-    if not value.strip():
-        raise _Bad(f"{name} is empty")
-    if len(value) > limit:
-        raise _Bad(f"{name} is {len(value):,} characters; the limit is {limit:,}")
-
-
-def _fact(body: dict[str, object]) -> FactEntry:
-    entry: FactEntry = _build(FactEntry, body)
-    _in("target", entry.target, TARGETS)
-    if entry.id < 1:
-        raise _Bad("id must be 1 or more")
-    if not entry.content.strip() or len(entry.content.encode("utf-8")) > MAX_FIELD_BYTES:
-        raise _Bad(f"content must be 1-{MAX_FIELD_BYTES:,} bytes")
-    return entry
-
-
-def _atom(body: dict[str, object]) -> Atom:
-    atom: Atom = _build(Atom, body)
-    _hex_id(atom.id)
-    _in("type", atom.type, (*ATOM_TYPES, FALLBACK_ATOM_TYPE))
-    _text("text", atom.text, NOTE_TEXT_MAX if atom.type == "note" else ATOM_TEXT_MAX)
-    _in("source_class", atom.source_class, SOURCE_CLASSES)
-    _unit("confidence", atom.confidence)
-    _in("importance", atom.importance, IMPORTANCE_LEVELS)
-    _in("scope", atom.scope, SCOPES)
-    _in("status", atom.status, ("live", "quarantined"))
-    if atom.recall_count < 0 or (atom.turn is not None and atom.turn < 0):
-        raise _Bad("recall_count and turn must be 0 or more")
-    return atom
-
-
-def _pending(body: dict[str, object]) -> PendingReview:
-    item: PendingReview = _build(PendingReview, body)
-    _hex_id(item.id)
-    _unit("confidence", item.confidence)
-    _text("field_path", item.field_path, MAX_FIELD_BYTES)
-    _text("value", item.value, MAX_FIELD_BYTES)
-    return item
-
-
-def _user_model(body: dict[str, object]) -> UserModelField:
-    item: UserModelField = _build(UserModelField, body)
-    _text("field_path", item.field_path, MAX_FIELD_BYTES)
-    _text("value", item.value, MAX_FIELD_BYTES)
-    if len(item.evidence) > MAX_FIELD_BYTES:
-        raise _Bad(f"evidence is {len(item.evidence):,} characters; the limit is {MAX_FIELD_BYTES:,}")
-    _in("source_class", item.source_class, SOURCE_CLASSES)
-    return item
-
-
-def _event(body: dict[str, object]) -> Event:
-    event: Event = _build(Event, body, {"kind": "event_kind"})
-    _in("actor", event.actor, ("agent", "admin", "system"))
-    if event.id < 1:
-        raise _Bad("id must be 1 or more")
-    return event
-
-
-NATIVE_KINDS: dict[str, Callable[[dict[str, object]], Value]] = {
-    "fact": _fact, "atom": _atom, "pending": _pending, "user_model": _user_model, "event": _event,
-}
-
-
-def _header(body: dict[str, object]) -> Header:
-    if body.get("format") != FORMAT:
-        raise _Bad(f"the header's format must be {FORMAT!r}")
-    version = body.get("version")
-    if version != VERSION or isinstance(version, bool):
-        raise _Bad(f"export format version {version!r} is not supported (this mcp-memory reads version {VERSION})")
-    schema = body.get("schema_version")
-    if isinstance(schema, bool) or not isinstance(schema, int):
-        raise _Bad("the header's schema_version must be an integer")
-    return Header(VERSION, schema, _number("exported_at", body.get("exported_at")))
-
-
-def slug(text: str) -> str:
-    """A tag made from free text: lower-case words joined by '-', at most 40 characters."""
-    return _SLUG.sub("-", text.strip().lower()).strip("-_")[:40].rstrip("-_")
-
-
-def _graph_text(text: str) -> str:
-    kind = "fact" if len(text) <= ATOM_TEXT_MAX else "note"
-    if len(text) > NOTE_TEXT_MAX:
-        raise _Bad(f"the atom text would be {len(text):,} characters; a note holds at most {NOTE_TEXT_MAX:,}")
-    return kind
-
-
-def _graph_str(body: Mapping[str, object], name: str, *, required: bool = True) -> str:
-    value = body.get(name)
-    if value is None and not required:
-        return ""
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise _Bad(f"{name!r} must be a non-empty string")
-    return " ".join(value.split())
-
-
-def _graph(body: dict[str, object]) -> list[GraphAtom]:
-    kind = body.get("type")
-    if kind == "entity":
-        name = _graph_str(body, "name")
-        entity_type = _graph_str(body, "entityType", required=False)
-        observations = body.get("observations", [])
-        if not isinstance(observations, list) or not all(isinstance(o, str) for o in observations):
-            raise _Bad("'observations' must be a list of strings")
-        tags = check_tags([t for t in (slug(entity_type), slug(name)) if t])
-        out = []
-        for observation in observations:
-            if not observation.strip():
-                continue
-            text = f"{name}: {observation.strip()}"
-            out.append(GraphAtom(_graph_text(text), text, tags))
-        return out
-    if kind == "relation":
-        source, target = _graph_str(body, "from"), _graph_str(body, "to")
-        relation = _graph_str(body, "relationType").replace("_", " ")
-        text = f"{source} {relation} {target}"
-        tags = check_tags([t for t in ("relation", slug(source), slug(target)) if t])
-        return [GraphAtom(_graph_text(text), text, tags)]
-    raise _Bad(f"unknown record type {kind!r} (a reference-server graph holds 'entity' and 'relation' lines)")
-
-
-def _graph_kind(rec: Record) -> str:
-    return "relation" if rec.kind == "relation" else "observation"
-
-
-def _load(raw: str | bytes) -> dict[str, object]:
-    if isinstance(raw, bytes):
-        try:
-            raw = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise _Bad(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    try:
-        data = json.loads(raw, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        raise _Bad(f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
-    if not isinstance(data, dict):
-        raise _Bad(f"each line must be a JSON object, not {_json_type(data)}")
-    return data
+from .transfer_export import PAGE, dumps, export_jsonl, to_record
+from .transfer_records import (
+    FORMAT,
+    NATIVE_KINDS,
+    VERSION,
+    BadLine,
+    ExportReport,
+    GraphAtom,
+    Header,
+    ImportFormat,
+    ImportPlan,
+    ImportReport,
+    ProgressSink,
+    Record,
+    UserModelField,
+    Value,
+    load_line,
+    parse_header,
+)
+from .transfer_reference import GRAPH_CONFIDENCE, graph_atoms, slug
+
+# The names this module has always offered; the export, the records and the reference graph now
+# live in transfer_export, transfer_records and transfer_reference.
+__all__ = [
+    "FORMAT", "GRAPH_CONFIDENCE", "NATIVE_KINDS", "PAGE", "VERSION", "ExportReport", "GraphAtom", "Header",
+    "ImportFormat", "ImportPlan", "ImportReport", "ProgressSink", "Record", "UserModelField", "Value",
+    "apply_import", "dumps", "export_jsonl", "parse_import", "slug", "to_record",
+]
+
+# --- parsing ----------------------------------------------------------------------------------
 
 
 def parse_import(lines: Iterable[str | bytes], source: str) -> ImportPlan:
@@ -474,29 +93,29 @@ def parse_import(lines: Iterable[str | bytes], source: str) -> ImportPlan:
         for number, raw in enumerate(lines, start=1):
             if not raw.strip():
                 continue
-            body = _load(raw)
+            body = load_line(raw)
             if fmt is None:
                 if body.get("kind") == "header":
-                    fmt, header = "mcp-memory", _header(body)
+                    fmt, header = "mcp-memory", parse_header(body)
                     continue
                 if body.get("type") in ("entity", "relation"):
                     fmt = "reference-graph"
                 else:
-                    raise _Bad(
+                    raise BadLine(
                         "this is neither an mcp-memory export (its first line is a header with "
                         f"format {FORMAT!r}) nor a reference memory-server graph (entity/relation lines)"
                     )
             if fmt == "reference-graph":
                 kind = str(body.get("type"))
-                records.extend(Record(number, kind, atom) for atom in _graph(body))
+                records.extend(Record(number, kind, atom) for atom in graph_atoms(body))
                 continue
             kind_value = body.pop("kind", None)
             if kind_value == "header":
-                raise _Bad("a header may only be the first line")
+                raise BadLine("a header may only be the first line")
             if not isinstance(kind_value, str) or kind_value not in NATIVE_KINDS:
-                raise _Bad(f"unknown record kind {kind_value!r} (expected one of {', '.join(NATIVE_KINDS)})")
+                raise BadLine(f"unknown record kind {kind_value!r} (expected one of {', '.join(NATIVE_KINDS)})")
             records.append(Record(number, kind_value, NATIVE_KINDS[kind_value](body)))
-    except (_Bad, MemoryServerError) as exc:
+    except (BadLine, MemoryServerError) as exc:
         reason = exc.message if isinstance(exc, MemoryServerError) else str(exc)
         raise InvalidInput(f"{source} line {number}: {reason}; nothing was imported") from exc
     if fmt is None:
@@ -542,7 +161,7 @@ class _Importer:
     def refuse(self, rec: Record, what: str, text: str) -> None:
         findings = scan(text)
         if findings:
-            raise _Bad(
+            raise BadLine(
                 f"this {what} fails the content scan ({describe(findings)}); trusted context never holds "
                 f"such text. Remove or fix line {rec.line} and import again"
             )
@@ -693,7 +312,7 @@ async def _apply_one(importer: _Importer, rec: Record) -> None:
     """Apply one record, naming its line in any error."""
     try:
         await importer.apply(rec)
-    except _Bad as exc:
+    except BadLine as exc:
         raise InvalidInput(f"{importer.plan.source} line {rec.line}: {exc}; nothing was imported") from exc
     except MemoryServerError:
         raise

@@ -14,9 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..config import Settings
-from ..llm.anticipation_jobs import UserStateOut, user_state_prompt
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
-from ..llm.user_state_rules import infer_user_state
 from ..model import Session
 from ..store.atoms import AtomFilter
 from ..store.db import Store, now
@@ -89,6 +87,8 @@ class UserStateService:
 
     async def infer(self, session_id: str | None = None) -> InferenceReport:
         """One inference pass over trusted atoms and the session's recent user messages."""
+        from ..llm.user_state_rules import infer_user_state  # lazy: compiled rule tables stay off the start-up path
+
         session = None
         messages: list[str] = []
         async with self._store.read() as rx:
@@ -136,6 +136,8 @@ class UserStateService:
     async def _llm_inferences(self, model: UserModel, memories: list[str], messages: list[str]) -> list[Inference]:
         if not runs_background_jobs(self._llm):
             return []
+        from ..llm.anticipation_jobs import UserStateOut, user_state_prompt  # lazy: pydantic models, LLM path only
+
         out = await run_job(self._llm, *user_state_prompt(model_lines(model), memories, messages), UserStateOut,
                             timeout_s=self._settings.llm.timeout_s, stats=self._stats)
         if out is None:

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from mcp_memory.cli import admin as admin_cli
-from mcp_memory.cli import gate
+from mcp_memory.cli import gate, review_commands
 from mcp_memory.cli.admin import parse_since
 from mcp_memory.errors import InvalidInput
 from mcp_memory.model import Atom
@@ -57,7 +56,7 @@ def say_yes(monkeypatch: pytest.MonkeyPatch, *answers: str) -> list[str]:
         prompts.append(prompt)
         return next(replies)
 
-    monkeypatch.setattr(admin_cli, "interactive", lambda: True)
+    monkeypatch.setattr(review_commands, "interactive", lambda: True)
     monkeypatch.setattr(gate, "interactive", lambda: True)
     monkeypatch.setattr("builtins.input", answer)
     return prompts

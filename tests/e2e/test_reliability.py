@@ -152,7 +152,8 @@ async def admin_during(home: Path, ledgers: list[Ledger], done: asyncio.Event, l
     """The admin CLI, as a person would run it, while the servers write."""
     exe = str(console_script("mcp-memory-admin"))
     step = 0
-    while not done.is_set() and step < 20:
+    # At least one full round (stats, list, pin) even if the servers finish first on a slow machine.
+    while (not done.is_set() or step < 3) and step < 20:
         keep = [a for led in ledgers for a in led.keep if a not in pinned]
         choices: list[tuple[str, ...]] = [("--json", "stats"), ("--json", "atoms", "list", "--status", "all"),
                                           ("--json", "pin", keep[-1]) if keep else ("--json", "facts", "show", "env")]

@@ -1,0 +1,86 @@
+"""Export the whole store as lossless JSONL (the native format described in services/transfer.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Mapping
+
+from ..model import Event
+from ..store.atoms import AtomFilter
+from ..store.db import now
+from .runtime import Runtime
+from .transfer_records import (
+    FORMAT,
+    VERSION,
+    ExportReport,
+    ProgressSink,
+    UserModelField,
+)
+
+PAGE = 1000
+
+def _plain(value: object) -> object:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def to_record(kind: str, value: object) -> dict[str, object]:
+    """The export record of a domain value: `kind` first, then every dataclass field."""
+    rename = {"kind": "event_kind"} if isinstance(value, Event) else {}
+    body = {rename.get(f.name, f.name): _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}  # type: ignore[arg-type]
+    return {"kind": kind, **body}
+
+
+def dumps(record: Mapping[str, object]) -> str:
+    """One JSONL line."""
+    # ASCII escapes keep hidden or bidi characters of quarantined text visible, and inert,
+    # when someone reads the file in a terminal or an editor.
+    return json.dumps(record, ensure_ascii=True, separators=(",", ":"))
+
+
+async def export_jsonl(
+    runtime: Runtime, write: Callable[[str], object], progress: ProgressSink | None = None,
+) -> ExportReport:
+    """Write every record of the store as JSONL lines (each ending in a newline) through `write`."""
+    store = runtime.store
+    counts = {"fact": 0, "atom": 0, "pending": 0, "user_model": 0, "event": 0}
+    everything = AtomFilter(status=None, include_expired=True)
+    ts = now()
+    # One read snapshot: the file is consistent even while servers keep writing.
+    async with store.read() as rx:
+        schema = await rx.schema_version()
+        facts = await rx.facts.list()
+        pending = await rx.pending.list(now=ts, include_expired=True)
+        model = await rx.pending.model_fields()
+        n_atoms = await rx.atoms.count(everything, now=ts)
+        n_events = await rx.events.count()
+        if progress:
+            progress.start(len(facts) + n_atoms + len(pending) + len(model) + n_events, "export")
+
+        def emit(kind: str, record: Mapping[str, object]) -> None:
+            write(dumps(record) + "\n")
+            counts[kind] += 1
+            if progress:
+                progress.advance()
+
+        write(dumps({"kind": "header", "format": FORMAT, "version": VERSION,
+                     "schema_version": schema, "exported_at": ts}) + "\n")
+        for entry in facts:
+            emit("fact", to_record("fact", entry))
+        offset = 0
+        while batch := await rx.atoms.list(everything, now=ts, limit=PAGE, offset=offset, newest_first=False):
+            for atom in batch:
+                emit("atom", to_record("atom", atom))
+            offset += len(batch)
+        for item in pending:
+            emit("pending", to_record("pending", item))
+        for path, value, source_class, updated_at, evidence in model:
+            emit("user_model", to_record("user_model", UserModelField(path, value, source_class, updated_at, evidence)))
+        after = 0
+        while events := await rx.events.list(after_id=after, limit=PAGE):
+            for event in events:
+                emit("event", to_record("event", event))
+            after = events[-1].id
+    if progress:
+        progress.close()
+    return ExportReport(counts, schema, ts)
