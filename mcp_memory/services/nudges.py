@@ -93,9 +93,15 @@ class NudgeService:
         return sorted(out, key=lambda n: KINDS.index(n.kind))
 
     async def _due(self, found: list[Nudge], ts: float) -> tuple[list[Nudge], int]:
-        conf = self._settings.features
         async with self._store.read() as rx:
-            shown = await rx.nudges.shown_since(ts - max(SUBJECT_QUIET_S, conf.nudge_cooldown_hours * 3600))
+            return self._filter(found, await rx.nudges.shown_since(self._lookback(ts)), ts)
+
+    def _lookback(self, ts: float) -> float:
+        return ts - max(SUBJECT_QUIET_S, self._settings.features.nudge_cooldown_hours * 3600)
+
+    def _filter(self, found: list[Nudge], shown: list[tuple[str, str, float]], ts: float) -> tuple[list[Nudge], int]:
+        """The nudges still due given what was shown: the daily cap, the kind's cool-down, a quiet week per subject."""
+        conf = self._settings.features
         today = sum(1 for _, _, at in shown if at >= ts - DAY)
         if today >= conf.nudges_per_day:
             return [], today
@@ -119,6 +125,9 @@ class NudgeService:
             return None
         nudge = due[0]
         async with self._store.write() as tx:
+            # Another server may have shown one meanwhile: check again under the write lock.
+            if nudge not in self._filter([nudge], await tx.nudges.shown_since(self._lookback(ts)), ts)[0]:
+                return None
             await tx.nudges.record(nudge.kind, nudge.subject, session_id, ts)
             await tx.nudges.forget_before(ts - 2 * SUBJECT_QUIET_S)
             await tx.events.append("system", "nudge_shown", nudge.subject, {"kind": nudge.kind, "text": nudge.text})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import time
 from pathlib import Path
@@ -224,6 +225,13 @@ async def test_nudges_are_opt_in_capped_and_previewed_without_consuming(tmp_path
         assert second.nudge is None  # one a day
         after = await admin.preview_nudges()
         assert after.shown_today == 1 and after.due == ()
+    async with open_runtime(features(tmp_path / "race", nudges=True, nudges_per_day=1)) as rt:
+        first_server, second_server = AgentService(rt), AgentService(rt)  # two servers: separate services
+        await first_server.add_atom(AtomDraft(content="Should we move the blog off WordPress?", source="user_said",
+                                              atom_type="question"))
+        await sql(tmp_path / "race", "UPDATE atoms SET created_at = created_at - 2 * 86400")
+        both = await asyncio.gather(first_server.context("hi", session_id="r1"), second_server.context("hi", session_id="r2"))
+        assert sum(b.nudge is not None for b in both) == 1  # the cap holds when two show at once
     async with open_runtime(features(tmp_path / "off")) as rt:
         agent = AgentService(rt)
         await agent.add_atom(AtomDraft(content="Should we move the blog off WordPress?", source="user_said", atom_type="question"))
