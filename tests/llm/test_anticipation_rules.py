@@ -28,6 +28,7 @@ def test_first_pronoun(message: str, pronoun: str | None) -> None:
 
 def test_follow_up_intents_follow_the_activity() -> None:
     assert follow_up_intents("I just finished refactoring the auth module.", [], 3)[0] == "how to run the tests"
+    assert follow_up_intents("I just finished the auth refactor.", [], 1) == ["how to run the tests"]
     assert "rollback procedure" in follow_up_intents("we deploy to production tonight", [], 3)
     assert follow_up_intents("the build is failing with a timeout", [], 1) == ["how this error was fixed before"]
     assert follow_up_intents("I just finished refactoring the auth module.", [], 0) == []
