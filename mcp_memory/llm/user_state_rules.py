@@ -156,6 +156,11 @@ def _facts(text: str) -> _TextFacts:
                       _last(_TASK, text) if focus else None, _last(_BLOCKER, text) if focus else None)
 
 
+def states_style(text: str) -> bool:
+    """True when the text states how the user wants answers ("keep it short", "no jokes")."""
+    return bool(_facts(text).styles)
+
+
 def infer_user_state(user_texts: Sequence[str], atom_texts: Sequence[str], project: str | None) -> list[Inference]:
     """Inferences from the user's own words: `user_texts` are recent messages (oldest first),
     `atom_texts` trusted memories. Never reads anything else."""

@@ -194,7 +194,7 @@ class SessionService:
         if not features.user_state and not llm_predicts:
             return
         model = await self._user_state.model()
-        self._user_state.schedule(session, extracted_types, model)
+        self._user_state.schedule(session, extracted_types, model, message)
         if llm_predicts:
             async with self._store.read() as rx:
                 recent = await rx.sessions.user_lines(session.id, 4)

@@ -68,18 +68,24 @@ class UserStateService:
                         len(model.dropped), ", ".join(model.dropped))
         return model
 
-    def schedule(self, session: Session, extracted_types: Sequence[str], model: UserModel) -> bool:
-        """Start a background inference every N turns, or when the focus changed; True if started."""
+    def schedule(self, session: Session, extracted_types: Sequence[str], model: UserModel, message: str = "") -> bool:
+        """After a turn, in the background: infer every N turns, when the focus changed, or when the
+        message states how the user wants answers (so "keep it short" applies from the next turn).
+        True if anything was started."""
         conf = self._settings.features
         if not conf.user_state:
             return False
-        focus_changed = any(t in _FOCUS_TYPES for t in extracted_types) or (
+        due = session.turns % conf.user_state_turn_interval == 0 or any(t in _FOCUS_TYPES for t in extracted_types) or (
             session.project is not None and model.get("current_focus.project") != session.project
         )
-        if session.turns % conf.user_state_turn_interval != 0 and not focus_changed:
-            return False
-        self._background.spawn(lambda: self.infer(session.id), "user_state")
+        self._background.spawn(lambda: self._maybe_infer(session, message, due), "user_state")
         return True
+
+    async def _maybe_infer(self, session: Session, message: str, due: bool) -> None:
+        from ..llm.user_state_rules import states_style  # lazy: compiled rule tables stay off the start-up path
+
+        if due or (message and not session.relayed and states_style(message)):
+            await self.infer(session.id)
 
     async def settle(self, timeout_s: float = 10.0) -> None:
         """Wait for running inferences (tests, end of session)."""

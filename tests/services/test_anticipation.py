@@ -277,3 +277,12 @@ async def test_the_block_never_passes_its_budget_with_every_section_full(tmp_pat
                                         session_id="full", budget_chars=budget)
             assert len(block.rendered) <= budget, (budget, len(block.rendered), block.sections)
         assert sum(1 for v in block.sections.values() if v) >= 7, block.sections
+
+
+async def test_a_stated_style_applies_from_the_next_turn(agent: AgentService, runtime: Runtime) -> None:
+    await agent.observe("quick", "Thanks. Please keep answers short from now on.")  # turn 1: not a periodic pass
+    await build_services(runtime).user_state.settle()
+    await runtime.background.wait("user_state", timeout_s=5)
+    assert (await agent.user_model()).get("style.verbosity") == "concise"
+    block = await agent.context("and the next step?", session_id="quick")
+    assert "- verbosity: concise (the user said so)" in block.rendered
