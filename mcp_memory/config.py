@@ -83,6 +83,7 @@ class SessionSettings:
     max_note_chars: int = 48_000
     max_episodes: int = 500
     episode_ttl_days: int = 0
+    idle_end_days: int = 14
     context_budget_chars: int = 4000
 
 
@@ -194,6 +195,7 @@ _CHECKS: dict[str, Callable[[Any], str | None]] = {
     "sessions.max_episodes": _positive,
     "sessions.episode_ttl_days": lambda v: None if v >= 0 else "must be 0 (no expiry) or more",
     "sessions.context_budget_chars": _positive,
+    "sessions.idle_end_days": lambda v: None if v >= 0 else "must be 0 (never) or more",
     "features.user_state_turn_interval": _positive,
     "features.predictive_intents": lambda v: None if 0 <= v <= 5 else "must be between 0 (off) and 5",
     "features.break_hours": _positive,

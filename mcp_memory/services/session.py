@@ -6,13 +6,14 @@ and, when a memory LLM is configured, its extraction runs in the background afte
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..config import Settings
-from ..errors import InvalidInput, NotFound
+from ..errors import InvalidInput, MemoryServerError, NotFound
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..llm.heuristic import Extracted, extract, note_category, one_line, strip_untrusted
 from ..llm.jobs import ExtractionOut, extraction_prompt
@@ -28,10 +29,14 @@ from .facts import preview
 from .resume import ResumeService
 from .user_state import UserStateService
 
+log = logging.getLogger(__name__)
+
 MAX_MESSAGE_BYTES = 64 * 1024
 MAX_TURN_TEXT_BYTES = 4096
 MAX_TOOL_EVENTS = 50
 MAX_NOTES_PER_TURN = 5
+IDLE_BATCH = 20  # idle sessions ended per pass (each may summarise a transcript)
+IDLE_CHECK_EVERY_S = 3600.0
 _SESSION_ID = re.compile(r"^[\w.:@/+-]{1,128}$")
 # Tool activity that brings content from outside the user's own words into the session.
 _INDIRECT_KINDS = {"network", "web", "fetch", "browser", "search", "mcp", "subagent", "agent", "email"}
@@ -184,6 +189,8 @@ class SessionService:
             recent = [text for role, text in turns if role == "user"]
             self._background.spawn(lambda: self._llm_extract(own_words, recent, session, actor, trusted_path), "llm")
         await self._anticipate(session, own_words, [w.atom.type for w in writes if w.atom.status == "live"])
+        if self._settings.sessions.idle_end_days > 0:
+            self._background.spawn_once("idle_sessions", self.end_idle, every_s=IDLE_CHECK_EVERY_S)
         return ObserveResult(session, tuple(lines), added, tuple(writes), session.untrusted_reason, llm_pending)
 
     async def _anticipate(self, session: Session, message: str, extracted_types: list[str]) -> None:
@@ -269,6 +276,23 @@ class SessionService:
         session = await self.session(session_id)
         await self._background.wait("llm", timeout_s=self._settings.llm.timeout_s)
         return await self._episodes.end_session(session, actor=actor)
+
+    async def end_idle(self) -> int:
+        """End sessions idle for `sessions.idle_end_days`: hosts often never say a conversation ended,
+        and an open session keeps its transcript. Each gets its episode as end_session would."""
+        days = self._settings.sessions.idle_end_days
+        if days <= 0:
+            return 0
+        async with self._store.read() as rx:
+            idle = await rx.sessions.idle(now() - days * 86400, IDLE_BATCH)
+        ended = 0
+        for session in idle:
+            try:
+                await self._episodes.end_session(session, actor="system")
+                ended += 1
+            except MemoryServerError as exc:  # one bad session must not stop the others
+                log.warning("could not end idle session %s: %s", session.id, exc)
+        return ended
 
     async def notes(self, session_id: str) -> tuple[Session, list[str], list[SessionNote]]:
         """A session with its buffer and notes."""

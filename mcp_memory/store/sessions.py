@@ -66,6 +66,13 @@ class SessionsRepo:
         assert session is not None
         return session
 
+    async def idle(self, before: float, limit: int) -> builtins.list[Session]:
+        """Sessions never ended whose last activity was before `before`, oldest first."""
+        async with self._conn.execute(
+            "SELECT * FROM sessions WHERE ended_at IS NULL AND last_at < ? ORDER BY last_at LIMIT ?", (before, limit),
+        ) as cur:
+            return [_session(r) for r in await cur.fetchall()]
+
     async def latest_other(self, session_id: str) -> Session | None:
         """The most recently active session other than this one."""
         async with self._conn.execute(

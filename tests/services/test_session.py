@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
+import anyio
 import pytest
 
 from mcp_memory.errors import InvalidInput, TrustRefused
 from mcp_memory.services.agent import AgentService
 from mcp_memory.services.recall_types import RecallQuery
-from mcp_memory.services.runtime import Runtime
+from mcp_memory.services.runtime import Runtime, open_runtime
 from mcp_memory.services.session import ToolEvent
+from mcp_memory.services.wiring import build_services
 
 pytestmark = pytest.mark.anyio
 
@@ -120,3 +125,41 @@ async def test_bad_input(agent: AgentService) -> None:
         await agent.observe("s", "   ")
     with pytest.raises(InvalidInput, match="KiB"):
         await agent.observe("s", "x" * (70 * 1024))
+
+
+async def test_idle_sessions_are_ended_with_their_episode(agent: AgentService, runtime: Runtime, home: Path) -> None:
+    for text in ("We decided to ship the invoice export on Friday.", "The export needs the VAT column.",
+                 "Next I'll add the CSV header row."):
+        await agent.observe("old", text, assistant_reply="Noted.")
+    await agent.observe("recent", "hello there")
+
+    def age_it() -> None:  # in a thread: the loop's own background writes keep running meanwhile
+        with sqlite3.connect(home / "memory.db", timeout=30) as conn:
+            conn.execute("UPDATE sessions SET last_at = last_at - 15 * 86400 WHERE id = 'old'")
+
+    await anyio.to_thread.run_sync(age_it)
+    await runtime.background.wait("idle_sessions", timeout_s=5)  # the pass at start-up found nothing idle
+    services = build_services(runtime)
+    assert await services.sessions.end_idle() == 1
+    old, _, _ = await agent.session_notes("old")
+    recent, _, _ = await agent.session_notes("recent")
+    assert old.ended_at is not None and recent.ended_at is None
+    episode = await agent.view_episode("old")
+    assert "invoice export" in episode.summary or "VAT" in episode.summary
+    async with runtime.store.read() as rx:
+        assert await rx.sessions.turns("old") == []  # the transcript is gone with the session's end
+    assert await services.sessions.end_idle() == 0  # ended sessions are not ended again
+
+    # Another server's first observed turn runs the pass in the background.
+    await agent.observe("old2", "We moved standup to 10:00.")
+
+    def age_again() -> None:
+        with sqlite3.connect(home / "memory.db", timeout=30) as conn:
+            conn.execute("UPDATE sessions SET last_at = last_at - 15 * 86400 WHERE id = 'old2'")
+
+    await anyio.to_thread.run_sync(age_again)
+    async with open_runtime(runtime.settings) as other:
+        await AgentService(other).observe("new", "good morning")
+        await other.background.wait("idle_sessions", timeout_s=10)
+    old2, _, _ = await agent.session_notes("old2")
+    assert old2.ended_at is not None
