@@ -182,10 +182,11 @@ class AgentService:
 
     async def return_after_break(self, session_id: str | None = None) -> Recap | None:
         """Where the user left off, in the memory LLM's words when one is configured."""
-        recap = await self._resume.latest(check_session_id(session_id) if session_id else None)
+        model = await self._user_state.model()
+        recap = await self._resume.latest(check_session_id(session_id) if session_id else None, model)
         if recap is None:
             return None
-        return await self._resume.phrased(recap, await self._user_state.model())
+        return await self._resume.phrased(recap, model)
 
     def with_llm(self, llm: MemoryLLM) -> AgentService:
         """The same service, with this call's memory LLM (the host's sampled answer)."""

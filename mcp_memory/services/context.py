@@ -156,8 +156,8 @@ class ContextService:
                           if h.atom.project in (None, inputs.project) or h.atom.scope != "project"]
         block.intents, block.predicted = anticipated.intents, anticipated.predicted_ids
         block.prediction_fell_back = anticipated.fell_back
-        if session_id and features.return_after_break:
-            block.recap = await self._resume.for_context(session_id, inputs.session)
+        if session_id:
+            block.recap = await self._resume.for_context(session_id, inputs.session, inputs.model)
         if features.nudges:
             block.nudge = await self._nudges.take(inputs.model, session_id, inputs.recent_user)
 

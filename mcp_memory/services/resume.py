@@ -80,7 +80,7 @@ class ResumeService:
         gap = ts - latest.last_at
         return (latest.id, gap) if gap >= self.break_s else None
 
-    async def for_context(self, session_id: str, session: Session | None) -> Recap | None:
+    async def for_context(self, session_id: str, session: Session | None, model: UserModel) -> Recap | None:
         """The recap to show in this `context`, if the session is at its resume turn (or resuming now)."""
         if not self._settings.features.return_after_break:
             return None
@@ -91,23 +91,24 @@ class ResumeService:
             if found is None:
                 return None
             source, gap = found
-        return await self.recap(source, gap)
+        return await self.recap(source, gap, model)
 
-    async def latest(self, session_id: str | None) -> Recap | None:
+    async def latest(self, session_id: str | None, model: UserModel) -> Recap | None:
         """The recap for the `return_after_break` prompt: what this session resumes (or, without one,
         the most recently active session), whatever the gap."""
         async with self._store.read() as rx:
             session = await rx.sessions.get(session_id) if session_id else None
             other = await rx.sessions.latest_other(session_id or "")
         if session is not None and session.resumed_turn == session.turns and session.resumed_from:
-            return await self.recap(session.resumed_from, session.resume_gap_s or 0.0)
+            return await self.recap(session.resumed_from, session.resume_gap_s or 0.0, model)
         source = session if session is not None and session.turns > 0 else other
         if source is None:
             return None
-        return await self.recap(source.id, max(0.0, now() - source.last_at))
+        return await self.recap(source.id, max(0.0, now() - source.last_at), model)
 
-    async def recap(self, source_id: str, gap_s: float) -> Recap | None:
-        """Where the user left off in `source_id`, from trusted data only."""
+    async def recap(self, source_id: str, gap_s: float, model: UserModel) -> Recap | None:
+        """Where the user left off in `source_id`, from trusted data only (`model` as loaded, so a
+        field that failed validation never reaches the recap)."""
         from ..llm.anticipation_rules import next_step  # lazy: compiled rule tables stay off the start-up path
 
         async with self._store.read() as rx:
@@ -118,7 +119,6 @@ class ResumeService:
             notes = [] if source.untrusted else await rx.sessions.notes(source.id)
             # In strict mode even the user's lines were relayed by the agent: not the user's word.
             own = [] if source.relayed else await rx.sessions.user_lines(source.id, 6)
-            model_rows = await rx.pending.model_fields()
             goals = await rx.atoms.list(AtomFilter(types=("goal",)), now=now(), limit=3)
         left_off: list[str] = []
         if episode is not None and episode.status == "live":
@@ -128,9 +128,8 @@ class ResumeService:
         if not left_off and own:
             left_off += [f"you said: {preview(line, 200)}" for line in own[-2:]]
         step = next_step([*(n.text for n in notes), *own])
-        if step is None and model_rows:
-            fields = {path: value for path, value, *_ in model_rows}
-            blocker, task = fields.get("current_focus.blocker"), fields.get("current_focus.task")
+        if step is None:
+            blocker, task = model.get("current_focus.blocker"), model.get("current_focus.task")
             step = f"unblock: {blocker}" if blocker else task
         if step is None:
             open_goals = [g for g in goals if is_trusted(g.source_class)]

@@ -166,6 +166,8 @@ async def test_a_tampered_stored_model_is_rescanned_and_bad_fields_dropped(
     assert model.get("style.humor") == "light"
     block = await agent.context("what am I doing?", session_id="tm")
     assert "system prompt" not in block.rendered and "override" not in block.rendered and "evil" not in block.rendered
+    recap = await agent.return_after_break("tm")  # the recap's "next step" reads the same validated model
+    assert recap is not None and "evil" not in str(recap.lines())
     # The doctor reports the bad fields, and its repair deletes them (one admin event each).
     report = await diagnose(admin.runtime, admin, repair=True)
     check = next(c for c in report.checks if c.name == "user_model")

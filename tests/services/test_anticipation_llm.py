@@ -104,9 +104,10 @@ async def test_the_recap_prompt_uses_the_llm_words_when_it_answers(runtime: Runt
     services, _ = with_llm(runtime, ExtractionOut={"atoms": []},
                            ResumeOut={"left_off": "You had the refund endpoint working.", "next_step": "Wire up the webhook."})
     await services.sessions.observe("r1", "Progress: the refund endpoint works now.")
-    recap = await services.resume.latest("r1")
+    model = await services.user_state.model()
+    recap = await services.resume.latest("r1", model)
     assert recap is not None
-    phrased = await services.resume.phrased(recap, await services.user_state.model())
+    phrased = await services.resume.phrased(recap, model)
     assert phrased.left_off == ("You had the refund endpoint working.",) and phrased.next_step == "Wire up the webhook."
 
 
