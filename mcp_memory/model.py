@@ -97,6 +97,10 @@ class Event:
 NOTE_CATEGORIES: tuple[str, ...] = ("decision", "context", "progress", "issue", "learnings")
 
 
+# Why strict mode marks a session untrusted; Session.relayed recognises it.
+RELAYED_REASON = "strict mode: the turns were relayed by the agent, not a host hook"
+
+
 @dataclass(frozen=True, slots=True)
 class Session:
     """One host conversation as the memory sees it."""
@@ -119,7 +123,7 @@ class Session:
     @property
     def relayed(self) -> bool:
         """True when strict mode marked the turns as relayed by the agent rather than a host hook."""
-        return (self.untrusted_reason or "").startswith("strict mode")
+        return self.untrusted_reason == RELAYED_REASON
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from ..errors import InvalidInput, MemoryServerError, NotFound
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..llm.heuristic import Extracted, extract, note_category, one_line, strip_untrusted
 from ..llm.jobs import ExtractionOut, extraction_prompt
-from ..model import ATOM_TYPES, Actor, Session, SessionNote
+from ..model import ATOM_TYPES, RELAYED_REASON, Actor, Session, SessionNote
 from ..scan import redact_credentials, scan
 from ..store.db import Store, now
 from .anticipation import AnticipationService
@@ -159,7 +159,7 @@ class SessionService:
         reason = indirect_reason(tool_events, project)
         if reason is None and not trusted_path and self._settings.trust.agent_writes == "quarantine":
             # Strict mode: what the agent relays is not the user's word, so neither is its episode.
-            reason = "strict mode: the turns were relayed by the agent, not a host hook"
+            reason = RELAYED_REASON
         conf = self._settings.sessions
         resumed = None
         if self._settings.features.return_after_break:
