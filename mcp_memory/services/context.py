@@ -240,7 +240,7 @@ def _newest(notes: list[SessionNote]) -> list[SessionNote]:
     return notes[::-1]
 
 
-def _defused(line: str) -> str:
+def defused(line: str) -> str:
     """Stored text may not open or close the memory block it is rendered in."""
     return _BLOCK_TAG.sub(lambda m: "‹" + m.group(0)[1:], line)
 
@@ -255,7 +255,7 @@ def fit_lines(section: str, allowance: int) -> str:
 
 def fit(title: str, lines: Sequence[str], allowance: int, *, reverse: bool = False) -> str:
     """A titled section of as many whole lines as fit the allowance (newest kept when `reverse`)."""
-    lines = [_defused(line) for line in lines]
+    lines = [defused(line) for line in lines]
     if not lines:
         return ""
     kept: list[str] = []
