@@ -169,7 +169,7 @@ class AdminService:
         return await self._atoms.reject_pending(item.id, actor="admin")
 
     async def user_model(self) -> dict[str, tuple[str, str, float]]:
-        """Confirmed user-model fields."""
+        """Stored user-model fields (confirmed and directly applied), unvalidated."""
         async with self._store.read() as rx:
             return await rx.pending.user_model()
 

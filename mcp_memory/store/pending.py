@@ -91,6 +91,5 @@ class PendingRepo:
         await self._conn.execute("DELETE FROM user_model WHERE field_path = ?", (field_path,))
 
     async def user_model(self) -> dict[str, tuple[str, str, float]]:
-        """Confirmed fields: path -> (value, source_class, updated_at)."""
-        async with self._conn.execute("SELECT * FROM user_model ORDER BY field_path") as cur:
-            return {r["field_path"]: (r["value"], r["source_class"], r["updated_at"]) for r in await cur.fetchall()}
+        """Every stored field as path -> (value, source_class, updated_at)."""
+        return {path: (value, source, ts) for path, value, source, ts, _ in await self.model_fields()}
