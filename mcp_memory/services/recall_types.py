@@ -155,11 +155,6 @@ def narrows(f: AtomFilter) -> bool:
     return bool(f.types or f.tags or f.project is not None or f.scope or f.source_class or f.since or f.until)
 
 
-def matched_terms(query: str, text: str) -> list[str]:
-    """Query words (by stem) that the text contains: the keyword part of 'why it matched'."""
-    return matched_stems(stemmed(query), text)
-
-
 # Stemming is pure and the same few thousand words recur in queries and hits.
 _stem = functools.lru_cache(maxsize=16384)(stem)
 
