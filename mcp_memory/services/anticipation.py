@@ -22,7 +22,7 @@ from ..usermodel import UserModel
 from .background import Background
 from .recall import RecallService
 from .recall_types import Hit, RecallQuery, RecallResult
-from .user_state import model_lines
+from .user_state import UserStateService, model_lines
 
 log = logging.getLogger(__name__)
 
@@ -61,11 +61,13 @@ def _discounted(hit: Hit, why: str) -> Hit:
 class AnticipationService:
     """Intents, predictive recall and pronoun resolution for `context`."""
 
-    def __init__(self, store: Store, settings: Settings, recall: RecallService, llm: MemoryLLM | None = None,
-                 stats: LLMStats | None = None, background: Background | None = None) -> None:
+    def __init__(self, store: Store, settings: Settings, recall: RecallService, user_state: UserStateService,
+                 llm: MemoryLLM | None = None, stats: LLMStats | None = None,
+                 background: Background | None = None) -> None:
         self._store = store
         self._settings = settings
         self._recall = recall
+        self._user_state = user_state
         self._llm = llm or NullLLM()
         self._stats = stats or LLMStats()
         self._background = background or Background()
@@ -89,20 +91,23 @@ class AnticipationService:
             unique.setdefault(intent.lower(), intent)
         return list(unique.values())[:limit]
 
-    def schedule_prediction(self, session: Session, message: str, recent: Sequence[str], model: UserModel) -> bool:
+    def schedule_prediction(self, session: Session, message: str) -> bool:
         """After a turn, have the memory LLM predict the next intents in the background."""
         if not runs_background_jobs(self._llm) or self._settings.features.predictive_intents <= 0:
             return False
-        self._background.spawn(lambda: self._predict(session, message, list(recent), model), "predict")
+        self._background.spawn(lambda: self._predict(session, message), "predict")
         return True
 
     async def settle(self, timeout_s: float = 10.0) -> None:
         """Wait for running predictions (tests)."""
         await self._background.wait("predict", timeout_s)
 
-    async def _predict(self, session: Session, message: str, recent: list[str], model: UserModel) -> None:
+    async def _predict(self, session: Session, message: str) -> None:
         from ..llm.anticipation_jobs import IntentsOut, intents_prompt  # lazy: pydantic models, LLM path only
 
+        async with self._store.read() as rx:
+            recent = (await rx.sessions.user_lines(session.id, 4))[:-1]  # the last one is this message
+        model = await self._user_state.model()
         out = await run_job(self._llm, *intents_prompt(message, recent, model_lines(model)), IntentsOut,
                             timeout_s=self._settings.llm.timeout_s, stats=self._stats)
         if out is None or not out.intents:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..config import Settings
 from ..errors import InvalidInput, MemoryServerError, NotFound
-from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
+from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job
 from ..llm.heuristic import Extracted, extract, note_category, one_line, strip_untrusted
 from ..llm.jobs import ExtractionOut, extraction_prompt
 from ..model import ATOM_TYPES, RELAYED_REASON, Actor, Session, SessionNote
@@ -188,24 +188,16 @@ class SessionService:
         if llm_pending:
             recent = [text for role, text in turns if role == "user"]
             self._background.spawn(lambda: self._llm_extract(own_words, recent, session, actor, trusted_path), "llm")
-        await self._anticipate(session, own_words, [w.atom.type for w in writes if w.atom.status == "live"])
+        self._anticipate(session, own_words, [w.atom.type for w in writes if w.atom.status == "live"])
         if self._settings.sessions.idle_end_days > 0:
             self._background.spawn_once("idle_sessions", self.end_idle, every_s=IDLE_CHECK_EVERY_S)
         return ObserveResult(session, tuple(lines), added, tuple(writes), session.untrusted_reason, llm_pending)
 
-    async def _anticipate(self, session: Session, message: str, extracted_types: list[str]) -> None:
+    def _anticipate(self, session: Session, message: str, extracted_types: list[str]) -> None:
         """After a turn: refresh the user model every N turns (or on a focus change) and, with a memory
         LLM, predict the next intents, both in the background."""
-        features = self._settings.features
-        llm_predicts = runs_background_jobs(self._llm) and features.predictive_intents > 0
-        if not features.user_state and not llm_predicts:
-            return
-        model = await self._user_state.model()
-        self._user_state.schedule(session, extracted_types, model, message)
-        if llm_predicts:
-            async with self._store.read() as rx:
-                recent = await rx.sessions.user_lines(session.id, 4)
-            self._anticipation.schedule_prediction(session, message, recent[:-1], model)
+        self._user_state.schedule(session, extracted_types, message)
+        self._anticipation.schedule_prediction(session, message)
 
     async def _store_extracted(self, item: Extracted, session: Session, actor: Actor, trusted_path: bool) -> AtomWrite:
         scoped = session.project is not None and item.type in ("convention", "file", "error", "decision")

@@ -68,23 +68,25 @@ class UserStateService:
                         len(model.dropped), ", ".join(model.dropped))
         return model
 
-    def schedule(self, session: Session, extracted_types: Sequence[str], model: UserModel, message: str = "") -> bool:
+    def schedule(self, session: Session, extracted_types: Sequence[str], message: str = "") -> bool:
         """After a turn, in the background: infer every N turns, when the focus changed, or when the
         message states how the user wants answers (so "keep it short" applies from the next turn).
-        True if anything was started."""
+        True if anything was started. Nothing here waits on the store: the turn's reply does not."""
         conf = self._settings.features
         if not conf.user_state:
             return False
-        due = session.turns % conf.user_state_turn_interval == 0 or any(t in _FOCUS_TYPES for t in extracted_types) or (
-            session.project is not None and model.get("current_focus.project") != session.project
-        )
+        due = session.turns % conf.user_state_turn_interval == 0 or any(t in _FOCUS_TYPES for t in extracted_types)
         self._background.spawn(lambda: self._maybe_infer(session, message, due), "user_state")
         return True
 
     async def _maybe_infer(self, session: Session, message: str, due: bool) -> None:
         from ..llm.user_state_rules import states_style  # lazy: compiled rule tables stay off the start-up path
 
-        if due or (message and not session.relayed and states_style(message)):
+        if not due and message and not session.relayed:
+            due = states_style(message)
+        if not due and session.project is not None:
+            due = (await self.model()).get("current_focus.project") != session.project  # a new project
+        if due:
             await self.infer(session.id)
 
     async def settle(self, timeout_s: float = 10.0) -> None:

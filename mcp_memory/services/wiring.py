@@ -38,7 +38,7 @@ def build_services(runtime: Runtime) -> Services:
     episodes = EpisodesService(runtime.store, runtime.settings, runtime.recall, atoms, runtime.llm, runtime.llm_stats)
     user_state = UserStateService(runtime.store, runtime.settings, atoms, runtime.llm, runtime.llm_stats,
                                   runtime.background)
-    anticipation = AnticipationService(runtime.store, runtime.settings, runtime.recall, runtime.llm,
+    anticipation = AnticipationService(runtime.store, runtime.settings, runtime.recall, user_state, runtime.llm,
                                        runtime.llm_stats, runtime.background)
     resume = ResumeService(runtime.store, runtime.settings, runtime.llm, runtime.llm_stats)
     nudges = NudgeService(runtime.store, runtime.settings)
