@@ -33,6 +33,11 @@ async def evaluate(args: argparse.Namespace) -> str:
     env = {**{k: v for k, v in os.environ.items() if k.startswith("MCP_MEMORY_")}, "MCP_MEMORY_HOME": str(home), "MCP_MEMORY_EMBEDDING__DIMS": str(args.dims)}
     if args.keyword_weight is not None:
         env["MCP_MEMORY_RECALL__KEYWORD_WEIGHT"] = str(args.keyword_weight)
+    if args.relevance_weight is not None:
+        env["MCP_MEMORY_RECALL__RELEVANCE_WEIGHT"] = str(args.relevance_weight)
+    if args.half != "all":
+        # Tune on one half, check on the other: the parity of the question's position.
+        questions = questions[(0 if args.half == "even" else 1)::2]
     settings = load_settings(environ=env, cwd=home)
     ids: dict[str, str] = {}
     async with open_runtime(settings) as runtime:
@@ -89,6 +94,9 @@ def main() -> None:
     parser.add_argument("--by-kind", action="store_true", help="also break results down by question kind")
     parser.add_argument("--dims", type=int, default=512)
     parser.add_argument("--keyword-weight", type=float)
+    parser.add_argument("--relevance-weight", type=float)
+    parser.add_argument("--half", choices=("all", "even", "odd"), default="all",
+                        help="only the questions at even or odd positions (tune on one, check on the other)")
     print(asyncio.run(evaluate(parser.parse_args())))
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 DAY = 86400.0
-# Cosine of hashed feature vectors rarely passes ~0.6 even for close paraphrases; scaling by this
-# puts vector evidence on the same 0–1 footing as max-normalised BM25.
+# Default reading of cosines when an embedder says nothing else (EmbeddingSpace): close paraphrases
+# rarely pass ~0.6, so scaling by this puts vector evidence on the same 0–1 footing as
+# max-normalised BM25.
 COSINE_FULL_SCALE = 0.6
 EXPANSION_DISCOUNT = 0.5
 
@@ -21,9 +22,15 @@ class RankWeights:
     """The configurable knobs of ranking."""
 
     relevance_weight: float = 0.8
-    keyword_weight: float = 0.5
+    keyword_weight: float = 0.25
     half_life_days: float = 30.0
     min_score: float = 0.12
+    cosine_floor: float = 0.0  # from the embedder's space: how its cosines read
+    cosine_full: float = COSINE_FULL_SCALE
+
+    def vector_part(self, cosine: float) -> float:
+        """A cosine of this space mapped to 0–1 evidence."""
+        return vector_part(cosine, self.cosine_floor, self.cosine_full)
 
 
 def keyword_part(score: float, best: float) -> float:
@@ -31,9 +38,9 @@ def keyword_part(score: float, best: float) -> float:
     return score / best if best > 0 else 0.0
 
 
-def vector_part(cosine: float) -> float:
-    """Cosine similarity mapped to 0–1."""
-    return max(0.0, min(1.0, cosine / COSINE_FULL_SCALE))
+def vector_part(cosine: float, floor: float = 0.0, full: float = COSINE_FULL_SCALE) -> float:
+    """Cosine similarity mapped to 0–1: nothing at ``floor`` (unrelated texts), all from ``full``."""
+    return max(0.0, min(1.0, (cosine - floor) / (full - floor)))
 
 
 def relevance(keyword: float, vector: float, keyword_weight: float) -> float:
@@ -58,3 +65,9 @@ def retention(
 def composite(relevance_score: float, retention_score: float, relevance_weight: float) -> float:
     """The final ranking score."""
     return relevance_weight * relevance_score + (1.0 - relevance_weight) * retention_score
+
+
+def word_overlap(a: set[str], b: set[str]) -> float:
+    """Jaccard overlap of two word sets (1.0 when both are empty: nothing tells them apart)."""
+    union = a | b
+    return len(a & b) / len(union) if union else 1.0

@@ -7,7 +7,7 @@ referenced for type checking, never imported at runtime.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -19,14 +19,21 @@ __all__ = ["Embedder", "EmbeddingSpace"]
 
 @dataclass(frozen=True, slots=True)
 class EmbeddingSpace:
-    """Identity of a vector space: vectors from different spaces must never be compared."""
+    """Identity of a vector space: vectors from different spaces must never be compared.
+
+    ``cosine_floor`` and ``cosine_full`` say how its cosines read (not part of the identity):
+    around the floor, texts are unrelated; from ``full`` on, a match is as strong as it gets.
+    Ranking maps a cosine linearly between them onto 0-1.
+    """
 
     provider: str
     model: str
     dims: int
+    cosine_floor: float = field(default=0.0, compare=False)
+    cosine_full: float = field(default=0.6, compare=False)
 
     def fingerprint(self) -> str:
-        """Return the stable identity stored beside every vector, e.g. ``"hash:v1:512"``."""
+        """Return the stable identity stored beside every vector, e.g. ``"hash:v2:512"``."""
         # A change in any part means stored vectors are stale and must be re-embedded.
         return f"{self.provider}:{self.model}:{self.dims}"
 

@@ -12,10 +12,10 @@ from ..llm.base import LLMStats, MemoryLLM, run_job
 from ..llm.heuristic import looks_like_turn_or_refusal, summarize_turns
 from ..llm.jobs import EpisodeOut, clip_transcript, episode_prompt
 from ..model import Actor, Episode, Session
-from ..ranking import keyword_part, relevance, vector_part
+from ..ranking import keyword_part, relevance, word_overlap
 from ..scan import scan
 from ..store.db import Store, now
-from ..text import content_terms
+from ..text import content_terms, stem
 from .atoms import AtomDraft, AtomsService, new_id
 from .recall import RecallService
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 MIN_TURNS = 3
 SUMMARY_MAX_BYTES = 2048
 DUPLICATE_COSINE = 0.92
+DUPLICATE_WORDS = 0.8  # ...and Jaccard overlap of the content words
 MAX_REFLECTION_FACTS = 3
 MAX_REFLECTION_NOTES = 2
 DAY = 86400.0
@@ -96,7 +97,7 @@ class EpisodesService:
             return EndResult(session.id, None, "nothing worth keeping in this session", 0, 0)
         summary = cut_at_sentence(summary)
         vector = await self._recall.vector_for(summary)
-        if vector is not None and await self._is_duplicate(vector[3]):
+        if vector is not None and await self._is_duplicate(vector[3], summary):
             await self._close(session, None, "near-duplicate of an earlier episode")
             return EndResult(session.id, None, "a near-duplicate of an earlier episode", 0, 0)
         ts = now()
@@ -168,9 +169,23 @@ class EpisodesService:
 
         return [r[0] for r in rows], np.stack([dequantize(scale, blob) for _, scale, blob in rows])
 
-    async def _is_duplicate(self, vector: npt.NDArray[np.float32]) -> bool:
-        _, matrix = await self._vectors()
-        return matrix is not None and float((matrix @ vector).max()) >= DUPLICATE_COSINE
+    async def _is_duplicate(self, vector: npt.NDArray[np.float32], summary: str) -> bool:
+        """An episode already kept says the same: nearly the same vector and nearly the same words.
+
+        Meaning alone is not enough: two sessions on one topic read alike to an embedder with a
+        sense of meaning, yet each has its own outcome.
+        """
+        ids, matrix = await self._vectors()
+        if matrix is None:
+            return False
+        cosines = (matrix @ vector).tolist()
+        words = {stem(t) for t in content_terms(summary)}
+        for i in (i for i, cosine in enumerate(cosines) if cosine >= DUPLICATE_COSINE):
+            async with self._store.read() as rx:
+                other = await rx.sessions.episode(ids[i])
+            if other is not None and word_overlap(words, {stem(t) for t in content_terms(other.summary)}) >= DUPLICATE_WORDS:
+                return True
+        return False
 
     async def search(self, query: str, k: int = 3) -> list[EpisodeHit]:
         """Live episodes matching a query: keyword and meaning, fused like atom recall."""
@@ -188,7 +203,7 @@ class EpisodesService:
         scored = []
         for episode_id in set(keyword) | {i for i, c in cosines.items() if c > 0}:
             rel = relevance(keyword_part(keyword.get(episode_id, 0.0), best),
-                            vector_part(cosines.get(episode_id, 0.0)), weights.keyword_weight)
+                            weights.vector_part(cosines.get(episode_id, 0.0)), weights.keyword_weight)
             if rel >= weights.min_score:
                 scored.append((episode_id, rel))
         scored.sort(key=lambda item: item[1], reverse=True)

@@ -25,7 +25,7 @@ from ..ranking import (
     keyword_part,
     relevance,
     retention,
-    vector_part,
+    word_overlap,
 )
 from ..store.db import Reader, Store, Tx, now
 from ..store.recall import RankFields, quote_fts
@@ -57,6 +57,10 @@ log = logging.getLogger(__name__)
 
 DRAIN_BATCH = 256
 DUPLICATE_COSINE = 0.92
+DUPLICATE_WORDS = 0.8  # ...and share this much of their content words (Jaccard): same meaning is not enough
+# A semantic link is made on write to a top-3 neighbour whose match is at least this strong (0–1
+# evidence on the embedder's scale: a cosine of 0.3 for the default 0–0.6 reading).
+SEMANTIC_LINK_EVIDENCE = 0.5
 FULL_CHECK_EVERY_S = 30.0
 MAX_QUERY_CHARS = 2000
 MAX_QUERY_TERMS = 12
@@ -96,13 +100,21 @@ class RecallService:
             half_life_days=settings.recall.half_life_days,
             min_score=settings.recall.min_score,
         )
+        if embedder is not None:
+            self._read_cosines_as(embedder)
 
     # lifecycle -------------------------------------------------------------------------------
     def embedder(self) -> Embedder:
         """The embedder, built on first use."""
         if self._embedder is None:
             self._embedder = build_embedder(self._settings)
+            self._read_cosines_as(self._embedder)
         return self._embedder
+
+    def _read_cosines_as(self, embedder: Embedder) -> None:
+        """Rank vector evidence on the embedder's own scale (unrelated texts score differently per space)."""
+        space = embedder.space
+        self.weights = dataclasses.replace(self.weights, cosine_floor=space.cosine_floor, cosine_full=space.cosine_full)
 
     def _index_obj(self) -> VectorIndex:
         if self._index is None:
@@ -231,7 +243,7 @@ class RecallService:
             await self._refresh(tx)
             if self._index is not None and len(self._index):
                 for other, cosine in self._index.search(vec, 4):
-                    if other != num and cosine > 0.3:
+                    if other != num and self.weights.vector_part(cosine) > SEMANTIC_LINK_EVIDENCE:
                         links.append((num, other, "semantic", round(cosine, 4)))
         if links:
             # The in-memory index may still hold atoms another process (or this one) just forgot.
@@ -302,7 +314,7 @@ class RecallService:
                 fields.update(await rx.recall.rank_fields(sorted(missing)))
             for plan in plans:
                 plan.best_keyword = max((c.keyword for c in plan.candidates.values()), default=0.0)
-                plan.scored = self._score(plan.candidates, fields, plan.best_keyword, ts)
+                plan.scored = self._score(plan, plan.candidates, fields, ts)
             await self._expand(rx, [plan for plan in plans if plan.query.expand and plan.scored], fields, ts)
             for plan in plans:
                 plan.scored.sort(key=by_score, reverse=True)
@@ -385,19 +397,20 @@ class RecallService:
         mask = index.mask(await rx.recall.allowed_nums(plan.filters, now=ts))
         return index.best(scores, [plan.fetch], [mask])[0]
 
-    def _score(self, candidates: dict[int, Candidate], fields: dict[int, RankFields], best_keyword: float,
+    def _score(self, plan: Plan, candidates: dict[int, Candidate], fields: dict[int, RankFields],
                ts: float) -> list[Scored]:
         """Relevance, retention and the composite of every candidate still live and trusted."""
         scored: list[Scored] = []
         stale: list[int] = []
         weights = self.weights
-        keyword_weight, min_score, half_life = weights.keyword_weight, weights.min_score, weights.half_life_days
+        keyword_weight, min_score, half_life = plan.keyword_weight(weights.keyword_weight), weights.min_score, weights.half_life_days
+        best_keyword = plan.best_keyword
         for num, cand in candidates.items():
             row = fields.get(num)
             if row is None or row[1] != "live" or not is_trusted(row[2]):
                 stale.append(num)
                 continue
-            rel = relevance(keyword_part(cand.keyword, best_keyword), vector_part(cand.cosine), keyword_weight)
+            rel = relevance(keyword_part(cand.keyword, best_keyword), weights.vector_part(cand.cosine), keyword_weight)
             if cand.linked is not None:
                 rel = max(rel, cand.link_score)
             if rel < min_score:
@@ -437,7 +450,7 @@ class RecallService:
                 admitted = await rx.recall.admitted(list(extra), plan.filters, now=ts)
                 extra = {num: cand for num, cand in extra.items() if num in admitted}
             if extra:
-                plan.scored += self._score(extra, linked_fields, plan.best_keyword, ts)
+                plan.scored += self._score(plan, extra, linked_fields, ts)
 
     def _result(self, plan: Plan, atoms: dict[int, Atom]) -> RecallResult:
         """One plan's hits: near-duplicates collapsed, explained, cut to the budget."""
@@ -453,9 +466,14 @@ class RecallService:
         return RecallResult(tuple(result_hits), mode, len(plan.candidates), truncated, collapsed)
 
     def _collapse(self, hits: list[tuple[Scored, Atom]], k: int) -> tuple[list[tuple[Scored, Atom]], int]:
-        """The best k hits, dropping near-duplicates of a better hit (same words, or nearly the same vector)."""
+        """The best k hits, dropping near-duplicates of a better hit.
+
+        A near-duplicate has the same text, or nearly the same vector *and* nearly the same content
+        words: "use pytest for tests" and "use unittest for tests" mean nearly the same to an
+        embedder that knows both are test tools, yet both must be seen.
+        """
         kept: list[tuple[Scored, Atom]] = []
-        kept_vectors: list[npt.NDArray[np.float32]] = []
+        kept_marks: list[tuple[npt.NDArray[np.float32], set[str]]] = []
         seen_text: set[str] = set()
         collapsed = 0
         index = self._index
@@ -465,18 +483,20 @@ class RecallService:
             key = " ".join(atom.text.casefold().split()).strip(" .!?")
             vec = index.vector(item.num) if index is not None else None
             duplicate = key in seen_text
+            words: set[str] = set()
             if not duplicate and vec is not None:
-                for other_vec in kept_vectors:
-                    if float(vec @ other_vec) >= DUPLICATE_COSINE:
-                        duplicate = True
-                        break
+                words = {stem(t) for t in content_terms(atom.text)}
+                duplicate = any(
+                    float(vec @ other_vec) >= DUPLICATE_COSINE and word_overlap(words, other_words) >= DUPLICATE_WORDS
+                    for other_vec, other_words in kept_marks
+                )
             if duplicate:
                 collapsed += 1
                 continue
             seen_text.add(key)
             kept.append((item, atom))
             if vec is not None:
-                kept_vectors.append(vec)
+                kept_marks.append((vec, words))
         return kept, collapsed
 
     async def similarities(self, text: str, others: Sequence[str]) -> list[float] | None:
@@ -517,7 +537,8 @@ class RecallService:
             words = [t for t in content_terms(entry.content) if stem(t) in stems]
             overlap = len({stem(w) for w in words}) / len(stems) if stems else 0.0
             cosine = cosines[i] if cosines is not None else 0.0
-            score = relevance(overlap, vector_part(cosine), self.weights.keyword_weight)
+            # Without vectors (embedder down) the word overlap is the whole of the evidence.
+            score = relevance(overlap, self.weights.vector_part(cosine), self.weights.keyword_weight if cosines is not None else 1.0)
             if score >= self.weights.min_score:
                 why = ("keywords: " + ", ".join(words)) if words else f"meaning (cosine {cosine:.2f})"
                 scored.append((entry, position[entry.target], round(score, 4), why))

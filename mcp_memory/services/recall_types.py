@@ -95,6 +95,18 @@ class Plan:
     scored: list[Scored] = field(default_factory=list)
     query_terms: list[tuple[str, str]] | None = None
 
+    def keyword_weight(self, hybrid_weight: float) -> float:
+        """The keyword share of relevance: the configured one when both signals ran, else all of it.
+
+        A single signal (keyword mode, vector mode, or keyword recall while the embedder is down)
+        is weighed on its own, so relevance still spans 0-1 and retention does not outweigh it.
+        """
+        if self.query.mode == "vector":
+            return 0.0
+        if self.query.mode == "keyword" or not self.has_vector:
+            return 1.0
+        return hybrid_weight
+
     def why(self, num: int, text: str) -> str:
         """Why an atom matched this query (worked out only for the hits returned)."""
         cand = self.candidates.get(num) or Candidate(num)

@@ -31,8 +31,10 @@ def _cos(a: np.ndarray, b: np.ndarray) -> float:
 
 def test_space_fingerprint() -> None:
     emb = HashingEmbedder(384)
-    assert emb.space == EmbeddingSpace("hash", "v1", 384)
-    assert emb.space.fingerprint() == "hash:v1:384"
+    assert emb.space == EmbeddingSpace("hash", "v2", 384)
+    assert emb.space.fingerprint() == "hash:v2:384"
+    # How its cosines read is not part of the identity, but the embedder states it.
+    assert (emb.space.cosine_floor, emb.space.cosine_full) == (0.1, 0.6)
     assert isinstance(emb, Embedder)
 
 
@@ -103,15 +105,56 @@ def test_embed_batch_matches_sync() -> None:
 
 
 def test_vector_is_hash_of_features() -> None:
-    # features() is the documented pre-hash view: hashing it by hand must give the vector.
+    # features() is the documented pre-hash view: hashing it by hand must give the lexical part
+    # (the first dims - dims // 4 components, up to the share the meaning part takes).
     emb = HashingEmbedder(256)
+    lexical = 256 - 256 // 4
     for text in TEXTS[:4]:
-        expected = np.zeros(256)
+        expected = np.zeros(lexical)
         for feat, weight in emb.features(text).items():
             h = hash_feature(feat)
-            expected[h % 256] += (-1.0 if h >> 63 else 1.0) * weight
+            expected[h % lexical] += (-1.0 if h >> 63 else 1.0) * weight
         expected /= np.linalg.norm(expected)
-        np.testing.assert_allclose(emb.embed_sync([text])[0], expected, atol=1e-6)
+        got = emb.embed_sync([text])[0][:lexical].astype(np.float64)
+        np.testing.assert_allclose(got / np.linalg.norm(got), expected, atol=1e-6)
+
+
+def test_meaning_part_joins_words_that_share_no_letters() -> None:
+    emb = HashingEmbedder()
+    pup, dog, car = emb.embed_sync(["our new pup", "our new dog", "our new car"])
+    assert _cos(pup, dog) > _cos(pup, car)
+    vacation, holiday, invoice = emb.embed_sync(["my vacation", "my holiday", "my invoice"])
+    assert _cos(vacation, holiday) > _cos(vacation, invoice)
+    # Without the lexicon (v1, lexical only) neither pair would meet at all beyond "our new"/"my".
+    assert _cos(vacation, holiday) > 0.5
+
+
+def test_text_without_lexicon_words_is_lexical_only() -> None:
+    emb = HashingEmbedder(256)
+    vec = emb.embed_sync(["Zqxv Wvbrt"])[0]
+    assert not vec[256 - 64:].any()  # no meaning part: nothing the lexicon knows
+    assert float(np.linalg.norm(vec)) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_small_dims_drop_the_meaning_part() -> None:
+    # Below 64 dims a meaning part would be under 16 wide: the vector is lexical only.
+    emb = HashingEmbedder(48)
+    vec = emb.embed_sync(["our new pup"])[0]
+    lexical = np.zeros(48)
+    for feat, weight in emb.features("our new pup").items():
+        h = hash_feature(feat)
+        lexical[h % 48] += (-1.0 if h >> 63 else 1.0) * weight
+    np.testing.assert_allclose(vec, lexical / np.linalg.norm(lexical), atol=1e-6)
+
+
+def test_lexicon_is_not_loaded_on_import() -> None:
+    # Start-up imports the embedder module; the ~3 MB table must wait for the first embedding.
+    code = (
+        "import sys; import mcp_memory.embed.hashing as h, mcp_memory.embed.lexicon as lx; "
+        "assert lx._LOADED is None; h.HashingEmbedder().embed_sync(['dog']); "
+        "sys.exit(0 if lx._LOADED is not None else 1)"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO_ROOT, env={"PYTHONPATH": str(REPO_ROOT)})
 
 
 def test_features_groups() -> None:
@@ -177,6 +220,22 @@ def test_stem_conflates_inflections(forms: list[str], expected: str) -> None:
             "Dana was born on 14 March",
             "when is Dana's birthday?",
             "I take the train to work every morning",
+        ),
+        # Paraphrases sharing no content word: only the meaning part can join these.
+        (
+            "My older sister Ana lives in Lisbon with her husband",
+            "where is my big sibling based these days?",
+            "I take the train to work every morning",
+        ),
+        (
+            "Our dog Biscuit is a five-year-old beagle",
+            "what breed is our pup?",
+            "we moved the billing service to Go",
+        ),
+        (
+            "Mom has taken up watercolour painting",
+            "what creative hobby did my mother start?",
+            "the standup is at 9:45 every day",
         ),
     ],
 )

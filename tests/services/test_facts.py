@@ -68,7 +68,9 @@ async def test_ambiguous_old_text_lists_candidates(agent: AgentService) -> None:
 
 async def test_exact_whole_entry_match_wins(agent: AgentService) -> None:
     await agent.add_fact("env", "Uses Docker")
-    await agent.add_fact("env", "Uses Docker Compose for local dev")
+    # Long enough not to read as a restatement of the first (which merge-on-write would fold).
+    await agent.add_fact("env", "Uses Docker Compose for local dev, with a seeded Postgres and hot reload")
+    assert len((await agent.read_facts("env")).entries) == 2
     removed = await agent.remove_fact("env", "Uses Docker")
     assert removed.entry.content == "Uses Docker"
 
