@@ -8,7 +8,7 @@ Stores are seeded with distinct conversational memories (benchmarks/data/recall_
 templates, names/places/numbers varied): atoms are built by the product's `build_atom` (validation,
 content scan, trust placement), inserted with `tx.atoms.insert` in a few large transactions (plus
 the `atom_added` event the product writes), embedded by `RecallService.drain_queue` (real embedder,
-real vector rows), and linked like `RecallService.index_written` does (top-4 cosine > 0.3 among
+real vector rows), and linked like `RecallService.index_written` does (top-4 with link evidence > 0.5 among
 earlier atoms; to bound seeding time only the previous --link-window atoms are searched). Seeded
 stores are cached under $TMPDIR/mcp-memory-bench/ by size; --fresh rebuilds them.
 
@@ -56,16 +56,23 @@ from _common import (
 )
 
 from mcp_memory.config import Settings, load_settings
+from mcp_memory.embed.hashing import HashingEmbedder
+from mcp_memory.ranking import RankWeights
 from mcp_memory.services.atoms import AtomDraft, build_atom
 from mcp_memory.services.facts import preview
-from mcp_memory.services.recall_types import HIT_OVERHEAD_CHARS, RecallQuery, RecallResult
+from mcp_memory.services.recall import SEMANTIC_LINK_EVIDENCE
+from mcp_memory.services.recall_types import (
+    HIT_OVERHEAD_CHARS,
+    RecallQuery,
+    RecallResult,
+)
 from mcp_memory.services.runtime import open_runtime
 from mcp_memory.store.atoms import AtomFilter
 from mcp_memory.store.db import Store
 
 SERVER = Path(sys.executable).parent / "mcp-memory"
 CACHE = Path(tempfile.gettempdir()) / "mcp-memory-bench"
-SEED_VERSION = 1
+SEED_VERSION = 2  # 2: hash:v2 vectors, links on the space's own cosine scale
 DAY = 86400.0
 INSERT_CHUNK = 10_000
 WARM_QUERIES = 20
@@ -153,6 +160,8 @@ async def link_semantic(store: Store, window: int) -> int:
     rows.sort()
     nums = [r[0] for r in rows]
     mat = np.stack([dequantize(scale, blob) for _, _, scale, blob in rows]) if rows else np.zeros((0, 1), np.float32)
+    embedder_space = HashingEmbedder().space  # the store's space: the benchmark seeds with the default
+    weights = RankWeights(cosine_floor=embedder_space.cosine_floor, cosine_full=embedder_space.cosine_full)
     links: list[tuple[int, int, str, float]] = []
     block = 512
     for start in range(0, len(rows), block):
@@ -165,7 +174,7 @@ async def link_semantic(store: Store, window: int) -> int:
         top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
         for r, cols in enumerate(top):
             for c in cols:
-                if sims[r, c] > 0.3:
+                if weights.vector_part(float(sims[r, c])) > SEMANTIC_LINK_EVIDENCE:
                     links.append((nums[start + r], nums[lo + c], "semantic", round(float(sims[r, c]), 4)))
     for start in range(0, len(links), 50_000):
         async with store.write() as tx:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 MIN_TURNS = 3
 SUMMARY_MAX_BYTES = 2048
 DUPLICATE_COSINE = 0.92
-DUPLICATE_WORDS = 0.8  # ...and Jaccard overlap of the content words
+DUPLICATE_WORDS = 0.9  # ...and Jaccard overlap of the content words
 MAX_REFLECTION_FACTS = 3
 MAX_REFLECTION_NOTES = 2
 DAY = 86400.0

@@ -190,12 +190,28 @@ def _normalized(text: str) -> str:
     return normalize_for_dedup(text)
 
 
+# Words that turn a statement around. Stop-word filtering drops them, so without this check
+# "I don't eat meat" would read as contained in "I eat meat" and be merged away.
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nothing|nobody|neither|nor|cannot|without"
+    r"|(?:do|does|did|is|are|was|were|ca|wo|have|has|had|could|should|would|must|need|ai)n'?t)\b",
+    re.IGNORECASE,
+)
+
+
+def _negated(text: str) -> bool:
+    return _NEGATION.search(text.replace("\u2019", "'")) is not None
+
+
 def merge_texts(old: str, new: str) -> str | None:
     """Merge two similar facts without an LLM: keep the one that says more, if one contains the other.
 
     Two similar facts that each say something the other does not ("project atlas uses Python",
     "project beacon uses Python") are different facts; without a model to judge, they stay apart.
+    So are a statement and its negation ("I eat meat", "I don't eat meat"): kept apart, both seen.
     """
+    if _negated(old) != _negated(new):
+        return None
     old_words, new_words = set(content_terms(old)), set(content_terms(new))
     if new_words <= old_words:
         return old

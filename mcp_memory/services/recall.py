@@ -57,7 +57,7 @@ log = logging.getLogger(__name__)
 
 DRAIN_BATCH = 256
 DUPLICATE_COSINE = 0.92
-DUPLICATE_WORDS = 0.8  # ...and share this much of their content words (Jaccard): same meaning is not enough
+DUPLICATE_WORDS = 0.9  # ...and share this much of their content words (Jaccard): same meaning is not enough
 # A semantic link is made on write to a top-3 neighbour whose match is at least this strong (0–1
 # evidence on the embedder's scale: a cosine of 0.3 for the default 0–0.6 reading).
 SEMANTIC_LINK_EVIDENCE = 0.5
@@ -473,8 +473,15 @@ class RecallService:
         embedder that knows both are test tools, yet both must be seen.
         """
         kept: list[tuple[Scored, Atom]] = []
-        kept_marks: list[tuple[npt.NDArray[np.float32], set[str]]] = []
+        kept_vectors: list[tuple[npt.NDArray[np.float32], str]] = []
         seen_text: set[str] = set()
+        words: dict[str, set[str]] = {}  # worked out only for pairs whose vectors are that close
+
+        def words_of(text: str) -> set[str]:
+            if text not in words:
+                words[text] = {stem(t) for t in content_terms(text)}
+            return words[text]
+
         collapsed = 0
         index = self._index
         for item, atom in hits:
@@ -483,12 +490,11 @@ class RecallService:
             key = " ".join(atom.text.casefold().split()).strip(" .!?")
             vec = index.vector(item.num) if index is not None else None
             duplicate = key in seen_text
-            words: set[str] = set()
             if not duplicate and vec is not None:
-                words = {stem(t) for t in content_terms(atom.text)}
                 duplicate = any(
-                    float(vec @ other_vec) >= DUPLICATE_COSINE and word_overlap(words, other_words) >= DUPLICATE_WORDS
-                    for other_vec, other_words in kept_marks
+                    float(vec @ other_vec) >= DUPLICATE_COSINE
+                    and word_overlap(words_of(atom.text), words_of(other_text)) >= DUPLICATE_WORDS
+                    for other_vec, other_text in kept_vectors
                 )
             if duplicate:
                 collapsed += 1
@@ -496,7 +502,7 @@ class RecallService:
             seen_text.add(key)
             kept.append((item, atom))
             if vec is not None:
-                kept_marks.append((vec, words))
+                kept_vectors.append((vec, atom.text))
         return kept, collapsed
 
     async def similarities(self, text: str, others: Sequence[str]) -> list[float] | None:

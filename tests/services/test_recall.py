@@ -147,6 +147,19 @@ async def test_near_duplicates_collapse(runtime: Runtime) -> None:
     assert len(result.hits) == 2 and result.collapsed == 1  # the one that adds "for work" stays
 
 
+
+async def test_alike_in_meaning_but_different_words_do_not_collapse(runtime: Runtime) -> None:
+    # Nearly the same vector (0.97), but a changed day: an update, not a copy. Both must be seen.
+    friday = "We deploy the billing API with Docker on Kubernetes every Friday afternoon"
+    thursday = "We deploy the billing API with Docker on Kubernetes every Thursday afternoon"
+    await seed(atoms_of(runtime), [(friday, "convention"), (thursday, "convention")])
+    a, b = await runtime.recall.embedder().embed_batch([friday, thursday])
+    assert float(a @ b) >= 0.92  # the vectors alone would have collapsed them
+    result = await runtime.recall.search(RecallQuery("when do we deploy the billing API?"))
+    assert sorted(h.atom.text for h in result.hits) == [friday, thursday]
+    assert result.collapsed == 0
+
+
 async def test_changing_the_embedding_space_reembeds(tmp_path: Path) -> None:
     env = {"MCP_MEMORY_HOME": str(tmp_path / "h")}
     async with open_runtime(load_settings(environ=env, cwd=tmp_path)) as runtime:

@@ -81,6 +81,26 @@ async def test_end_session_writes_an_episode_that_search_finds(agent: AgentServi
     assert again.episode is not None and again.episode.id == ended.episode.id
 
 
+
+
+async def test_a_repeated_session_is_a_duplicate_but_a_changed_outcome_is_kept(agent: AgentService) -> None:
+    def turns(day: str) -> list[tuple[str, str]]:
+        return [
+            ("Let's plan the billing cut-over from MySQL to Postgres.", "I drafted a migration plan with three phases."),
+            ("We run both databases in parallel for a week with dual writes.", "I added dual writes behind a flag."),
+            (f"We decided to cut over on {day} after the parallel week.", "I scheduled the cut-over and updated the runbook."),
+        ]
+
+    for session, day in (("first", "Friday"), ("copy", "Friday"), ("moved", "Monday")):
+        for user, reply in turns(day):
+            await agent.observe(session, user, assistant_reply=reply)
+    first = await agent.end_session("first")
+    copy = await agent.end_session("copy")
+    moved = await agent.end_session("moved")
+    assert first.episode is not None
+    assert copy.episode is None and "near-duplicate" in copy.reason
+    # The same topic and nearly the same vector, but a different decision: its own episode.
+    assert moved.episode is not None and moved.episode.id != first.episode.id
 async def test_short_sessions_get_no_episode(agent: AgentService) -> None:
     await agent.observe("short", "I like tea")
     result = await agent.end_session("short")
