@@ -7,6 +7,7 @@ composite = relevance_weight × relevance + (1 − relevance_weight) × retentio
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 DAY = 86400.0
@@ -67,7 +68,7 @@ def composite(relevance_score: float, retention_score: float, relevance_weight: 
     return relevance_weight * relevance_score + (1.0 - relevance_weight) * retention_score
 
 
-def word_overlap(a: set[str], b: set[str]) -> float:
+def word_overlap(a: AbstractSet[str], b: AbstractSet[str]) -> float:
     """Jaccard overlap of two word sets (1.0 when both are empty: nothing tells them apart)."""
     union = a | b
     return len(a & b) / len(union) if union else 1.0

@@ -15,9 +15,9 @@ from ..model import Actor, Episode, Session
 from ..ranking import keyword_part, relevance, word_overlap
 from ..scan import scan
 from ..store.db import Store, now
-from ..text import content_terms, stem
+from ..text import content_terms
 from .atoms import AtomDraft, AtomsService, new_id
-from .recall import RecallService
+from .recall import RecallService, content_words
 
 if TYPE_CHECKING:
     import numpy as np
@@ -179,11 +179,11 @@ class EpisodesService:
         if matrix is None:
             return False
         cosines = (matrix @ vector).tolist()
-        words = {stem(t) for t in content_terms(summary)}
+        words = content_words(summary)
         for i in (i for i, cosine in enumerate(cosines) if cosine >= DUPLICATE_COSINE):
             async with self._store.read() as rx:
                 other = await rx.sessions.episode(ids[i])
-            if other is not None and word_overlap(words, {stem(t) for t in content_terms(other.summary)}) >= DUPLICATE_WORDS:
+            if other is not None and word_overlap(words, content_words(other.summary)) >= DUPLICATE_WORDS:
                 return True
         return False
 

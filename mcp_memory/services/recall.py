@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import hashlib
 import logging
 import time
@@ -29,7 +30,7 @@ from ..ranking import (
 )
 from ..store.db import Reader, Store, Tx, now
 from ..store.recall import RankFields, quote_fts
-from ..text import content_terms, stem
+from ..text import STOP_WORDS, content_terms, stem, tokenize
 from ..trust import is_trusted
 from .background import Background
 from .recall_types import (
@@ -73,6 +74,12 @@ OVERLAP_MIN_ROWS = 4096
 NARROW_OVERFETCH = 4
 NARROW_MAX_CHECKED = 4096
 TEXT_VECTOR_CACHE = 4096
+
+
+@functools.lru_cache(maxsize=8192)
+def content_words(text: str) -> frozenset[str]:
+    """The content words of a text (memoised: the same atoms come back query after query)."""
+    return frozenset(token for token in tokenize(text) if token not in STOP_WORDS)
 
 
 class RecallService:
@@ -469,40 +476,43 @@ class RecallService:
         """The best k hits, dropping near-duplicates of a better hit.
 
         A near-duplicate has the same text, or nearly the same vector *and* nearly the same content
-        words: "use pytest for tests" and "use unittest for tests" mean nearly the same to an
-        embedder that knows both are test tools, yet both must be seen.
+        words: "we deploy ... every Friday" and "we deploy ... every Thursday" are 0.97 alike to an
+        embedder with a sense of meaning, yet the change is the point and both must be seen.
         """
         kept: list[tuple[Scored, Atom]] = []
-        kept_vectors: list[tuple[npt.NDArray[np.float32], str]] = []
+        kept_rows: list[int] = []  # positions in `hits` of the kept hits that have a vector
         seen_text: set[str] = set()
-        words: dict[str, set[str]] = {}  # worked out only for pairs whose vectors are that close
-
-        def words_of(text: str) -> set[str]:
-            if text not in words:
-                words[text] = {stem(t) for t in content_terms(text)}
-            return words[text]
-
         collapsed = 0
         index = self._index
-        for item, atom in hits:
+        vectors = [index.vector(item.num) if index is not None else None for item, _ in hits[: k + COLLAPSE_SPARE]]
+        present = [i for i, vec in enumerate(vectors) if vec is not None]
+        # All pairwise cosines at once: one small product instead of a dot per pair.
+        sims: dict[int, list[float]] = {}
+        if present:
+            import numpy as np  # lazy: start-up path (already loaded by the embedder here)
+
+            matrix = np.stack([vec for vec in vectors if vec is not None])
+            sims = dict(zip(present, (matrix @ matrix.T).tolist(), strict=True))
+        column = {i: j for j, i in enumerate(present)}
+        for pos, (item, atom) in enumerate(hits):
             if len(kept) >= k:
                 break
             key = " ".join(atom.text.casefold().split()).strip(" .!?")
-            vec = index.vector(item.num) if index is not None else None
             duplicate = key in seen_text
-            if not duplicate and vec is not None:
+            row = sims.get(pos)
+            if not duplicate and row is not None:
                 duplicate = any(
-                    float(vec @ other_vec) >= DUPLICATE_COSINE
-                    and word_overlap(words_of(atom.text), words_of(other_text)) >= DUPLICATE_WORDS
-                    for other_vec, other_text in kept_vectors
+                    row[column[other]] >= DUPLICATE_COSINE
+                    and word_overlap(content_words(atom.text), content_words(hits[other][1].text)) >= DUPLICATE_WORDS
+                    for other in kept_rows
                 )
             if duplicate:
                 collapsed += 1
                 continue
             seen_text.add(key)
             kept.append((item, atom))
-            if vec is not None:
-                kept_vectors.append((vec, atom.text))
+            if row is not None:
+                kept_rows.append(pos)
         return kept, collapsed
 
     async def similarities(self, text: str, others: Sequence[str]) -> list[float] | None:
