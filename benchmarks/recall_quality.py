@@ -43,6 +43,7 @@ async def evaluate(args: argparse.Namespace) -> str:
     async with open_runtime(settings) as runtime:
         atoms = AtomsService(runtime.store, settings, runtime.recall)
         await runtime.recall.warm_up()
+        space = runtime.recall.embedder().space.fingerprint()
         for memory in memories:
             write = await atoms.add(AtomDraft(
                 content=str(memory["text"]), source="user_said",
@@ -74,7 +75,8 @@ async def evaluate(args: argparse.Namespace) -> str:
                 for kind, kr in sorted(kinds.items()):
                     rows.append((f"  {mode}/{kind} (n={len(kr)})", *_metrics(kr), ""))
     header = (
-        f"Recall quality — {len(memories)} memories, {len(questions)} questions, embedder hash:{args.dims}"
+        f"Recall quality — {len(memories)} memories, {len(questions)} questions"
+        f"{'' if args.half == 'all' else f' ({args.half} half)'}, embedder {space}"
         f"{', no tags' if args.no_tags else ''} — {machine()}, {today()}\n\n"
     )
     return header + table(("method", "R@1", "R@5", "R@10", "MRR", "ms/query"), rows)

@@ -250,6 +250,11 @@ class HashingEmbedder:
         """Vector width."""
         return self._dims
 
+    def warm_up(self) -> None:
+        """Read the word table now (~80 ms), so the first search does not wait for it."""
+        if self._semantic_dims:
+            lexicon()
+
     def _token(self, token: str) -> _Token:
         info = self._tokens.get(token)
         if info is None:

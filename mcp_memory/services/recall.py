@@ -131,8 +131,11 @@ class RecallService:
         return self._index
 
     async def warm_up(self) -> None:
-        """Load numpy and the embedder off the event loop, adopt the space, fill the index."""
-        await asyncio.to_thread(self.embedder)
+        """Load numpy and the embedder (and any table it reads) off the event loop, adopt the space, fill the index."""
+        embedder = await asyncio.to_thread(self.embedder)
+        load_tables = getattr(embedder, "warm_up", None)
+        if callable(load_tables):
+            await asyncio.to_thread(load_tables)
         await self.adopt_space()
         await self.drain_queue()
         async with self._store.read() as rx:

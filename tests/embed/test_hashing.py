@@ -148,11 +148,11 @@ def test_small_dims_drop_the_meaning_part() -> None:
 
 
 def test_lexicon_is_not_loaded_on_import() -> None:
-    # Start-up imports the embedder module; the ~3 MB table must wait for the first embedding.
+    # Start-up imports the embedder module; the ~4 MB table waits for the background warm-up.
     code = (
         "import sys; import mcp_memory.embed.hashing as h, mcp_memory.embed.lexicon as lx; "
-        "assert lx._LOADED is None; h.HashingEmbedder().embed_sync(['dog']); "
-        "sys.exit(0 if lx._LOADED is not None else 1)"
+        "e = h.HashingEmbedder(); assert lx._LOADED is None; "
+        "e.warm_up(); sys.exit(0 if lx._LOADED is not None else 1)"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO_ROOT, env={"PYTHONPATH": str(REPO_ROOT)})
 
