@@ -27,8 +27,9 @@ DAY = 86400.0
 
 
 async def evaluate(args: argparse.Namespace) -> str:
-    memories = load_jsonl(DATA / "recall_memories.jsonl")
-    questions = load_jsonl(DATA / "recall_questions.jsonl")
+    data = args.data or DATA
+    memories = load_jsonl(data / "recall_memories.jsonl")
+    questions = load_jsonl(data / "recall_questions.jsonl")
     home = Path(tempfile.mkdtemp(prefix="mcp-memory-recall-"))
     env = {**{k: v for k, v in os.environ.items() if k.startswith("MCP_MEMORY_")}, "MCP_MEMORY_HOME": str(home), "MCP_MEMORY_EMBEDDING__DIMS": str(args.dims)}
     if args.keyword_weight is not None:
@@ -97,6 +98,8 @@ def main() -> None:
     parser.add_argument("--dims", type=int, default=512)
     parser.add_argument("--keyword-weight", type=float)
     parser.add_argument("--relevance-weight", type=float)
+    parser.add_argument("--data", type=Path, help="folder with recall_memories.jsonl and recall_questions.jsonl "
+                        "(default benchmarks/data); the same format, e.g. a held-out set")
     parser.add_argument("--half", choices=("all", "even", "odd"), default="all",
                         help="only the questions at even or odd positions (tune on one, check on the other)")
     print(asyncio.run(evaluate(parser.parse_args())))

@@ -59,6 +59,10 @@ class EmbeddingSettings:
     dims: int = 512
     timeout_s: float = 10.0
     batch_size: int = 64
+    # How an http/local model's cosines read (the built-in embedder states its own): around the
+    # floor texts are unrelated, from `full` on a match is as strong as it gets.
+    cosine_floor: float = 0.0
+    cosine_full: float = 0.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +189,8 @@ _CHECKS: dict[str, Callable[[Any], str | None]] = {
     "embedding.dims": _positive,
     "embedding.timeout_s": _positive,
     "embedding.batch_size": _positive,
+    "embedding.cosine_floor": lambda v: None if 0.0 <= v < 1.0 else "must be at least 0 and below 1",
+    "embedding.cosine_full": lambda v: None if 0.0 < v <= 1.0 else "must be above 0 and at most 1",
     "llm.provider": _choice("none", "http", "sampling"),
     "llm.timeout_s": _positive,
     "llm.max_tokens": _positive,
@@ -320,7 +326,14 @@ def _build(values: Mapping[str, Any]) -> Settings:
     base = Settings()
     for group, leaves in groups.items():
         top[group] = dataclasses.replace(getattr(base, group), **leaves)
-    return dataclasses.replace(base, **top)
+    settings = dataclasses.replace(base, **top)
+    embedding = settings.embedding
+    if embedding.cosine_floor >= embedding.cosine_full:
+        raise ConfigError(
+            f"embedding.cosine_floor ({embedding.cosine_floor}) must be below embedding.cosine_full "
+            f"({embedding.cosine_full}); e.g. 0.3 and 0.8 for a model whose unrelated texts score ~0.3"
+        )
+    return settings
 
 
 def load_settings(

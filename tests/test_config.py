@@ -45,6 +45,8 @@ def test_settings_are_frozen(tmp_path: Path) -> None:
         ({"MCP_MEMORY_TRUST__AGENT_WRITES": "sometimes"}, "trust.agent_writes"),
         ({"MCP_MEMORY_SERVER__TRANSPORT": "carrier-pigeon"}, "server.transport"),
         ({"MCP_MEMORY_NO_SUCH_KEY": "1"}, "no_such_key"),
+        ({"MCP_MEMORY_EMBEDDING__COSINE_FULL": "0"}, "embedding.cosine_full"),
+        ({"MCP_MEMORY_EMBEDDING__COSINE_FLOOR": "0.7"}, "embedding.cosine_floor"),  # above full (0.6)
     ],
 )
 def test_bad_env_values_name_the_key(tmp_path: Path, env: dict[str, str], named: str) -> None:
@@ -94,3 +96,16 @@ def test_bool_and_flag_coercion(tmp_path: Path) -> None:
     assert s.log_level == "DEBUG"
     with pytest.raises(ConfigError, match="unknown config key 'nope'"):
         load_settings(environ={}, overrides={"nope": 1}, cwd=tmp_path)
+
+
+def test_an_http_embedder_reads_cosines_on_its_configured_scale(tmp_path: Path) -> None:
+    from mcp_memory.embed.openai_http import OpenAIEmbedder
+
+    settings = load_settings(environ={
+        "MCP_MEMORY_EMBEDDING__PROVIDER": "http", "MCP_MEMORY_EMBEDDING__BASE_URL": "http://127.0.0.1:9/v1",
+        "MCP_MEMORY_EMBEDDING__MODEL": "nomic-embed-text",
+        "MCP_MEMORY_EMBEDDING__COSINE_FLOOR": "0.35", "MCP_MEMORY_EMBEDDING__COSINE_FULL": "0.8",
+    }, cwd=tmp_path)
+    space = OpenAIEmbedder(settings.embedding).space
+    assert (space.cosine_floor, space.cosine_full) == (0.35, 0.8)
+    assert space.fingerprint() == "http:nomic-embed-text:512"  # the scale is not part of the identity

@@ -26,7 +26,7 @@ class LocalEmbedder:
 
     def __init__(self, conf: EmbeddingSettings) -> None:
         self._model_name = conf.model or DEFAULT_MODEL
-        self._space = EmbeddingSpace("local", self._model_name, conf.dims)
+        self._space = EmbeddingSpace("local", self._model_name, conf.dims, conf.cosine_floor, conf.cosine_full)
         self._batch = max(1, conf.batch_size)
         self._model: Any = None
         self._lock = threading.Lock()

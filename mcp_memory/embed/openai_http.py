@@ -46,7 +46,7 @@ class OpenAIEmbedder:
             )
         self._conf = conf
         self._url = conf.base_url.rstrip("/") + "/embeddings"
-        self._space = EmbeddingSpace("http", conf.model, conf.dims)
+        self._space = EmbeddingSpace("http", conf.model, conf.dims, conf.cosine_floor, conf.cosine_full)
         headers = {"Authorization": f"Bearer {conf.api_key}"} if conf.api_key else {}
         self._client = httpx.AsyncClient(timeout=conf.timeout_s, headers=headers, transport=transport)
 
