@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
-__all__ = ["STOP_WORDS", "content_terms", "fold", "stem", "tokenize"]
+__all__ = ["STOP_WORDS", "content_terms", "content_words", "fold", "stem", "tokenize"]
 
 # Word tokens: runs of letters/digits (underscore splits, so snake_case yields both parts),
 # optionally with one apostrophe part ("dana's", "don't").
@@ -135,6 +136,12 @@ def tokenize(text: str) -> list[str]:
     ]
 
 
+
+
+@functools.lru_cache(maxsize=8192)
+def content_words(text: str) -> frozenset[str]:
+    """The set of a text's content words (memoised: recall sees the same atoms query after query)."""
+    return frozenset(token for token in tokenize(text) if token not in STOP_WORDS)
 
 
 def content_terms(text: str) -> list[str]:

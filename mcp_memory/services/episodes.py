@@ -15,9 +15,9 @@ from ..model import Actor, Episode, Session
 from ..ranking import keyword_part, relevance, word_overlap
 from ..scan import scan
 from ..store.db import Store, now
-from ..text import content_terms
+from ..text import content_terms, content_words
 from .atoms import AtomDraft, AtomsService, new_id
-from .recall import RecallService, content_words
+from .recall import RecallService
 
 if TYPE_CHECKING:
     import numpy as np

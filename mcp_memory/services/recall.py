@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import hashlib
 import logging
 import time
@@ -26,11 +25,10 @@ from ..ranking import (
     keyword_part,
     relevance,
     retention,
-    word_overlap,
 )
 from ..store.db import Reader, Store, Tx, now
 from ..store.recall import RankFields, quote_fts
-from ..text import STOP_WORDS, content_terms, stem, tokenize
+from ..text import content_terms, stem
 from ..trust import is_trusted
 from .background import Background
 from .recall_types import (
@@ -43,6 +41,7 @@ from .recall_types import (
     Scored,
     build_embedder,
     by_score,
+    collapse_duplicates,
     narrows,
     within_budget,
 )
@@ -57,8 +56,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DRAIN_BATCH = 256
-DUPLICATE_COSINE = 0.92
-DUPLICATE_WORDS = 0.9  # ...and share this much of their content words (Jaccard): same meaning is not enough
 # A semantic link is made on write to a top-3 neighbour whose match is at least this strong (0–1
 # evidence on the embedder's scale: a cosine of 0.3 for the default 0–0.6 reading).
 SEMANTIC_LINK_EVIDENCE = 0.5
@@ -74,12 +71,6 @@ OVERLAP_MIN_ROWS = 4096
 NARROW_OVERFETCH = 4
 NARROW_MAX_CHECKED = 4096
 TEXT_VECTOR_CACHE = 4096
-
-
-@functools.lru_cache(maxsize=8192)
-def content_words(text: str) -> frozenset[str]:
-    """The content words of a text (memoised: the same atoms come back query after query)."""
-    return frozenset(token for token in tokenize(text) if token not in STOP_WORDS)
 
 
 class RecallService:
@@ -465,7 +456,10 @@ class RecallService:
     def _result(self, plan: Plan, atoms: dict[int, Atom]) -> RecallResult:
         """One plan's hits: near-duplicates collapsed, explained, cut to the budget."""
         query = plan.query
-        kept, collapsed = self._collapse([(item, atoms[item.num]) for item in plan.scored if item.num in atoms], query.k)
+        index = self._index
+        found = [(item, atoms[item.num]) for item in plan.scored if item.num in atoms]
+        vectors = [index.vector(item.num) if index is not None else None for item, _ in found]
+        kept, collapsed = collapse_duplicates(found, vectors, query.k)
         hits = [Hit(atom, round(item.score, 4), round(item.relevance, 4), round(item.retention, 4),
                     item.linked or plan.why(item.num, atom.text))
                 for item, atom in kept]
@@ -475,48 +469,6 @@ class RecallService:
         mode = query.mode if plan.has_vector or query.mode == "keyword" else "keyword"
         return RecallResult(tuple(result_hits), mode, len(plan.candidates), truncated, collapsed)
 
-    def _collapse(self, hits: list[tuple[Scored, Atom]], k: int) -> tuple[list[tuple[Scored, Atom]], int]:
-        """The best k hits, dropping near-duplicates of a better hit.
-
-        A near-duplicate has the same text, or nearly the same vector *and* nearly the same content
-        words: "we deploy ... every Friday" and "we deploy ... every Thursday" are 0.97 alike to an
-        embedder with a sense of meaning, yet the change is the point and both must be seen.
-        """
-        kept: list[tuple[Scored, Atom]] = []
-        kept_rows: list[int] = []  # positions in `hits` of the kept hits that have a vector
-        seen_text: set[str] = set()
-        collapsed = 0
-        index = self._index
-        vectors = [index.vector(item.num) if index is not None else None for item, _ in hits[: k + COLLAPSE_SPARE]]
-        present = [i for i, vec in enumerate(vectors) if vec is not None]
-        # All pairwise cosines at once: one small product instead of a dot per pair.
-        sims: dict[int, list[float]] = {}
-        if present:
-            import numpy as np  # lazy: start-up path (already loaded by the embedder here)
-
-            matrix = np.stack([vec for vec in vectors if vec is not None])
-            sims = dict(zip(present, (matrix @ matrix.T).tolist(), strict=True))
-        column = {i: j for j, i in enumerate(present)}
-        for pos, (item, atom) in enumerate(hits):
-            if len(kept) >= k:
-                break
-            key = " ".join(atom.text.casefold().split()).strip(" .!?")
-            duplicate = key in seen_text
-            row = sims.get(pos)
-            if not duplicate and row is not None:
-                duplicate = any(
-                    row[column[other]] >= DUPLICATE_COSINE
-                    and word_overlap(content_words(atom.text), content_words(hits[other][1].text)) >= DUPLICATE_WORDS
-                    for other in kept_rows
-                )
-            if duplicate:
-                collapsed += 1
-                continue
-            seen_text.add(key)
-            kept.append((item, atom))
-            if row is not None:
-                kept_rows.append(pos)
-        return kept, collapsed
 
     async def similarities(self, text: str, others: Sequence[str]) -> list[float] | None:
         """Cosine of `text` against each of `others`, or None while the embedder is unavailable."""

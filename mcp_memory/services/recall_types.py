@@ -14,16 +14,22 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..config import Settings
 from ..model import Atom
+from ..ranking import word_overlap
 from ..store.atoms import AtomFilter
-from ..text import STOP_WORDS, content_terms, stem, tokenize
+from ..text import STOP_WORDS, content_terms, content_words, stem, tokenize
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from ..embed.base import Embedder
 
 log = logging.getLogger(__name__)
 
 EMBEDDER_BACKOFF_S = 30.0
 HIT_OVERHEAD_CHARS = 60  # id, type, source and age around each hit's text
+DUPLICATE_COSINE = 0.92
+DUPLICATE_WORDS = 0.9  # ...and share this much of their content words (Jaccard): same meaning is not enough
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,3 +204,47 @@ def within_budget(hits: list[Hit], budget: int) -> tuple[list[Hit], bool]:
 
 def with_text(atom: Atom, text: str) -> Atom:
     return dataclasses.replace(atom, text=text)
+
+
+def collapse_duplicates(
+    hits: list[tuple[Scored, Atom]], vectors: list[npt.NDArray[np.float32] | None], k: int,
+) -> tuple[list[tuple[Scored, Atom]], int]:
+    """The best k hits, dropping near-duplicates of a better hit.
+
+    A near-duplicate has the same text, or nearly the same vector *and* nearly the same content
+    words: "we deploy ... every Friday" and "we deploy ... every Thursday" are 0.97 alike to an
+    embedder with a sense of meaning, yet the change is the point and both must be seen.
+    """
+    kept: list[tuple[Scored, Atom]] = []
+    kept_rows: list[int] = []  # positions in `hits` of the kept hits that have a vector
+    seen_text: set[str] = set()
+    collapsed = 0
+    present = [i for i, vec in enumerate(vectors) if vec is not None]
+    # All pairwise cosines at once: one small product instead of a dot per pair.
+    sims: dict[int, list[float]] = {}
+    if present:
+        import numpy as np  # lazy: start-up path (already loaded by the embedder here)
+
+        matrix = np.stack([vec for vec in vectors if vec is not None])
+        sims = dict(zip(present, (matrix @ matrix.T).tolist(), strict=True))
+    column = {i: j for j, i in enumerate(present)}
+    for pos, (item, atom) in enumerate(hits):
+        if len(kept) >= k:
+            break
+        key = " ".join(atom.text.casefold().split()).strip(" .!?")
+        duplicate = key in seen_text
+        row = sims.get(pos)
+        if not duplicate and row is not None:
+            duplicate = any(
+                row[column[other]] >= DUPLICATE_COSINE
+                and word_overlap(content_words(atom.text), content_words(hits[other][1].text)) >= DUPLICATE_WORDS
+                for other in kept_rows
+            )
+        if duplicate:
+            collapsed += 1
+            continue
+        seen_text.add(key)
+        kept.append((item, atom))
+        if row is not None:
+            kept_rows.append(pos)
+    return kept, collapsed
