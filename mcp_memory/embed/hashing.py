@@ -204,7 +204,7 @@ class _Token:
     gram_weight: float  # weight of each char n-gram so a token's n-grams have norm CHAR_WEIGHT
 
 
-def _analyse(token: str) -> _Token:
+def _analyse(token: str, *, meaning: bool) -> _Token:
     """Compute the memoisable features of one token."""
     is_stop = token in STOP_WORDS
     s = None if is_stop else stem(token)
@@ -216,11 +216,11 @@ def _analyse(token: str) -> _Token:
     else:
         grams = tuple(_char_ngrams(token))
     weight = CHAR_WEIGHT / math.sqrt(len(grams)) if grams else 0.0
-    meaning = None
-    if s is not None:
+    row = None
+    if meaning and s is not None:
         found = lexicon().rows((token, s))
-        meaning = found[0] if found else None
-    return _Token(s, concepts, meaning, grams, weight)
+        row = found[0] if found else None
+    return _Token(s, concepts, row, grams, weight)
 
 
 class HashingEmbedder:
@@ -260,7 +260,7 @@ class HashingEmbedder:
         if info is None:
             if len(self._tokens) >= _CACHE_LIMIT:
                 self._tokens.clear()
-            info = self._tokens[token] = _analyse(token)
+            info = self._tokens[token] = _analyse(token, meaning=self._semantic_dims > 0)
         return info
 
     def _slot(self, feature: str) -> tuple[int, float]:

@@ -145,6 +145,12 @@ def test_small_dims_drop_the_meaning_part() -> None:
         h = hash_feature(feat)
         lexical[h % 48] += (-1.0 if h >> 63 else 1.0) * weight
     np.testing.assert_allclose(vec, lexical / np.linalg.norm(lexical), atol=1e-6)
+    code = (
+        "import sys, mcp_memory.embed.hashing as h, mcp_memory.embed.lexicon as lx; "
+        "h.HashingEmbedder(48).embed_sync(['our new pup']); sys.exit(0 if lx._LOADED is None else 1)"
+    )
+    # ...and never reads the word table it would not use.
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO_ROOT, env={"PYTHONPATH": str(REPO_ROOT)})
 
 
 def test_lexicon_is_not_loaded_on_import() -> None:
