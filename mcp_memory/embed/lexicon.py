@@ -1,9 +1,10 @@
 """The bundled word-meaning table behind the default embedder's semantic part.
 
-``data/lexicon.npz`` maps the 30,000 most common English words to 128-dimensional int8 vectors
-distilled from a sentence-embedding model (see ``data/LEXICON.md`` for its source, licence and the
-script that rebuilds it). It is package data, not a download: every install has the same table,
-so every process still embeds the same text to the same vector.
+``data/lexicon.npz`` maps the 30,000 most common English words, then ~10,000 words of widely used
+package names, to 128-dimensional int8 vectors distilled from a sentence-embedding model (see
+``data/LEXICON.md`` for its source, licence and the script that rebuilds it). It is package data,
+not a download: every install has the same table, so every process still embeds the same text to
+the same vector.
 
 A text's semantic vector is the rank-weighted sum of its words' vectors: rarer words (later in the
 frequency-ordered table) weigh more, as in Model2Vec's Zipf weighting. Words not in the table
@@ -73,7 +74,7 @@ _LOADED: Lexicon | None = None
 
 
 def lexicon() -> Lexicon:
-    """The process-wide table, loaded on first use (~20 ms: never on the handshake path)."""
+    """The process-wide table, read once (~80 ms, by the background warm-up: never at the handshake)."""
     global _LOADED
     if _LOADED is None:
         with _LOCK:

@@ -112,7 +112,8 @@ class RecallService:
     def _read_cosines_as(self, embedder: Embedder) -> None:
         """Rank vector evidence on the embedder's own scale (unrelated texts score differently per space)."""
         space = embedder.space
-        self.weights = dataclasses.replace(self.weights, cosine_floor=space.cosine_floor, cosine_full=space.cosine_full)
+        self.weights = dataclasses.replace(
+            self.weights, cosine_floor=space.cosine_floor, cosine_full=space.cosine_full)
 
     def _index_obj(self) -> VectorIndex:
         if self._index is None:
@@ -122,7 +123,7 @@ class RecallService:
         return self._index
 
     async def warm_up(self) -> None:
-        """Load numpy and the embedder (and any table it reads) off the event loop, adopt the space, fill the index."""
+        """Load numpy and the embedder (and its tables) off the event loop, adopt the space, fill the index."""
         embedder = await asyncio.to_thread(self.embedder)
         load_tables = getattr(embedder, "warm_up", None)
         if callable(load_tables):
@@ -404,8 +405,8 @@ class RecallService:
         scored: list[Scored] = []
         stale: list[int] = []
         weights = self.weights
-        keyword_weight, min_score, half_life = plan.keyword_weight(weights.keyword_weight), weights.min_score, weights.half_life_days
-        best_keyword = plan.best_keyword
+        keyword_weight = plan.keyword_weight(weights.keyword_weight)
+        min_score, half_life, best_keyword = weights.min_score, weights.half_life_days, plan.best_keyword
         for num, cand in candidates.items():
             row = fields.get(num)
             if row is None or row[1] != "live" or not is_trusted(row[2]):
@@ -509,7 +510,8 @@ class RecallService:
             overlap = len({stem(w) for w in words}) / len(stems) if stems else 0.0
             cosine = cosines[i] if cosines is not None else 0.0
             # Without vectors (embedder down) the word overlap is the whole of the evidence.
-            score = relevance(overlap, self.weights.vector_part(cosine), self.weights.keyword_weight if cosines is not None else 1.0)
+            keyword_weight = self.weights.keyword_weight if cosines is not None else 1.0
+            score = relevance(overlap, self.weights.vector_part(cosine), keyword_weight)
             if score >= self.weights.min_score:
                 why = ("keywords: " + ", ".join(words)) if words else f"meaning (cosine {cosine:.2f})"
                 scored.append((entry, position[entry.target], round(score, 4), why))
