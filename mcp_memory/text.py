@@ -6,7 +6,7 @@ import functools
 import re
 import unicodedata
 
-__all__ = ["STOP_WORDS", "content_terms", "content_words", "fold", "stem", "tokenize"]
+__all__ = ["STOP_WORDS", "content_terms", "content_words", "fold", "negated", "stem", "tokenize"]
 
 # Word tokens: runs of letters/digits (underscore splits, so snake_case yields both parts),
 # optionally with one apostrophe part ("dana's", "don't").
@@ -136,6 +136,21 @@ def tokenize(text: str) -> list[str]:
     ]
 
 
+
+
+# Words that turn a statement around. They are stop words, so word sets and the embedder's
+# features cannot tell "I eat meat" from "I don't eat meat": merges and duplicate checks ask this.
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nothing|nobody|neither|nor|cannot|without"
+    r"|(?:do|does|did|is|are|was|were|ca|wo|sha|have|has|had|could|should|would|might|must|need|ai)n'?t)\b",
+    re.IGNORECASE,
+)
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})
+
+
+def negated(text: str) -> bool:
+    """Whether a text contains a negation ("not", "never", "no", "don't", "can't" …)."""
+    return _NEGATION.search(text.translate(_APOSTROPHES)) is not None
 
 
 @functools.lru_cache(maxsize=8192)

@@ -15,7 +15,7 @@ from ..model import Actor, Episode, Session
 from ..ranking import keyword_part, relevance, word_overlap
 from ..scan import scan
 from ..store.db import Store, now
-from ..text import content_terms, content_words
+from ..text import content_terms, content_words, negated
 from .atoms import AtomDraft, AtomsService, new_id
 from .recall import RecallService
 
@@ -183,7 +183,13 @@ class EpisodesService:
         for i in (i for i, cosine in enumerate(cosines) if cosine >= DUPLICATE_COSINE):
             async with self._store.read() as rx:
                 other = await rx.sessions.episode(ids[i])
-            if other is not None and word_overlap(words, content_words(other.summary)) >= DUPLICATE_WORDS:
+            if other is None:
+                continue
+            if negated(summary) or negated(other.summary):
+                # Negations are invisible to word sets and vectors: only the very same text is a copy.
+                if " ".join(summary.split()) == " ".join(other.summary.split()):
+                    return True
+            elif word_overlap(words, content_words(other.summary)) >= DUPLICATE_WORDS:
                 return True
         return False
 

@@ -16,7 +16,7 @@ from ..scan import describe, normalize_for_dedup, scan
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job
 from ..llm.jobs import ConsolidationOut, MergeJudgmentOut, consolidation_prompt, merge_prompt, validate_consolidation
 from ..store.db import Store, Tx, now
-from ..text import content_terms
+from ..text import content_terms, negated
 
 MAX_FIELD_BYTES = 2048
 MAX_KEY_CHARS = 64
@@ -190,27 +190,15 @@ def _normalized(text: str) -> str:
     return normalize_for_dedup(text)
 
 
-# Words that turn a statement around. Stop-word filtering drops them, so without this check
-# "I don't eat meat" would read as contained in "I eat meat" and be merged away.
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|none|nothing|nobody|neither|nor|cannot|without"
-    r"|(?:do|does|did|is|are|was|were|ca|wo|have|has|had|could|should|would|must|need|ai)n'?t)\b",
-    re.IGNORECASE,
-)
-
-
-def _negated(text: str) -> bool:
-    return _NEGATION.search(text.replace("\u2019", "'")) is not None
-
-
 def merge_texts(old: str, new: str) -> str | None:
     """Merge two similar facts without an LLM: keep the one that says more, if one contains the other.
 
     Two similar facts that each say something the other does not ("project atlas uses Python",
     "project beacon uses Python") are different facts; without a model to judge, they stay apart.
-    So are a statement and its negation ("I eat meat", "I don't eat meat"): kept apart, both seen.
+    Nor is a negated statement merged ("I eat meat, not fish" then "I eat fish, not meat" have the
+    same words): stop-word filtering cannot see which way it points. Both stay, both seen.
     """
-    if _negated(old) != _negated(new):
+    if negated(old) or negated(new):
         return None
     old_words, new_words = set(content_terms(old)), set(content_terms(new))
     if new_words <= old_words:
@@ -342,7 +330,11 @@ class FactsService:
         return FactWrite("added", target, entry, usage.entries, usage, f"added to {target} facts as #{usage.entries}.")
 
     async def _merge_candidate(self, content: str, entries: Sequence[FactEntry]) -> tuple[FactEntry, str] | None:
-        """The entry a new fact restates (cosine > 0.7) and the merged text, if a safe merge exists."""
+        """The entry a new fact restates and the merged text, if a safe merge exists.
+
+        Above MERGE_ABOVE a fact that one contains the other merges without a model; otherwise, from
+        SEPARATE_BELOW up, the memory LLM (when there is one) judges.
+        """
         if self._similarity is None or not entries:
             return None
         scores = await self._similarity(content, [e.content for e in entries])
@@ -350,15 +342,13 @@ class FactsService:
             return None
         best = max(range(len(scores)), key=scores.__getitem__)
         old = entries[best]
-        if scores[best] > MERGE_ABOVE:
-            merged = merge_texts(old.content, content)
-        elif scores[best] >= SEPARATE_BELOW and not isinstance(self._llm, NullLLM):
-            # The grey zone: only a model can tell a restatement from a different fact.
+        merged = merge_texts(old.content, content) if scores[best] > MERGE_ABOVE else None
+        if merged is None and scores[best] >= SEPARATE_BELOW and not isinstance(self._llm, NullLLM):
+            # The grey zone, and close pairs where neither contains the other ("prefers dark mode",
+            # "prefers light mode"): only a model can tell a restatement or an update from a new fact.
             judged = await run_job(self._llm, *merge_prompt(old.content, content), MergeJudgmentOut,
                                    timeout_s=self._llm_timeout_s, stats=self._stats)
             merged = judged.merged if judged is not None and judged.same_fact else None
-        else:
-            return None
         if merged is None or len(merged.encode("utf-8")) > MAX_FIELD_BYTES or scan(merged):
             return None  # the merge would not be storable: keep the new fact separately
         return old, merged

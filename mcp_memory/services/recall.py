@@ -364,11 +364,11 @@ class RecallService:
     async def _vector_candidates(self, rx: Reader, plans: list[Plan],
                                  product: Callable[[], npt.NDArray[np.float32] | None], ts: float) -> None:
         """Add the nearest atoms of each plan's query vector to its candidates."""
-        for plan in plans:
-            plan.has_vector = True
         index, scores = self._index, product()
         if index is None or scores is None:
-            return
+            return  # nothing embedded in this space yet (e.g. re-embedding): keyword evidence alone
+        for plan in plans:
+            plan.has_vector = True
         for row, plan in enumerate(plans):
             one = scores[row:row + 1]
             pairs = await self._nearest_admitted(rx, index, one, plan, ts) if plan.narrowed else index.best(one, [plan.fetch])[0]

@@ -16,7 +16,7 @@ from ..config import Settings
 from ..model import Atom
 from ..ranking import word_overlap
 from ..store.atoms import AtomFilter
-from ..text import STOP_WORDS, content_terms, content_words, stem, tokenize
+from ..text import STOP_WORDS, content_terms, content_words, negated, stem, tokenize
 
 if TYPE_CHECKING:
     import numpy as np
@@ -213,7 +213,9 @@ def collapse_duplicates(
 
     A near-duplicate has the same text, or nearly the same vector *and* nearly the same content
     words: "we deploy ... every Friday" and "we deploy ... every Thursday" are 0.97 alike to an
-    embedder with a sense of meaning, yet the change is the point and both must be seen.
+    embedder with a sense of meaning, yet the change is the point and both must be seen. A negated
+    statement is only ever a duplicate of the same text: "I eat meat" and "I don't eat meat" have
+    the same content words and the same vector (negations are stop words).
     """
     kept: list[tuple[Scored, Atom]] = []
     kept_rows: list[int] = []  # positions in `hits` of the kept hits that have a vector
@@ -234,9 +236,10 @@ def collapse_duplicates(
         key = " ".join(atom.text.casefold().split()).strip(" .!?")
         duplicate = key in seen_text
         row = sims.get(pos)
-        if not duplicate and row is not None:
+        if not duplicate and row is not None and not negated(atom.text):
             duplicate = any(
                 row[column[other]] >= DUPLICATE_COSINE
+                and not negated(hits[other][1].text)
                 and word_overlap(content_words(atom.text), content_words(hits[other][1].text)) >= DUPLICATE_WORDS
                 for other in kept_rows
             )

@@ -139,6 +139,7 @@ def test_text_without_lexicon_words_is_lexical_only() -> None:
 def test_small_dims_drop_the_meaning_part() -> None:
     # Below 64 dims a meaning part would be under 16 wide: the vector is lexical only.
     emb = HashingEmbedder(48)
+    assert emb.space.cosine_floor == 0.0  # lexical cosines of unrelated texts sit near 0
     vec = emb.embed_sync(["our new pup"])[0]
     lexical = np.zeros(48)
     for feat, weight in emb.features("our new pup").items():

@@ -144,3 +144,17 @@ async def test_consolidation_is_not_applied_if_the_facts_changed_meanwhile(runti
     result = await racing.facts.consolidate("user")
     assert result.merged == 0 and "changed meanwhile" in result.message
     assert len((await facts.view("user")).entries) == 3
+
+
+async def test_a_close_fact_that_neither_contains_goes_to_the_model(runtime: Runtime) -> None:
+    # "dark mode" and "light mode" are 0.9+ alike to the default embedder, yet neither contains the
+    # other: the heuristic cannot merge them, so the model judges (here: an update of the same fact).
+    services, fake = with_llm(runtime, by_schema(
+        MergeJudgmentOut={"same_fact": True, "merged": "Prefers light mode in every editor"},
+    ))
+    facts = services.facts
+    await facts.add("user", "Prefers dark mode in every editor")
+    write = await facts.add("user", "Prefers light mode in every editor")
+    assert [c[2] for c in fake.calls].count("MergeJudgmentOut") == 1
+    assert write.status == "merged"
+    assert [e.content for e in (await facts.view("user")).entries] == ["Prefers light mode in every editor"]

@@ -160,6 +160,16 @@ async def test_alike_in_meaning_but_different_words_do_not_collapse(runtime: Run
     assert result.collapsed == 0
 
 
+async def test_a_statement_and_its_negation_never_collapse(runtime: Runtime) -> None:
+    # Negations are stop words: the two have the same content words and the same vector.
+    await seed(atoms_of(runtime), [("I eat meat", "preference"), ("I don't eat meat", "preference")])
+    a, b = await runtime.recall.embedder().embed_batch(["I eat meat", "I don't eat meat"])
+    assert float(a @ b) >= 0.92
+    result = await runtime.recall.search(RecallQuery("do I eat meat?"))
+    assert sorted(h.atom.text for h in result.hits) == ["I don't eat meat", "I eat meat"]
+    assert result.collapsed == 0
+
+
 async def test_changing_the_embedding_space_reembeds(tmp_path: Path) -> None:
     env = {"MCP_MEMORY_HOME": str(tmp_path / "h")}
     async with open_runtime(load_settings(environ=env, cwd=tmp_path)) as runtime:
@@ -169,6 +179,11 @@ async def test_changing_the_embedding_space_reembeds(tmp_path: Path) -> None:
     async with open_runtime(load_settings(environ=smaller, cwd=tmp_path)) as runtime:
         assert await runtime.recall.adopt_space() == len(MEMORIES)
         assert (await texts(runtime, "which test framework do I like?", mode="keyword")) == []
+        # While nothing is embedded in the new space, a hybrid search is keyword recall, and its
+        # keyword evidence counts in full (not at its 0.25 hybrid share, under min_score).
+        during = await runtime.recall.search(RecallQuery("where does Ana live with Rui?"))
+        assert during.mode == "keyword" and during.hits[0].atom.text.startswith("My sister Ana")
+        assert during.hits[0].relevance == 1.0
         assert await runtime.recall.drain_queue() == len(MEMORIES)
         assert (await texts(runtime, "which test framework do I like?"))[0].startswith("I prefer pytest")
         async with runtime.store.read() as rx:
