@@ -148,6 +148,7 @@ _NEGATION = re.compile(
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})
 
 
+@functools.lru_cache(maxsize=8192)
 def negated(text: str) -> bool:
     """Whether a text contains a negation ("not", "never", "no", "don't", "can't" …)."""
     return _NEGATION.search(text.translate(_APOSTROPHES)) is not None

@@ -236,11 +236,11 @@ def collapse_duplicates(
         key = " ".join(atom.text.casefold().split()).strip(" .!?")
         duplicate = key in seen_text
         row = sims.get(pos)
-        if not duplicate and row is not None and not negated(atom.text):
+        if not duplicate and row is not None:
             duplicate = any(
                 row[column[other]] >= DUPLICATE_COSINE
-                and not negated(hits[other][1].text)
                 and word_overlap(content_words(atom.text), content_words(hits[other][1].text)) >= DUPLICATE_WORDS
+                and not negated(atom.text) and not negated(hits[other][1].text)
                 for other in kept_rows
             )
         if duplicate:
