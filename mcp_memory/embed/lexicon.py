@@ -49,12 +49,6 @@ class Lexicon:
                 vectors = np.asarray(data["vectors"], dtype=np.int8)
         return cls(words, vectors)
 
-    def __len__(self) -> int:
-        return len(self._row)
-
-    def __contains__(self, word: object) -> bool:
-        return word in self._row
-
     def rows(self, words: Iterable[str]) -> list[int]:
         """The table rows of the given words that are in it (repeats kept: they count again)."""
         get = self._row.get

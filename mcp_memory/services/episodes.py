@@ -12,12 +12,13 @@ from ..llm.base import LLMStats, MemoryLLM, run_job
 from ..llm.heuristic import looks_like_turn_or_refusal, summarize_turns
 from ..llm.jobs import EpisodeOut, clip_transcript, episode_prompt
 from ..model import Actor, Episode, Session
-from ..ranking import keyword_part, relevance, word_overlap
+from ..ranking import keyword_part, relevance
 from ..scan import scan
 from ..store.db import Store, now
-from ..text import content_terms, content_words, negated
+from ..text import content_terms
 from .atoms import AtomDraft, AtomsService, new_id
 from .recall import RecallService
+from .recall_types import DUPLICATE_COSINE, says_the_same
 
 if TYPE_CHECKING:
     import numpy as np
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
 
 MIN_TURNS = 3
 SUMMARY_MAX_BYTES = 2048
-DUPLICATE_COSINE = 0.92
-DUPLICATE_WORDS = 0.9  # ...and Jaccard overlap of the content words
 MAX_REFLECTION_FACTS = 3
 MAX_REFLECTION_NOTES = 2
 DAY = 86400.0
@@ -179,17 +178,12 @@ class EpisodesService:
         if matrix is None:
             return False
         cosines = (matrix @ vector).tolist()
-        words = content_words(summary)
         for i in (i for i, cosine in enumerate(cosines) if cosine >= DUPLICATE_COSINE):
             async with self._store.read() as rx:
                 other = await rx.sessions.episode(ids[i])
-            if other is None:
-                continue
-            if negated(summary) or negated(other.summary):
-                # Negations are invisible to word sets and vectors: only the very same text is a copy.
-                if " ".join(summary.split()) == " ".join(other.summary.split()):
-                    return True
-            elif word_overlap(words, content_words(other.summary)) >= DUPLICATE_WORDS:
+            # The very same text is a copy even when negated; otherwise the words must agree too.
+            if other is not None and (" ".join(summary.split()) == " ".join(other.summary.split())
+                                      or says_the_same(summary, other.summary)):
                 return True
         return False
 

@@ -206,6 +206,13 @@ def with_text(atom: Atom, text: str) -> Atom:
     return dataclasses.replace(atom, text=text)
 
 
+def says_the_same(a: str, b: str) -> bool:
+    """Whether two texts already close in vector also say the same: nearly the same content words
+    and no negation (negations are stop words, invisible to word sets and vectors alike)."""
+    return (word_overlap(content_words(a), content_words(b)) >= DUPLICATE_WORDS
+            and not negated(a) and not negated(b))
+
+
 def collapse_duplicates(
     hits: list[tuple[Scored, Atom]], vectors: list[npt.NDArray[np.float32] | None], k: int,
 ) -> tuple[list[tuple[Scored, Atom]], int]:
@@ -238,9 +245,7 @@ def collapse_duplicates(
         row = sims.get(pos)
         if not duplicate and row is not None:
             duplicate = any(
-                row[column[other]] >= DUPLICATE_COSINE
-                and word_overlap(content_words(atom.text), content_words(hits[other][1].text)) >= DUPLICATE_WORDS
-                and not negated(atom.text) and not negated(hits[other][1].text)
+                row[column[other]] >= DUPLICATE_COSINE and says_the_same(atom.text, hits[other][1].text)
                 for other in kept_rows
             )
         if duplicate:
