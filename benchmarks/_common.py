@@ -157,7 +157,7 @@ def conversational_memories(n: int, seed: int = 7) -> Iterator[dict[str, Any]]:
     Yields dicts with text, type (note when over the 300-character atom limit), tags and days_ago.
     Texts are distinct after the product's dedup normalisation, so none is rejected as a repeat.
     """
-    from mcp_memory.scan import normalize_for_dedup  # after sys.path is set up above
+    from trusted_memory.scan import normalize_for_dedup  # after sys.path is set up above
 
     rng = random.Random(seed)
     templates = load_jsonl(DATA / "recall_memories.jsonl")

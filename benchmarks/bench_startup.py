@@ -1,11 +1,11 @@
-"""Startup and round-trip latency of the installed `mcp-memory` over stdio.
+"""Startup and round-trip latency of the installed `trusted-memory` over stdio.
 
     python benchmarks/bench_startup.py [--runs 5] [--ops 200]
 
 Measures (a) process start -> initialize done through the SDK client (legacy `initialize` and
 auto `server/discover`), (b) import cost from `python -X importtime` (our own modules vs the SDK),
 and (c) p50/p95 of facts `add` and `read` calls on a fresh store. Prints a markdown report.
-Run it with the interpreter of the venv where mcp-memory is installed.
+Run it with the interpreter of the venv where trusted-memory is installed.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 import anyio
 from mcp import Client, StdioServerParameters
 
-SERVER = Path(sys.executable).parent / "mcp-memory"
+SERVER = Path(sys.executable).parent / "trusted-memory"
 TARGET_START_S = 0.7
 TARGET_ADD_P50_MS = 3.0
 _IMPORTTIME_RE = re.compile(r"^import time:\s+(\d+)\s+\|\s+(\d+)\s+\|(\s*)(\S+)\s*$")
@@ -84,11 +84,11 @@ def measure_startup(workdir: Path, runs: int) -> list[Sample]:
     out: list[Sample] = []
     for mode in ("legacy", "auto"):
         values = tuple(anyio.run(_time_to_initialize, home, mode) for _ in range(runs))
-        out.append(Sample(f"spawn `mcp-memory` → initialized (Client mode={mode})", values))
+        out.append(Sample(f"spawn `trusted-memory` → initialized (Client mode={mode})", values))
     for label, code in (
         ("wall `python -c pass`", "pass"),
         ("wall `python -c 'import mcp.server'`", "import mcp.server"),
-        ("wall `python -c 'import mcp_memory.cli.serve'`", "import mcp_memory.cli.serve"),
+        ("wall `python -c 'import trusted_memory.cli.serve'`", "import trusted_memory.cli.serve"),
     ):
         out.append(Sample(label, tuple(_wall([sys.executable, "-c", code]) for _ in range(runs))))
     return out
@@ -126,15 +126,15 @@ class ImportCost:
 
 
 def measure_imports(runs: int) -> ImportCost:
-    """Import cost of `mcp_memory.cli.serve` vs `mcp.server`, and the share that is ours."""
+    """Import cost of `trusted_memory.cli.serve` vs `mcp.server`, and the share that is ours."""
     serve_total, sdk_total, own, extra = [], [], [], []
     counts = (0, 0, 0)
     extra_names: set[str] = set()
     for _ in range(runs):
         base = set(_importtime("pass"))
-        serve = {k: v for k, v in _importtime("import mcp_memory.cli.serve").items() if k not in base}
+        serve = {k: v for k, v in _importtime("import trusted_memory.cli.serve").items() if k not in base}
         sdk = {k: v for k, v in _importtime("import mcp.server").items() if k not in base}
-        ours = {k: v for k, v in serve.items() if k == "mcp_memory" or k.startswith("mcp_memory.")}
+        ours = {k: v for k, v in serve.items() if k == "trusted_memory" or k.startswith("trusted_memory.")}
         theirs = {k: v for k, v in serve.items() if k not in sdk and k not in ours}
         serve_total.append(sum(serve.values()) / 1000)
         sdk_total.append(sum(sdk.values()) / 1000)
@@ -210,7 +210,7 @@ def report(runs: int, ops: int, startup: list[Sample], imports: ImportCost, trip
     """The markdown report."""
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
     lines = [
-        f"## mcp-memory startup benchmark — {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
+        f"## trusted-memory startup benchmark — {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
         "",
         f"- machine: `{platform.platform()}`, {os.cpu_count()} CPUs, load average {load}",
         f"- python: {platform.python_implementation()} {platform.python_version()} (`{sys.executable}`)",
@@ -239,9 +239,9 @@ def report(runs: int, ops: int, startup: list[Sample], imports: ImportCost, trip
         "",
         "| measurement | ms | modules |",
         "|---|---:|---:|",
-        f"| `import mcp_memory.cli.serve`, total | {imports.serve_total:.0f} | {imports.serve_modules} |",
+        f"| `import trusted_memory.cli.serve`, total | {imports.serve_total:.0f} | {imports.serve_modules} |",
         f"| `import mcp.server`, total | {imports.sdk_total:.0f} | {imports.sdk_modules} |",
-        f"| our own modules (`mcp_memory.*`) | {imports.own:.1f} | {imports.own_modules} |",
+        f"| our own modules (`trusted_memory.*`) | {imports.own:.1f} | {imports.own_modules} |",
         f"| other modules the SDK does not import ({', '.join(imports.extra_names) or 'none'}) | {imports.extra:.1f} | |",
         "",
         "### (c) round trips over stdio (fresh store)",
@@ -264,9 +264,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ops", type=int, default=200, help="calls per round-trip measurement")
     args = parser.parse_args(argv)
     if not SERVER.is_file():
-        print(f"{SERVER} not found: install mcp-memory into this interpreter's environment", file=sys.stderr)
+        print(f"{SERVER} not found: install trusted-memory into this interpreter's environment", file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory(prefix="mcp-memory-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="trusted-memory-bench-") as tmp:
         workdir = Path(tmp)
         startup = measure_startup(workdir, args.runs)
         imports = measure_imports(args.runs)

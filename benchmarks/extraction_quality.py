@@ -2,7 +2,7 @@
 
     python benchmarks/extraction_quality.py [--set tests/data/extraction_set.jsonl] [--quiet]
 
-Every message of the set goes through `mcp_memory.llm.heuristic.extract`. An extracted atom matches
+Every message of the set goes through `trusted_memory.llm.heuristic.extract`. An extracted atom matches
 an expected one when the types agree (decision ~ convention ~ fact and goal ~ intent count as equal)
 and every `contains` word occurs in its text, case-insensitively.
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from _common import ROOT, load_jsonl, machine, table, today
 
-from mcp_memory.llm.heuristic import Extracted, extract
+from trusted_memory.llm.heuristic import Extracted, extract
 
 SET = ROOT / "tests" / "data" / "extraction_set.jsonl"
 _SAME = {"decision": "rule", "convention": "rule", "fact": "rule", "goal": "aim", "intent": "aim"}

@@ -10,7 +10,7 @@ content scan, trust placement), inserted with `tx.atoms.insert` in a few large t
 the `atom_added` event the product writes), embedded by `RecallService.drain_queue` (real embedder,
 real vector rows), and linked like `RecallService.index_written` does (top-4 with link evidence > 0.5 among
 earlier atoms; to bound seeding time only the previous --link-window atoms are searched). Seeded
-stores are cached under $TMPDIR/mcp-memory-bench/ by size; --fresh rebuilds them.
+stores are cached under $TMPDIR/trusted-memory-bench/ by size; --fresh rebuilds them.
 
 (a) in process: a fresh interpreter opens the runtime (no background warm-up) and times
     `RecallService.search(RecallQuery(q))`; the first query (numpy import, embedder, index load) is
@@ -18,7 +18,7 @@ stores are cached under $TMPDIR/mcp-memory-bench/ by size; --fresh rebuilds them
     both ways: `search_many` of 4 queries (the question at k=10; two other questions standing in for
     predicted follow-up intents and the question filtered to the targeted types, k=3, touch=False),
     and the same 4 queries as 4 `search` calls. Their hits/reply and budget columns count all 4 results.
-(b) over stdio: the installed `mcp-memory` script through `mcp.Client(StdioServerParameters)`, calling
+(b) over stdio: the installed `trusted-memory` script through `mcp.Client(StdioServerParameters)`, calling
     memory(action="search_atoms", query=q); spawn → initialized → first search answered is reported,
     and the reply size is the structured-content JSON in bytes.
 Queries are the questions of benchmarks/data/recall_questions.jsonl (cycled, shuffled, seeded).
@@ -55,23 +55,23 @@ from _common import (
     today,
 )
 
-from mcp_memory.config import Settings, load_settings
-from mcp_memory.embed.hashing import HashingEmbedder
-from mcp_memory.ranking import RankWeights
-from mcp_memory.services.atoms import AtomDraft, build_atom
-from mcp_memory.services.facts import preview
-from mcp_memory.services.recall import SEMANTIC_LINK_EVIDENCE
-from mcp_memory.services.recall_types import (
+from trusted_memory.config import Settings, load_settings
+from trusted_memory.embed.hashing import HashingEmbedder
+from trusted_memory.ranking import RankWeights
+from trusted_memory.services.atoms import AtomDraft, build_atom
+from trusted_memory.services.facts import preview
+from trusted_memory.services.recall import SEMANTIC_LINK_EVIDENCE
+from trusted_memory.services.recall_types import (
     HIT_OVERHEAD_CHARS,
     RecallQuery,
     RecallResult,
 )
-from mcp_memory.services.runtime import open_runtime
-from mcp_memory.store.atoms import AtomFilter
-from mcp_memory.store.db import Store
+from trusted_memory.services.runtime import open_runtime
+from trusted_memory.store.atoms import AtomFilter
+from trusted_memory.store.db import Store
 
-SERVER = Path(sys.executable).parent / "mcp-memory"
-CACHE = Path(tempfile.gettempdir()) / "mcp-memory-bench"
+SERVER = Path(sys.executable).parent / "trusted-memory"
+CACHE = Path(tempfile.gettempdir()) / "trusted-memory-bench"
 SEED_VERSION = 2  # 2: hash:v2 vectors, links on the space's own cosine scale
 DAY = 86400.0
 INSERT_CHUNK = 10_000
@@ -148,7 +148,7 @@ async def link_semantic(store: Store, window: int) -> int:
     """Semantic associations as index_written makes them, searching the previous `window` atoms."""
     import numpy as np
 
-    from mcp_memory.embed.index import dequantize
+    from trusted_memory.embed.index import dequantize
 
     rows: list[tuple[int, int, float, bytes]] = []
     async with store.read() as rx:
@@ -283,7 +283,7 @@ def run_inproc(home: Path, n: int, threads: str) -> dict[str, Any]:
 
 
 async def stdio(home: Path, mode: str, n: int, threads: str) -> dict[str, Any]:
-    """Time memory(action=search_atoms) calls against a freshly spawned `mcp-memory`."""
+    """Time memory(action=search_atoms) calls against a freshly spawned `trusted-memory`."""
     from mcp import Client, StdioServerParameters
 
     params = StdioServerParameters(

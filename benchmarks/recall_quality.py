@@ -18,10 +18,10 @@ from pathlib import Path
 
 from _common import DATA, backdate, load_jsonl, machine, table, today
 
-from mcp_memory.config import load_settings
-from mcp_memory.services.atoms import AtomDraft, AtomsService
-from mcp_memory.services.recall_types import RecallQuery
-from mcp_memory.services.runtime import open_runtime
+from trusted_memory.config import load_settings
+from trusted_memory.services.atoms import AtomDraft, AtomsService
+from trusted_memory.services.recall_types import RecallQuery
+from trusted_memory.services.runtime import open_runtime
 
 DAY = 86400.0
 
@@ -30,7 +30,7 @@ async def evaluate(args: argparse.Namespace) -> str:
     data = args.data or DATA
     memories = load_jsonl(data / "recall_memories.jsonl")
     questions = load_jsonl(data / "recall_questions.jsonl")
-    home = Path(tempfile.mkdtemp(prefix="mcp-memory-recall-"))
+    home = Path(tempfile.mkdtemp(prefix="trusted-memory-recall-"))
     env = {**{k: v for k, v in os.environ.items() if k.startswith("MCP_MEMORY_")}, "MCP_MEMORY_HOME": str(home), "MCP_MEMORY_EMBEDDING__DIMS": str(args.dims)}
     if args.keyword_weight is not None:
         env["MCP_MEMORY_RECALL__KEYWORD_WEIGHT"] = str(args.keyword_weight)

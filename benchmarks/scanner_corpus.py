@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # runnable as a plain script without installing the package
     sys.path.insert(0, str(ROOT))
 
-from mcp_memory.scan import scan  # noqa: E402
+from trusted_memory.scan import scan  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "scanner_corpus.json"
 REPEATS = 20  # scans per item when timing, so the mean is not dominated by timer resolution

@@ -4,7 +4,7 @@
                                          [--blas-threads default] [--fresh] [--no-stdio] [--no-inproc]
                                          [--profile] [--surfaces default|all]
 
-Stores are the seeded, cached ones of recall_latency.py ($TMPDIR/mcp-memory-bench/recall-<size>,
+Stores are the seeded, cached ones of recall_latency.py ($TMPDIR/trusted-memory-bench/recall-<size>,
 built there if missing); every measurement runs on its own scratch copy, so the cached store stays
 pristine and each path sees the same starting state. No LLM is configured (the default).
 
@@ -17,7 +17,7 @@ statements followed by a question, in rotation.
 
 (a) in process: a fresh interpreter opens the runtime (no background warm-up) and times
     AgentService.context / AgentService.observe.
-(b) over stdio: the installed `mcp-memory` script through `mcp.Client(StdioServerParameters)`, calling
+(b) over stdio: the installed `trusted-memory` script through `mcp.Client(StdioServerParameters)`, calling
     memory(action="context" | "observe", ...).
 The first turn of a fresh process is reported as "cold" (context first: numpy import, embedder,
 index load; then the first observe), then WARM_TURNS untimed turns, then the n timed turns.
@@ -68,8 +68,8 @@ from recall_latency import (  # seeding + cache shared with recall_latency
     settings_for,
 )
 
-from mcp_memory.services.agent import AgentService
-from mcp_memory.services.runtime import open_runtime
+from trusted_memory.services.agent import AgentService
+from trusted_memory.services.runtime import open_runtime
 
 WARM_TURNS = 20
 TARGET_MS = {10_000: 10.0}  # stdio p50 of both actions (issue 5)
@@ -193,7 +193,7 @@ def run_inproc(home: Path, n: int, sessions: int, profile: bool, threads: str) -
 
 
 async def stdio(home: Path, mode: str, n: int, sessions: int, threads: str) -> dict[str, Any]:
-    """Time memory(action=context / observe) against a freshly spawned `mcp-memory`."""
+    """Time memory(action=context / observe) against a freshly spawned `trusted-memory`."""
     from mcp import Client, StdioServerParameters
 
     params = StdioServerParameters(

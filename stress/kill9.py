@@ -4,17 +4,17 @@ store stays clean, and an import is all or nothing.
     python stress/kill9.py [--rounds 5] [--import-rounds 3] [--entities 6000] [--seed 11]
                            [--min-acked 20] [--max-acked 400] [--window 4] [--home DIR] [--bin DIR]
 
-Server rounds (one store, accumulating): `mcp-memory` is started over stdio by this script (so the
+Server rounds (one store, accumulating): `trusted-memory` is started over stdio by this script (so the
 pid is the server's own) and spoken to in raw JSON-RPC with up to --window calls in flight:
 add_atom (user_said, unique text), facts add / replace / remove on target env. After a random
 number of acknowledged writes (--min-acked..--max-acked) plus a random 0-30 ms, the server gets
 SIGKILL. Calls in flight at that moment have no known outcome (either is accepted); every
 acknowledged one must hold. Then:
-  - `mcp-memory-admin doctor` exits 0 (WAL recovery leaves no damage or inconsistency);
+  - `trusted-memory-admin doctor` exits 0 (WAL recovery leaves no damage or inconsistency);
   - every acknowledged atom is listed with its text, every acknowledged fact change is reflected,
     in-flight ones are fully applied or not at all, and no fact appears that nobody wrote;
   - a restarted server answers: stats, a new add_atom, and a search that finds it.
-Import rounds (a separate store): `mcp-memory-admin import FILE --yes` of a reference-graph file
+Import rounds (a separate store): `trusted-memory-admin import FILE --yes` of a reference-graph file
 of --entities entities (default 6000: a transaction of ~1.5 s here) is killed at a random moment while its write transaction is open (another
 connection's BEGIN IMMEDIATE finds the write lock held); afterwards the file's atoms are all there or none, the import event exists
 exactly when they are, doctor is clean, and re-running the import completes it.
@@ -335,7 +335,7 @@ class WriteLockProbe:
 
 def run_import(bin_path: Path, home: Path, path: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [str(bin_path / "mcp-memory-admin"), "--home", str(home), "import", str(path), "--yes"],
+        [str(bin_path / "trusted-memory-admin"), "--home", str(home), "import", str(path), "--yes"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=child_env(home, EXTRA_ENV),
     )
 
@@ -432,7 +432,7 @@ def import_rounds(args: argparse.Namespace, bin_path: Path, work: Path,
 
 def main(args: argparse.Namespace) -> int:
     bin_path = bin_dir(args.bin)
-    work = Path(args.home).parent if args.home else Path(tempfile.mkdtemp(prefix="mcp-memory-kill9-"))
+    work = Path(args.home).parent if args.home else Path(tempfile.mkdtemp(prefix="trusted-memory-kill9-"))
     home = Path(args.home) if args.home else work / "home"
     work.mkdir(parents=True, exist_ok=True)
     rng = random.Random(args.seed)
@@ -447,7 +447,7 @@ def main(args: argparse.Namespace) -> int:
         started = time.monotonic()
         irows, iviolations, calibration = import_rounds(args, bin_path, work, rng)
         violations += iviolations
-        print(f"\n### kill9: SIGKILL `mcp-memory-admin import` mid-transaction ({args.import_rounds} rounds)\n")
+        print(f"\n### kill9: SIGKILL `trusted-memory-admin import` mid-transaction ({args.import_rounds} rounds)\n")
         print(f"{calibration}; {time.monotonic() - started:.1f} s\n")
         print(table(("round", "entities", "write lock seen at s", "killed at s", "state", "outcome", "atoms after kill",
                      "doctor", "result (re-import completes)"), irows))

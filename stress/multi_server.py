@@ -1,25 +1,25 @@
-"""Several `mcp-memory` stdio servers and the admin CLI on ONE store: nothing acknowledged is lost.
+"""Several `trusted-memory` stdio servers and the admin CLI on ONE store: nothing acknowledged is lost.
 
     python stress/multi_server.py [--ops 10000] [--servers 4] [--seed 7] [--max-seconds 900]
                                   [--admin-interval 1.0] [--home DIR] [--bin DIR]
 
-N installed `mcp-memory` servers are started over stdio, each driven by its own SDK
+N installed `trusted-memory` servers are started over stdio, each driven by its own SDK
 `mcp.Client` task in this one asyncio program, all on one fresh store. Together they run --ops
 mixed `memory` calls: add_atom (source user_said, a unique "[sK-NNNNN] I ..." text with a made-up
 keyword), facts add/replace/remove on target env (cap raised through MCP_MEMORY_FACTS__ENV_CAP),
 observe (one session per server), search_atoms (for another server's acknowledged atom),
-context, and forget_atom of the server's own atoms. Meanwhile `mcp-memory-admin` runs every
+context, and forget_atom of the server's own atoms. Meanwhile `trusted-memory-admin` runs every
 --admin-interval seconds (stats, atoms list, pin, facts show, export, doctor), as a person would.
 
 Every acknowledged write (a success result) is recorded. Afterwards:
-  - every acknowledged atom is in `mcp-memory-admin --json atoms list --status all`, live, same
+  - every acknowledged atom is in `trusted-memory-admin --json atoms list --status all`, live, same
     text; every forgotten one is gone; every atom the admin pinned is pinned;
   - the env facts are exactly what the acknowledged adds/replaces/removes left, as the admin CLI
     and as every server's own `read` sees them;
   - each session's turn count equals its acknowledged observe calls (read through another server);
   - each server's search_atoms finds the latest and one earlier atom of every other server;
   - no error text containing "locked" or "busy" ever reached a caller (server or admin CLI);
-  - `mcp-memory-admin doctor` is clean at the end.
+  - `trusted-memory-admin doctor` is clean at the end.
 Prints markdown tables; exits 1 on any violation. Bounded: --ops calls, --max-seconds for the op
 phase, 60 s per call, 120 s per admin command; every child is stopped on the way out.
 """
@@ -267,9 +267,9 @@ class AdminLog:
 
 
 async def admin_call(bin_path: Path, home: Path, *args: str) -> tuple[int, str, str]:
-    """One `mcp-memory-admin` run as an asyncio subprocess (killed if it outlives its timeout)."""
+    """One `trusted-memory-admin` run as an asyncio subprocess (killed if it outlives its timeout)."""
     proc = await asyncio.create_subprocess_exec(
-        str(bin_path / "mcp-memory-admin"), "--home", str(home), *args,
+        str(bin_path / "trusted-memory-admin"), "--home", str(home), *args,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         env=child_env(home, EXTRA_ENV),
     )
@@ -429,7 +429,7 @@ def pct(values: list[float], q: float) -> float:
 
 async def main(args: argparse.Namespace) -> int:
     bin_path = bin_dir(args.bin)
-    work = Path(args.home).parent if args.home else Path(tempfile.mkdtemp(prefix="mcp-memory-stress-"))
+    work = Path(args.home).parent if args.home else Path(tempfile.mkdtemp(prefix="trusted-memory-stress-"))
     home = Path(args.home) if args.home else work / "home"
     work.mkdir(parents=True, exist_ok=True)
     rng = random.Random(args.seed)
@@ -451,7 +451,7 @@ async def main(args: argparse.Namespace) -> int:
         for led in ledgers:
             errlog = stack.enter_context((work / f"server-{led.name}.stderr").open("w"))
             params = StdioServerParameters(
-                command=str(bin_path / "mcp-memory"), args=[], cwd=str(work),
+                command=str(bin_path / "trusted-memory"), args=[], cwd=str(work),
                 env=child_env(home, EXTRA_ENV),
             )
             clients.append(await stack.enter_async_context(

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from mcp_memory.config import Settings, load_settings
-from mcp_memory.server.app import build_server
-from mcp_memory.services.admin import AdminService
-from mcp_memory.services.agent import AgentService
-from mcp_memory.services.runtime import Runtime, open_runtime
+from trusted_memory.config import Settings, load_settings
+from trusted_memory.server.app import build_server
+from trusted_memory.services.admin import AdminService
+from trusted_memory.services.agent import AgentService
+from trusted_memory.services.runtime import Runtime, open_runtime
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "mcp_memory"
+PACKAGE = Path(__file__).resolve().parents[1] / "trusted_memory"
 
 
 def module_name(path: Path) -> str:
@@ -59,19 +59,19 @@ def layer(name: str) -> str:
     parts = name.split(".")
     if len(parts) >= 2 and parts[1] in SUBPACKAGES:
         return parts[1]
-    return "entry" if name == "mcp_memory.__main__" else "root"
+    return "entry" if name == "trusted_memory.__main__" else "root"
 
 
 def test_the_graph_is_read() -> None:
-    assert "mcp_memory.server.app" in MODULES and "mcp_memory.services.agent" in GRAPH["mcp_memory.server.app"]
-    assert "mcp_memory.services.admin" in closure("mcp_memory.cli.admin")  # the walk does find the gate
+    assert "trusted_memory.server.app" in MODULES and "trusted_memory.services.agent" in GRAPH["trusted_memory.server.app"]
+    assert "trusted_memory.services.admin" in closure("trusted_memory.cli.admin")  # the walk does find the gate
 
 
 def test_server_cannot_reach_the_admin_side() -> None:
     # transfer_* modules (export reads quarantined atoms too) are as admin-only as transfer itself.
-    forbidden = {"mcp_memory.services.admin", "mcp_memory.services.doctor", "mcp_memory.store.privileged",
-                 *(n for n in MODULES if n.startswith("mcp_memory.services.transfer"))}
-    assert "mcp_memory.services.transfer" in forbidden
+    forbidden = {"trusted_memory.services.admin", "trusted_memory.services.doctor", "trusted_memory.store.privileged",
+                 *(n for n in MODULES if n.startswith("trusted_memory.services.transfer"))}
+    assert "trusted_memory.services.transfer" in forbidden
     for name in MODULES:
         if layer(name) == "server":
             reached = closure(name) & forbidden
@@ -79,16 +79,16 @@ def test_server_cannot_reach_the_admin_side() -> None:
 
 
 def test_only_the_admin_cli_builds_the_admin_service() -> None:
-    users = {n for n, deps in GRAPH.items() if "mcp_memory.services.admin" in deps or
-             any(d.startswith("mcp_memory.services.admin.") for d in deps)}
-    assert users <= {"mcp_memory.cli.admin"} | {n for n in MODULES if n.startswith("mcp_memory.cli.")}
-    privileged_users = {n for n, deps in GRAPH.items() if "mcp_memory.store.privileged" in deps or
-                        any(d.startswith("mcp_memory.store.privileged.") for d in deps)}
-    assert privileged_users <= {"mcp_memory.services.admin", "mcp_memory.services.transfer", "mcp_memory.services.doctor"}
+    users = {n for n, deps in GRAPH.items() if "trusted_memory.services.admin" in deps or
+             any(d.startswith("trusted_memory.services.admin.") for d in deps)}
+    assert users <= {"trusted_memory.cli.admin"} | {n for n in MODULES if n.startswith("trusted_memory.cli.")}
+    privileged_users = {n for n, deps in GRAPH.items() if "trusted_memory.store.privileged" in deps or
+                        any(d.startswith("trusted_memory.store.privileged.") for d in deps)}
+    assert privileged_users <= {"trusted_memory.services.admin", "trusted_memory.services.transfer", "trusted_memory.services.doctor"}
 
 
 def test_agent_service_has_no_trust_raising_method() -> None:
-    from mcp_memory.services.agent import AgentService
+    from trusted_memory.services.agent import AgentService
 
     names = {n.lower() for n in dir(AgentService)}
     for word in ("promote", "confirm", "unpin", "source_class", "approve"):
@@ -124,5 +124,5 @@ ALLOWED = {
 
 def test_imports_point_down() -> None:
     for name, deps in GRAPH.items():
-        for dep in deps - {"mcp_memory"}:
+        for dep in deps - {"trusted_memory"}:
             assert layer(dep) in ALLOWED[layer(name)], f"{name} ({layer(name)}) imports {dep} ({layer(dep)})"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_memory.config import load_settings
-from mcp_memory.errors import ConfigError
+from trusted_memory.config import load_settings
+from trusted_memory.errors import ConfigError
 
 
 def test_defaults(tmp_path: Path) -> None:
@@ -99,7 +99,7 @@ def test_bool_and_flag_coercion(tmp_path: Path) -> None:
 
 
 def test_an_http_embedder_reads_cosines_on_its_configured_scale(tmp_path: Path) -> None:
-    from mcp_memory.embed.openai_http import OpenAIEmbedder
+    from trusted_memory.embed.openai_http import OpenAIEmbedder
 
     settings = load_settings(environ={
         "MCP_MEMORY_EMBEDDING__PROVIDER": "http", "MCP_MEMORY_EMBEDDING__BASE_URL": "http://127.0.0.1:9/v1",

@@ -6,9 +6,9 @@ import argparse
 import re
 from pathlib import Path
 
-from mcp_memory.cli.admin import build_parser
-from mcp_memory.config import KEY_TYPES
-from mcp_memory.server.actions import ACTIONS
+from trusted_memory.cli.admin import build_parser
+from trusted_memory.config import KEY_TYPES
+from trusted_memory.server.actions import ACTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -34,6 +34,6 @@ def test_every_admin_command_is_documented() -> None:
 def test_ci_runs_the_readme_test_command() -> None:
     blocks = re.findall(r"```sh\n(.*?)\n```", README, flags=re.S)
     test_command = next(b for b in blocks if "pytest" in b)
-    install_command = next(b for b in blocks if b.endswith("mcp-memory"))
+    install_command = next(b for b in blocks if b.endswith("trusted-memory"))
     assert test_command in (ROOT / ".ci" / "run").read_text()
     assert install_command.startswith("python3 -m venv .venv")

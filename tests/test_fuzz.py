@@ -38,23 +38,23 @@ from mcp import Client, MCPError
 from mcp.types import CallToolResult
 from pydantic import BaseModel
 
-from mcp_memory.config import Settings, load_settings
-from mcp_memory.model import (
+from trusted_memory.config import Settings, load_settings
+from trusted_memory.model import (
     ATOM_TYPES,
     IMPORTANCE_LEVELS,
     SCOPES,
     TARGETS,
     TRUSTED_SOURCES,
 )
-from mcp_memory.scan import scan
-from mcp_memory.server.actions import ACTIONS
-from mcp_memory.server.app import build_server
-from mcp_memory.services.atoms import ATOM_TEXT_MAX, NOTE_TEXT_MAX, AtomsService
-from mcp_memory.services.facts import MAX_FIELD_BYTES
-from mcp_memory.services.runtime import open_runtime
-from mcp_memory.text import content_terms
-from mcp_memory.usermodel import load_model
-from mcp_memory.trust import AGENT_DECLARABLE
+from trusted_memory.scan import scan
+from trusted_memory.server.actions import ACTIONS
+from trusted_memory.server.app import build_server
+from trusted_memory.services.atoms import ATOM_TEXT_MAX, NOTE_TEXT_MAX, AtomsService
+from trusted_memory.services.facts import MAX_FIELD_BYTES
+from trusted_memory.services.runtime import open_runtime
+from trusted_memory.text import content_terms
+from trusted_memory.usermodel import load_model
+from trusted_memory.trust import AGENT_DECLARABLE
 
 GENERIC = "Error executing tool memory"
 EXAMPLES_PER_ACTION = 40

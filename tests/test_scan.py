@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_memory.scan import KINDS, Finding, describe, normalize_for_dedup, scan, strip_invisible
+from trusted_memory.scan import KINDS, Finding, describe, normalize_for_dedup, scan, strip_invisible
 
 CORPUS_PATH = Path(__file__).parent / "data" / "scanner_corpus.json"
 HIDDEN_KINDS = {"invisible_unicode", "bidi_control", "tag_characters"}

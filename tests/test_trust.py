@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_memory.model import TAINTED_SOURCES, TRUSTED_SOURCES
-from mcp_memory.trust import AGENT_DECLARABLE, is_trusted, place, trust_boost
+from trusted_memory.model import TAINTED_SOURCES, TRUSTED_SOURCES
+from trusted_memory.trust import AGENT_DECLARABLE, is_trusted, place, trust_boost
 
 
 @pytest.mark.parametrize("source", TRUSTED_SOURCES)

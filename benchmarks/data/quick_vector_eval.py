@@ -20,7 +20,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # run from a checkout without installing
 
-from mcp_memory.embed.hashing import HashingEmbedder  # noqa: E402
+from trusted_memory.embed.hashing import HashingEmbedder  # noqa: E402
 
 
 def load(name: str) -> list[dict[str, object]]:

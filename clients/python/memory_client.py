@@ -1,8 +1,8 @@
-"""Drive mcp-memory from Python: start the server over stdio, store two memories, search them.
+"""Drive trusted-memory from Python: start the server over stdio, store two memories, search them.
 
 Usage: python clients/python/memory_client.py [--home DIR]
 
-The `mcp-memory` command must be on PATH (`pip install mcp-memory`). Without --home the
+The `trusted-memory` command must be on PATH (`pip install trusted-memory`). Without --home the
 script uses $MCP_MEMORY_HOME or ~/.mcp-memory, the store every host shares, so it writes two
 demo memories there; pass --home /tmp/memory-demo to try it on a scratch store.
 """
@@ -35,7 +35,7 @@ async def call(client: Client, arguments: dict[str, Any]) -> dict[str, Any]:
 
 async def main(home: Path) -> None:
     params = StdioServerParameters(
-        command="mcp-memory", args=[],
+        command="trusted-memory", args=[],
         # The server process inherits almost nothing: pass the store folder and PATH explicitly.
         env={"MCP_MEMORY_HOME": str(home), "PATH": os.environ.get("PATH", "")},
     )
@@ -62,7 +62,7 @@ if __name__ == "__main__":
     default_home = os.environ.get("MCP_MEMORY_HOME", "~/.mcp-memory")
     parser.add_argument("--home", default=default_home, help=f"store folder (default {default_home})")
     home = Path(parser.parse_args().home).expanduser().resolve()
-    if shutil.which("mcp-memory") is None:
-        sys.exit("mcp-memory is not on PATH; install it with `pip install mcp-memory` (or activate its venv).")
+    if shutil.which("trusted-memory") is None:
+        sys.exit("trusted-memory is not on PATH; install it with `pip install trusted-memory` (or activate its venv).")
     print(f"store: {home}")
     asyncio.run(main(home))

@@ -15,9 +15,9 @@ from typing import Any, TypeVar
 
 import pytest
 
-from mcp_memory.cli.admin import main
-from mcp_memory.config import Settings, load_settings
-from mcp_memory.services.runtime import Runtime, open_runtime
+from trusted_memory.cli.admin import main
+from trusted_memory.config import Settings, load_settings
+from trusted_memory.services.runtime import Runtime, open_runtime
 
 T = TypeVar("T")
 BIN = Path(sys.executable).parent
@@ -54,10 +54,10 @@ def cli_json(capsys: pytest.CaptureFixture[str], home: Path, *args: str, status:
 
 
 def admin_script() -> Path:
-    """The installed `mcp-memory-admin` next to this interpreter, or skip."""
-    path = BIN / "mcp-memory-admin"
+    """The installed `trusted-memory-admin` next to this interpreter, or skip."""
+    path = BIN / "trusted-memory-admin"
     if not path.is_file() or not os.access(path, os.X_OK):
-        pytest.skip(f"mcp-memory-admin is not installed next to {sys.executable} (pip install -e .)")
+        pytest.skip(f"trusted-memory-admin is not installed next to {sys.executable} (pip install -e .)")
     return path
 
 

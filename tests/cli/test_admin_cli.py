@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from mcp_memory.cli import gate, review_commands
-from mcp_memory.cli.admin import parse_since
-from mcp_memory.errors import InvalidInput
-from mcp_memory.model import Atom
-from mcp_memory.services.admin import AdminService
-from mcp_memory.services.atoms import AtomDraft, AtomsService
-from mcp_memory.services.runtime import Runtime
+from trusted_memory.cli import gate, review_commands
+from trusted_memory.cli.admin import parse_since
+from trusted_memory.errors import InvalidInput
+from trusted_memory.model import Atom
+from trusted_memory.services.admin import AdminService
+from trusted_memory.services.atoms import AtomDraft, AtomsService
+from trusted_memory.services.runtime import Runtime
 
 from ._support import cli, cli_json, run_script, with_runtime
 

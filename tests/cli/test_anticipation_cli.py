@@ -1,4 +1,4 @@
-"""`mcp-memory-admin model`, `nudges` and confirming a style inference, through the real entry point."""
+"""`trusted-memory-admin model`, `nudges` and confirming a style inference, through the real entry point."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from mcp_memory.services.agent import AgentService
-from mcp_memory.services.atoms import AtomDraft
-from mcp_memory.services.runtime import Runtime
+from trusted_memory.services.agent import AgentService
+from trusted_memory.services.atoms import AtomDraft
+from trusted_memory.services.runtime import Runtime
 
 from ._support import admin_script, child_env, cli, cli_json, with_runtime
 

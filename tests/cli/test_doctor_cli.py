@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from mcp_memory.model import Atom
-from mcp_memory.services.atoms import AtomDraft, AtomsService
-from mcp_memory.services.runtime import Runtime
+from trusted_memory.model import Atom
+from trusted_memory.services.atoms import AtomDraft, AtomsService
+from trusted_memory.services.runtime import Runtime
 
 from ._support import cli, cli_json, run_script, with_runtime
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from mcp_memory.services.agent import AgentService
-from mcp_memory.services.runtime import Runtime
-from mcp_memory.services.session import ToolEvent
+from trusted_memory.services.agent import AgentService
+from trusted_memory.services.runtime import Runtime
+from trusted_memory.services.session import ToolEvent
 
 from ._support import cli, cli_json, with_runtime
 

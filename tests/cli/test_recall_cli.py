@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_memory.services.atoms import AtomDraft, AtomsService
-from mcp_memory.services.runtime import Runtime
+from trusted_memory.services.atoms import AtomDraft, AtomsService
+from trusted_memory.services.runtime import Runtime
 
 from ._support import cli, cli_json, settings_for, with_runtime
 

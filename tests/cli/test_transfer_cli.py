@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from mcp_memory.services.admin import AdminService
-from mcp_memory.services.agent import AgentService
-from mcp_memory.services.atoms import AtomDraft, AtomsService
-from mcp_memory.services.runtime import Runtime
+from trusted_memory.services.admin import AdminService
+from trusted_memory.services.agent import AgentService
+from trusted_memory.services.atoms import AtomDraft, AtomsService
+from trusted_memory.services.runtime import Runtime
 
 from ._support import cli, cli_json, records, run_script, with_runtime
 
@@ -69,7 +69,7 @@ def test_export_then_import_into_an_empty_store_reproduces_everything(source: Pa
     assert stat.S_IMODE(os.stat(dump).st_mode) == 0o600  # the export is as private as the store
     original = dump.read_text()
     header, *rest = records(original)
-    assert header["kind"] == "header" and header["format"] == "mcp-memory-export" and header["version"] == 1
+    assert header["kind"] == "header" and header["format"] == "trusted-memory-export" and header["version"] == 1
     kinds = {r["kind"] for r in rest}
     assert kinds == {"fact", "atom", "pending", "user_model", "event"}
 
@@ -184,7 +184,7 @@ def test_a_bad_line_fails_the_whole_import_and_changes_nothing(
 def test_validation_names_the_line(
     line: object, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    header = {"kind": "header", "format": "mcp-memory-export", "version": 1, "schema_version": 1, "exported_at": 1.0}
+    header = {"kind": "header", "format": "trusted-memory-export", "version": 1, "schema_version": 1, "exported_at": 1.0}
     dump = tmp_path / "one.jsonl"
     dump.write_text(json.dumps(header) + "\n\n" + json.dumps(line) + "\n")
     code, _, err = cli(capsys, tmp_path / "home", "import", "--yes", str(dump))

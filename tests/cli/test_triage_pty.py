@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from mcp_memory.model import Atom, PendingReview
-from mcp_memory.services.admin import AdminService
-from mcp_memory.services.atoms import AtomDraft, AtomsService
-from mcp_memory.services.runtime import Runtime
+from trusted_memory.model import Atom, PendingReview
+from trusted_memory.services.admin import AdminService
+from trusted_memory.services.atoms import AtomDraft, AtomsService
+from trusted_memory.services.runtime import Runtime
 
 from ._support import Pty, cli, with_runtime
 

@@ -64,7 +64,7 @@ def stop(proc: subprocess.Popen[Any]) -> None:
 
 @dataclass
 class Served:
-    """A running `mcp-memory serve` child."""
+    """A running `trusted-memory serve` child."""
 
     proc: subprocess.Popen[bytes]
     host: str
@@ -90,8 +90,8 @@ class Served:
 def serve(
     workdir: Path, args: Sequence[str], *, env: Mapping[str, str] | None = None, host: str = "127.0.0.1",
 ) -> Iterator[Served]:
-    """Run `mcp-memory serve --host H --port P <args>` until it listens; stop it on exit."""
-    exe = console_script("mcp-memory")
+    """Run `trusted-memory serve --host H --port P <args>` until it listens; stop it on exit."""
+    exe = console_script("trusted-memory")
     port = free_port(host)
     workdir.mkdir(parents=True, exist_ok=True)
     out_path, err_path = workdir / "stdout.txt", workdir / "stderr.txt"
@@ -107,9 +107,9 @@ def serve(
         deadline = time.monotonic() + START_DEADLINE_S
         while not is_listening(port, host):
             if proc.poll() is not None:
-                pytest.fail(f"mcp-memory serve exited with {proc.returncode} before listening:\n{served.stderr()}")
+                pytest.fail(f"trusted-memory serve exited with {proc.returncode} before listening:\n{served.stderr()}")
             if time.monotonic() > deadline:
-                pytest.fail(f"mcp-memory serve did not listen on {port} within {START_DEADLINE_S}s:\n{served.stderr()}")
+                pytest.fail(f"trusted-memory serve did not listen on {port} within {START_DEADLINE_S}s:\n{served.stderr()}")
             time.sleep(0.05)
         yield served
     finally:

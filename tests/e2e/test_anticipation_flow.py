@@ -33,7 +33,7 @@ async def turn(client: Client, session: str, message: str) -> Any:
 
 async def test_scripted_conversation_over_stdio(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    server = StdioServerParameters(command=str(console_script("mcp-memory")), env=child_env(home))
+    server = StdioServerParameters(command=str(console_script("trusted-memory")), env=child_env(home))
     async with Client(server) as client:
         rule = await call(client, action="add_atom", atom_type="convention", source="user_said",
                           content="Run the test suite with make test-all; it needs the db container up first.")
@@ -64,11 +64,11 @@ async def test_scripted_conversation_over_stdio(tmp_path: Path) -> None:
         guess = next(p for p in pending if p["field_path"] == "style.verbosity")
         assert guess["value"] == "concise"
         refused = await client.call_tool("memory", {"action": "confirm_pending_review", "review_id": guess["id"]})
-        assert refused.is_error and "mcp-memory-admin confirm" in refused.content[0].text  # type: ignore[union-attr]
+        assert refused.is_error and "trusted-memory-admin confirm" in refused.content[0].text  # type: ignore[union-attr]
         block = await call(client, action="context", session_id="conv", message="what next")
         assert "verbosity" not in block["rendered"]
 
-    admin = console_script("mcp-memory-admin")
+    admin = console_script("trusted-memory-admin")
     done = subprocess.run([str(admin), "confirm", "--yes", guess["id"]], env=child_env(home), stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr

@@ -37,7 +37,7 @@ def test_every_host_config_exists() -> None:
 
 
 @pytest.mark.parametrize("path", _json_files(), ids=lambda p: str(p.relative_to(CLIENTS)))
-def test_client_json_parses_and_runs_mcp_memory(path: Path) -> None:
+def test_client_json_parses_and_runs_trusted_memory(path: Path) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     rel = str(path.relative_to(CLIENTS))
     maps = [key for key in SERVER_MAPS if key in data]
@@ -47,7 +47,7 @@ def test_client_json_parses_and_runs_mcp_memory(path: Path) -> None:
     for key in maps:
         assert data[key], f"{rel}: empty {key}"
         for name, entry in data[key].items():
-            assert entry["command"] == "mcp-memory", f"{rel}: server {name!r} runs {entry.get('command')!r}"
+            assert entry["command"] == "trusted-memory", f"{rel}: server {name!r} runs {entry.get('command')!r}"
             assert entry.get("args", []) == [], rel
             assert entry["env"] == {"MCP_MEMORY_HOME": "~/.mcp-memory"}, rel
             if key == "servers":  # VS Code needs the transport type on every entry
@@ -117,22 +117,22 @@ def test_server_json_meets_registry_constraints() -> None:
     assert version is not None
     [pkg] = doc["packages"]
     assert doc["version"] == pkg["version"] == version.group(1)
-    assert (pkg["registryType"], pkg["identifier"], pkg["transport"]) == ("pypi", "mcp-memory", {"type": "stdio"})
+    assert (pkg["registryType"], pkg["identifier"], pkg["transport"]) == ("pypi", "trusted-memory", {"type": "stdio"})
     env = {v["name"]: v for v in pkg["environmentVariables"]}
     assert all(v["isRequired"] is False for v in env.values())
     assert env["MCP_MEMORY_EMBEDDING__API_KEY"]["isSecret"] is True
     # Each variable must be a setting the server knows (MCP_MEMORY_ + key path, groups joined by __).
-    from mcp_memory.config import KEY_TYPES
+    from trusted_memory.config import KEY_TYPES
 
     for name in env:
         key = name.removeprefix("MCP_MEMORY_").lower().replace("__", ".")
-        assert key in KEY_TYPES, f"{name} is not a setting of mcp-memory"
+        assert key in KEY_TYPES, f"{name} is not a setting of trusted-memory"
 
 
 @pytest.mark.parametrize(
     ("change", "complaint"),
     [
-        ({"name": "mcp-memory"}, "name"),
+        ({"name": "trusted-memory"}, "name"),
         ({"name": "io.github/a/b"}, "name"),
         ({"description": "x" * 101}, "description"),
         ({"version": "latest"}, "version"),
@@ -148,7 +148,7 @@ def test_registry_check_rejects_bad_documents(change: dict[str, str], complaint:
 
 
 def test_python_client_runs_end_to_end(tmp_path: Path) -> None:
-    console_script("mcp-memory")
+    console_script("trusted-memory")
     home = tmp_path / "home"
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "HOME": str(tmp_path)}
     env.pop("MCP_MEMORY_HOME", None)

@@ -29,10 +29,10 @@ WRITER = r"""
 import asyncio, json, sys, time
 from pathlib import Path
 
-from mcp_memory.config import load_settings
-from mcp_memory.errors import MemoryServerError
-from mcp_memory.services.agent import AgentService
-from mcp_memory.services.runtime import open_runtime
+from trusted_memory.config import load_settings
+from trusted_memory.errors import MemoryServerError
+from trusted_memory.services.agent import AgentService
+from trusted_memory.services.runtime import open_runtime
 
 name, home, workdir, ops = sys.argv[1], sys.argv[2], Path(sys.argv[3]), int(sys.argv[4])
 

@@ -1,4 +1,4 @@
-"""The trusted capture path end to end: `mcp-memory-hook` run from a shell the way Claude Code runs it."""
+"""The trusted capture path end to end: `trusted-memory-hook` run from a shell the way Claude Code runs it."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.e2e
 
 def hook(home: Path, event: str, payload: dict[str, Any], extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Pipe the hook's JSON on stdin, as the host does; the hook must always exit 0."""
-    exe = console_script("mcp-memory-hook")
+    exe = console_script("trusted-memory-hook")
     done = subprocess.run([str(exe), event], input=json.dumps(payload), env=child_env(home, extra_env),
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
@@ -88,8 +88,8 @@ def test_tool_stop_and_end_hooks(tmp_path: Path) -> None:
 
 
 def test_a_broken_hook_input_never_fails_the_host(tmp_path: Path) -> None:
-    exe = console_script("mcp-memory-hook")
+    exe = console_script("trusted-memory-hook")
     for junk in ("", "not json", "[1, 2]", json.dumps({"prompt": "no session id"})):
         done = subprocess.run([str(exe), "prompt"], input=junk, env=child_env(tmp_path / "home"),
                               capture_output=True, text=True, timeout=60, check=False)
-        assert done.returncode == 0 and done.stdout == "" and done.stderr.startswith("mcp-memory-hook:")
+        assert done.returncode == 0 and done.stdout == "" and done.stderr.startswith("trusted-memory-hook:")

@@ -1,4 +1,4 @@
-"""`mcp-memory serve` over streamable HTTP and SSE on loopback: SDK clients, auth, host checks, limits."""
+"""`trusted-memory serve` over streamable HTTP and SSE on loopback: SDK clients, auth, host checks, limits."""
 
 from __future__ import annotations
 
@@ -217,7 +217,7 @@ def test_oversized_body_is_413_on_sse(sse_server: Served) -> None:
 
 @pytest.mark.parametrize("transport", ["http", "sse"])
 def test_wildcard_bind_without_token_is_refused(tmp_path: Path, transport: str) -> None:
-    exe = console_script("mcp-memory")
+    exe = console_script("trusted-memory")
     port = free_port()
     done = subprocess.run(
         [str(exe), "serve", "--transport", transport, "--host", "0.0.0.0", "--port", str(port)],

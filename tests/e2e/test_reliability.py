@@ -40,9 +40,9 @@ def word(*parts: object) -> str:
 
 
 def admin(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run the installed `mcp-memory-admin` on the store."""
+    """Run the installed `trusted-memory-admin` on the store."""
     return subprocess.run(
-        [str(console_script("mcp-memory-admin")), "--home", str(home), *args], stdin=subprocess.DEVNULL,
+        [str(console_script("trusted-memory-admin")), "--home", str(home), *args], stdin=subprocess.DEVNULL,
         capture_output=True, text=True, env=child_env(home, EXTRA_ENV), timeout=ADMIN_TIMEOUT_S, check=False,
     )
 
@@ -63,8 +63,8 @@ def text_of(result: Any) -> str:
 
 @asynccontextmanager
 async def stdio_clients(tmp_path: Path, home: Path, names: tuple[str, ...]) -> AsyncIterator[list[Client]]:
-    """One SDK client per name, each on its own `mcp-memory` child, all on `home`."""
-    exe = console_script("mcp-memory")
+    """One SDK client per name, each on its own `trusted-memory` child, all on `home`."""
+    exe = console_script("trusted-memory")
     async with AsyncExitStack() as stack:
         clients = []
         for name in names:
@@ -150,7 +150,7 @@ async def drive(client: Client, led: Ledger, other: Ledger, seed: int) -> None:
 
 async def admin_during(home: Path, ledgers: list[Ledger], done: asyncio.Event, log: list[str], pinned: set[str]) -> None:
     """The admin CLI, as a person would run it, while the servers write."""
-    exe = str(console_script("mcp-memory-admin"))
+    exe = str(console_script("trusted-memory-admin"))
     step = 0
     # At least one full round (stats, list, pin) even if the servers finish first on a slow machine.
     while (not done.is_set() or step < 3) and step < 20:
@@ -241,12 +241,12 @@ async def test_forgetting_an_atom_leaves_no_association_to_it(tmp_path: Path) ->
 
 
 class RawServer:
-    """`mcp-memory` started here (its pid is ours to kill), spoken to in raw JSON-RPC lines."""
+    """`trusted-memory` started here (its pid is ours to kill), spoken to in raw JSON-RPC lines."""
 
     def __init__(self, home: Path, stderr: Path) -> None:
         with stderr.open("wb") as err:
             self.proc = subprocess.Popen(
-                [str(console_script("mcp-memory"))], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                [str(console_script("trusted-memory"))], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                 env=child_env(home, EXTRA_ENV), cwd=home.parent,
             )
         self.buffer = b""
@@ -455,7 +455,7 @@ async def test_a_damaged_file_names_the_repair_and_is_never_replaced(tmp_path: P
     damaged = db.read_bytes()
 
     started = await asyncio.to_thread(
-        subprocess.run, [str(console_script("mcp-memory"))], input="", capture_output=True, text=True,
+        subprocess.run, [str(console_script("trusted-memory"))], input="", capture_output=True, text=True,
         env=child_env(home, EXTRA_ENV), cwd=tmp_path, timeout=ADMIN_TIMEOUT_S, check=False,
     )
     if started.returncode != 0:

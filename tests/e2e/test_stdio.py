@@ -1,4 +1,4 @@
-"""The installed `mcp-memory` command over stdio, driven by the real SDK client."""
+"""The installed `trusted-memory` command over stdio, driven by the real SDK client."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 from mcp import Client, StdioServerParameters, stdio_client
 from mcp.client.session import IncomingMessage
 
-from mcp_memory.server.actions import ACTIONS
+from trusted_memory.server.actions import ACTIONS
 
 from ._support import child_env, console_script
 
@@ -32,8 +32,8 @@ async def stdio_server(
     tmp_path: Path, *, mode: str = "auto", extra_env: Mapping[str, str] | None = None,
     command: str | None = None, args: list[str] | None = None,
 ) -> AsyncIterator[Client]:
-    """A connected SDK client on a fresh `mcp-memory` child; fails the test on any non-protocol stdout line."""
-    exe = console_script("mcp-memory")
+    """A connected SDK client on a fresh `trusted-memory` child; fails the test on any non-protocol stdout line."""
+    exe = console_script("trusted-memory")
     params = StdioServerParameters(
         command=command or str(exe), args=args or [],
         env=child_env(tmp_path / "home", extra_env), cwd=str(tmp_path),
@@ -136,15 +136,15 @@ async def test_credentials_are_refused_naming_what_was_found(tmp_path: Path, sec
 
 @pytest.mark.anyio
 async def test_python_dash_m_serves(tmp_path: Path) -> None:
-    async with stdio_server(tmp_path, mode="legacy", command=sys.executable, args=["-m", "mcp_memory"]) as client:
-        assert client.server_info is not None and client.server_info.name == "mcp-memory"
+    async with stdio_server(tmp_path, mode="legacy", command=sys.executable, args=["-m", "trusted_memory"]) as client:
+        assert client.server_info is not None and client.server_info.name == "trusted-memory"
         assert [t.name for t in (await client.list_tools()).tools] == ["memory"]
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("where", ["before", "after"])
 async def test_home_flag_wins_before_or_after_serve(tmp_path: Path, where: str) -> None:
-    exe = console_script("mcp-memory")
+    exe = console_script("trusted-memory")
     flag_home = tmp_path / "flag-home"
     args = ["--home", str(flag_home), "serve"] if where == "before" else ["serve", "--home", str(flag_home)]
     async with stdio_server(tmp_path, command=str(exe), args=args) as client:
@@ -166,7 +166,7 @@ def _rpc(msg_id: int | None, method: str, params: dict[str, Any] | None = None) 
 @pytest.mark.anyio
 async def test_stdout_carries_only_protocol_and_logs_go_to_stderr(tmp_path: Path) -> None:
     """Raw pipe check: with INFO logging on, every stdout line is JSON-RPC and the logs are on stderr."""
-    exe = console_script("mcp-memory")
+    exe = console_script("trusted-memory")
     env = child_env(tmp_path / "home", {"MCP_MEMORY_LOG_LEVEL": "INFO"})
     requests = [
         _rpc(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -212,14 +212,14 @@ async def test_stdout_carries_only_protocol_and_logs_go_to_stderr(tmp_path: Path
                 assert (buffer + rest).strip() == b"", f"stray bytes on stdout: {(buffer + rest)!r}"
                 assert await proc.wait() == 0
     stderr = b"".join(stderr_chunks).decode(errors="replace")
-    assert responses[1]["result"]["serverInfo"]["name"] == "mcp-memory"
+    assert responses[1]["result"]["serverInfo"]["name"] == "trusted-memory"
     assert responses[2]["result"]["structuredContent"]["status"] == "added"
     assert [e["content"] for e in responses[3]["result"]["structuredContent"]["entries"]] == ["Uses zsh"]
     assert "migration" in stderr, stderr  # the INFO log line (store migrated) went to stderr, not stdout
 
 
 def test_bad_setting_fails_on_stderr_with_nothing_on_stdout(tmp_path: Path) -> None:
-    exe = console_script("mcp-memory")
+    exe = console_script("trusted-memory")
     env = child_env(tmp_path / "home", {"MCP_MEMORY_SERVER__PORT": "notanumber"})
     done = subprocess.run([str(exe)], env=env, cwd=tmp_path, stdin=subprocess.DEVNULL,
                           capture_output=True, timeout=20, check=False)
@@ -232,7 +232,7 @@ def test_bad_setting_fails_on_stderr_with_nothing_on_stdout(tmp_path: Path) -> N
 
 
 def test_unopenable_store_fails_with_a_message(tmp_path: Path) -> None:
-    exe = console_script("mcp-memory")
+    exe = console_script("trusted-memory")
     blocker = tmp_path / "blocker"
     blocker.write_text("a file where the store folder's parent should be")
     env = child_env(tmp_path / "home", {"MCP_MEMORY_HOME": str(blocker / "home")})

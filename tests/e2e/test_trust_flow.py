@@ -20,7 +20,7 @@ async def call(client: Client, **arguments: Any) -> Any:
 
 async def test_web_atom_needs_the_admin_cli_to_become_memory(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    server = StdioServerParameters(command=str(console_script("mcp-memory")), env=child_env(home))
+    server = StdioServerParameters(command=str(console_script("trusted-memory")), env=child_env(home))
     async with Client(server) as client:
         added = await call(client, action="add_atom", content="The quarterly review moved to Thursday", source="web")
         assert added.structured_content["status"] == "quarantined"
@@ -32,9 +32,9 @@ async def test_web_atom_needs_the_admin_cli_to_become_memory(tmp_path: Path) -> 
         quarantine = await call(client, action="list_quarantine")
         assert [a["id"] for a in quarantine.structured_content["atoms"]] == [atom_id]
         refused = await call(client, action="promote_atom", id=atom_id)
-        assert refused.is_error and f"mcp-memory-admin promote {atom_id}" in refused.content[0].text  # type: ignore[union-attr]
+        assert refused.is_error and f"trusted-memory-admin promote {atom_id}" in refused.content[0].text  # type: ignore[union-attr]
 
-    admin = console_script("mcp-memory-admin")
+    admin = console_script("trusted-memory-admin")
     no_tty = subprocess.run([str(admin), "promote", atom_id], env=child_env(home), stdin=subprocess.DEVNULL,
                             capture_output=True, text=True, timeout=60, check=False)
     assert no_tty.returncode == 1 and "--yes" in no_tty.stderr

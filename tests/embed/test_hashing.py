@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mcp_memory.embed.base import Embedder, EmbeddingSpace
-from mcp_memory.embed.hashing import HashingEmbedder, hash_feature, stem, tokenize
+from trusted_memory.embed.base import Embedder, EmbeddingSpace
+from trusted_memory.embed.hashing import HashingEmbedder, hash_feature, stem, tokenize
 
 TEXTS = [
     "I prefer pytest over unittest for every Python project.",
@@ -66,7 +66,7 @@ def test_deterministic_across_instances() -> None:
 def test_deterministic_across_processes() -> None:
     # A fresh interpreter has a different hash() salt; the bytes must still match exactly.
     code = (
-        "import sys, json; from mcp_memory.embed.hashing import HashingEmbedder; "
+        "import sys, json; from trusted_memory.embed.hashing import HashingEmbedder; "
         "texts = json.loads(sys.stdin.read()); "
         "sys.stdout.write(HashingEmbedder().embed_sync(texts).tobytes().hex())"
     )
@@ -147,7 +147,7 @@ def test_small_dims_drop_the_meaning_part() -> None:
         lexical[h % 48] += (-1.0 if h >> 63 else 1.0) * weight
     np.testing.assert_allclose(vec, lexical / np.linalg.norm(lexical), atol=1e-6)
     code = (
-        "import sys, mcp_memory.embed.hashing as h, mcp_memory.embed.lexicon as lx; "
+        "import sys, trusted_memory.embed.hashing as h, trusted_memory.embed.lexicon as lx; "
         "h.HashingEmbedder(48).embed_sync(['our new pup']); sys.exit(0 if lx._LOADED is None else 1)"
     )
     # ...and never reads the word table it would not use.
@@ -157,7 +157,7 @@ def test_small_dims_drop_the_meaning_part() -> None:
 def test_lexicon_is_not_loaded_on_import() -> None:
     # Start-up imports the embedder module; the ~4 MB table waits for the background warm-up.
     code = (
-        "import sys; import mcp_memory.embed.hashing as h, mcp_memory.embed.lexicon as lx; "
+        "import sys; import trusted_memory.embed.hashing as h, trusted_memory.embed.lexicon as lx; "
         "e = h.HashingEmbedder(); assert lx._LOADED is None; "
         "e.warm_up(); sys.exit(0 if lx._LOADED is not None else 1)"
     )
@@ -258,7 +258,7 @@ def test_rejects_tiny_dims() -> None:
 
 def test_base_module_does_not_import_numpy() -> None:
     code = (
-        "import sys; import mcp_memory.embed.base; "
+        "import sys; import trusted_memory.embed.base; "
         "sys.exit(1 if 'numpy' in sys.modules else 0)"
     )
     subprocess.run(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_memory.llm.anticipation_rules import first_pronoun, follow_up_intents, next_step
-from mcp_memory.llm.user_state_rules import infer_user_state
-from mcp_memory.usermodel import Inference, ModelField, load_model, normalize, route
+from trusted_memory.llm.anticipation_rules import first_pronoun, follow_up_intents, next_step
+from trusted_memory.llm.user_state_rules import infer_user_state
+from trusted_memory.usermodel import Inference, ModelField, load_model, normalize, route
 
 
 @pytest.mark.parametrize(("message", "pronoun"), [

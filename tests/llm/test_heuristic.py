@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_memory.llm.heuristic import (
+from trusted_memory.llm.heuristic import (
     Extracted,
     extract,
     looks_like_turn_or_refusal,
@@ -17,8 +17,8 @@ from mcp_memory.llm.heuristic import (
     strip_untrusted,
     summarize_turns,
 )
-from mcp_memory.model import ATOM_TYPES
-from mcp_memory.scan import scan
+from trusted_memory.model import ATOM_TYPES
+from trusted_memory.scan import scan
 
 SET = Path(__file__).resolve().parents[1] / "data" / "extraction_set.jsonl"
 _SAME = {"decision": "rule", "convention": "rule", "fact": "rule", "goal": "aim", "intent": "aim"}

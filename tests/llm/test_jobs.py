@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from mcp_memory.errors import LLMError
-from mcp_memory.llm.base import (
+from trusted_memory.errors import LLMError
+from trusted_memory.llm.base import (
     LLMInvalidOutput,
     LLMStats,
     LLMTimeout,
@@ -21,7 +21,7 @@ from mcp_memory.llm.base import (
     NullLLM,
     run_job,
 )
-from mcp_memory.llm.jobs import (
+from trusted_memory.llm.jobs import (
     EXTRACTION_TYPES,
     OMITTED_ROLE,
     ConsolidationOut,
@@ -36,7 +36,7 @@ from mcp_memory.llm.jobs import (
     merge_prompt,
     validate_consolidation,
 )
-from mcp_memory.model import ATOM_TYPES
+from trusted_memory.model import ATOM_TYPES
 
 KIB = 1024
 

@@ -18,9 +18,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from mcp_memory.config import LLMSettings
-from mcp_memory.errors import LLMError
-from mcp_memory.llm.base import (
+from trusted_memory.config import LLMSettings
+from trusted_memory.errors import LLMError
+from trusted_memory.llm.base import (
     LLMInvalidOutput,
     LLMStats,
     LLMTimeout,
@@ -28,8 +28,8 @@ from mcp_memory.llm.base import (
     extract_json_object,
     run_job,
 )
-from mcp_memory.llm.jobs import ExtractionOut, MergeJudgmentOut
-from mcp_memory.llm.openai_http import OpenAIChatLLM
+from trusted_memory.llm.jobs import ExtractionOut, MergeJudgmentOut
+from trusted_memory.llm.openai_http import OpenAIChatLLM
 
 GOOD = '{"same_fact": true, "merged": "I use neovim with the lazy.nvim plugin manager"}'
 # Built at run time so secret scanners reading this file do not flag a fake key.

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from mcp import Client, MCPError
 
-from mcp_memory.server.actions import ACTIONS
-from mcp_memory.services.admin import AdminService
-from mcp_memory.services.atoms import AtomsService
-from mcp_memory.services.runtime import Runtime
+from trusted_memory.server.actions import ACTIONS
+from trusted_memory.services.admin import AdminService
+from trusted_memory.services.atoms import AtomsService
+from trusted_memory.services.runtime import Runtime
 
 pytestmark = pytest.mark.anyio
 
@@ -60,7 +60,7 @@ async def test_no_route_to_trust(client: Client, runtime: Runtime, admin: AdminS
     for action in ("promote_atom", "confirm_pending_review", "promote_episode"):
         for target in (web_id, pending.id, trusted_id):
             result = await call(client, action=action, id=target)
-            assert result.is_error and "mcp-memory-admin" in result.content[0].text  # type: ignore[union-attr]
+            assert result.is_error and "trusted-memory-admin" in result.content[0].text  # type: ignore[union-attr]
     assert {"promote_atom", "confirm_pending_review", "promote_episode"} <= set(ACTIONS)
 
     # 3. Declaring trust it does not have.
@@ -124,8 +124,8 @@ async def test_no_route_to_trust(client: Client, runtime: Runtime, admin: AdminS
 
 
 async def test_strict_mode_holds_even_user_said(tmp_path: Any) -> None:
-    from mcp_memory.config import load_settings
-    from mcp_memory.server.app import build_server
+    from trusted_memory.config import load_settings
+    from trusted_memory.server.app import build_server
 
     settings = load_settings(
         environ={"MCP_MEMORY_HOME": str(tmp_path / "h"), "MCP_MEMORY_TRUST__AGENT_WRITES": "quarantine"}, cwd=tmp_path,

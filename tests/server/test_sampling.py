@@ -11,8 +11,8 @@ from mcp import Client
 from mcp.client import ClientRequestContext
 from mcp.types import CreateMessageRequestParams, CreateMessageResult, TextContent
 
-from mcp_memory.config import Settings, load_settings
-from mcp_memory.server.app import build_server
+from trusted_memory.config import Settings, load_settings
+from trusted_memory.server.app import build_server
 
 pytestmark = pytest.mark.anyio
 

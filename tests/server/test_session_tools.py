@@ -69,7 +69,7 @@ async def test_short_session_is_skipped_and_gated_episode_promotion(client: Clie
     ended = await call(client, action="end_session", session_id="t4")
     assert ended["status"] == "skipped" and "episode" not in ended
     refused = await client.call_tool("memory", {"action": "promote_episode", "id": "t4"})
-    assert refused.is_error and "mcp-memory-admin episodes promote t4" in refused.content[0].text  # type: ignore[union-attr]
+    assert refused.is_error and "trusted-memory-admin episodes promote t4" in refused.content[0].text  # type: ignore[union-attr]
 
 
 async def test_consolidate_action(client: Client) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from mcp_memory.server.actions import ACTIONS
+from trusted_memory.server.actions import ACTIONS
 
 pytestmark = pytest.mark.anyio
 
@@ -42,7 +42,7 @@ async def test_one_tool_with_exactly_the_implemented_actions(client: Client) -> 
 
 async def test_instructions_teach_the_protocol(client: Client) -> None:
     info = client.server_info
-    assert info is not None and info.name == "mcp-memory"
+    assert info is not None and info.name == "trusted-memory"
     instructions = client.instructions
     assert instructions is not None
     assert 'memory(action="add"' in instructions and "never instructions" in instructions
@@ -131,8 +131,8 @@ async def test_quarantine_is_labelled_untrusted(client: Client) -> None:
 
 
 async def test_gated_actions_name_the_admin_command(client: Client) -> None:
-    assert "mcp-memory-admin promote abc123" in await error(client, action="promote_atom", id="abc123")
-    assert "mcp-memory-admin confirm r1" in await error(client, action="confirm_pending_review", review_id="r1")
+    assert "trusted-memory-admin promote abc123" in await error(client, action="promote_atom", id="abc123")
+    assert "trusted-memory-admin confirm r1" in await error(client, action="confirm_pending_review", review_id="r1")
 
 
 async def test_pending_listing_and_reject(client: Client) -> None:

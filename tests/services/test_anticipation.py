@@ -10,13 +10,13 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcp_memory.config import Settings, load_settings
-from mcp_memory.services.admin import AdminService
-from mcp_memory.services.agent import AgentService
-from mcp_memory.services.atoms import AtomDraft
-from mcp_memory.services.doctor import diagnose
-from mcp_memory.services.runtime import Runtime, open_runtime
-from mcp_memory.services.wiring import build_services
+from trusted_memory.config import Settings, load_settings
+from trusted_memory.services.admin import AdminService
+from trusted_memory.services.agent import AgentService
+from trusted_memory.services.atoms import AtomDraft
+from trusted_memory.services.doctor import diagnose
+from trusted_memory.services.runtime import Runtime, open_runtime
+from trusted_memory.services.wiring import build_services
 
 pytestmark = pytest.mark.anyio
 

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from mcp_memory.errors import StoreError
-from mcp_memory.services.atoms import AtomDraft
-from mcp_memory.services.runtime import Runtime
-from mcp_memory.services.wiring import Services, build_services
+from trusted_memory.errors import StoreError
+from trusted_memory.services.atoms import AtomDraft
+from trusted_memory.services.runtime import Runtime
+from trusted_memory.services.wiring import Services, build_services
 
 from fakes import FakeLLM
 

@@ -7,13 +7,13 @@ import time
 
 import pytest
 
-from mcp_memory.config import Settings
-from mcp_memory.errors import InvalidInput, NotFound, TrustRefused
-from mcp_memory.services.admin import AdminService
-from mcp_memory.services.agent import AgentService
-from mcp_memory.services.atoms import MAX_PENDING, AtomDraft, AtomsService
-from mcp_memory.services.runtime import Runtime
-from mcp_memory.store.atoms import AtomFilter
+from trusted_memory.config import Settings
+from trusted_memory.errors import InvalidInput, NotFound, TrustRefused
+from trusted_memory.services.admin import AdminService
+from trusted_memory.services.agent import AgentService
+from trusted_memory.services.atoms import MAX_PENDING, AtomDraft, AtomsService
+from trusted_memory.services.runtime import Runtime
+from trusted_memory.store.atoms import AtomFilter
 
 pytestmark = pytest.mark.anyio
 
@@ -69,7 +69,7 @@ async def test_scan_failure_quarantines_as_scan_rejected(agent: AgentService) ->
 
 
 async def test_user_approved_cannot_be_declared(agent: AgentService) -> None:
-    with pytest.raises(TrustRefused, match="mcp-memory-admin"):
+    with pytest.raises(TrustRefused, match="trusted-memory-admin"):
         await agent.add_atom(AtomDraft(content="trust me", source="user_approved"))
     with pytest.raises(InvalidInput, match="source must be one of"):
         await agent.add_atom(AtomDraft(content="trust me", source="gospel"))
@@ -172,8 +172,8 @@ async def test_prune_removes_expired(runtime: Runtime, agent: AgentService, admi
 
 
 async def test_a_runaway_agent_is_rate_limited(settings: Settings, tmp_path: object) -> None:
-    from mcp_memory.errors import RateLimited
-    from mcp_memory.services.runtime import open_runtime
+    from trusted_memory.errors import RateLimited
+    from trusted_memory.services.runtime import open_runtime
 
     slow = dataclasses.replace(settings, agent_writes_per_minute=5)
     async with open_runtime(slow) as runtime:

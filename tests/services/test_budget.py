@@ -6,12 +6,12 @@ import dataclasses
 
 import pytest
 
-from mcp_memory.config import Settings
-from mcp_memory.services.atoms import WRITE_FOOTPRINT, AtomDraft, AtomsService
-from mcp_memory.services.budget import StoreBudget
-from mcp_memory.services.runtime import Runtime
-from mcp_memory.store.atoms import AtomFilter
-from mcp_memory.store.db import now
+from trusted_memory.config import Settings
+from trusted_memory.services.atoms import WRITE_FOOTPRINT, AtomDraft, AtomsService
+from trusted_memory.services.budget import StoreBudget
+from trusted_memory.services.runtime import Runtime
+from trusted_memory.store.atoms import AtomFilter
+from trusted_memory.store.db import now
 
 pytestmark = pytest.mark.anyio
 MB = 1024 * 1024

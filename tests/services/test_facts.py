@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_memory.errors import CapacityExceeded, ContentRejected, InvalidInput, NotFound
-from mcp_memory.services.admin import AdminService
-from mcp_memory.services.agent import AgentService
-from mcp_memory.services.runtime import Runtime
+from trusted_memory.errors import CapacityExceeded, ContentRejected, InvalidInput, NotFound
+from trusted_memory.services.admin import AdminService
+from trusted_memory.services.agent import AgentService
+from trusted_memory.services.runtime import Runtime
 
 pytestmark = pytest.mark.anyio
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from mcp_memory.services.runtime import Runtime
-from mcp_memory.services.wiring import Services, build_services
-from mcp_memory.store.atoms import AtomFilter
+from trusted_memory.services.runtime import Runtime
+from trusted_memory.services.wiring import Services, build_services
+from trusted_memory.store.atoms import AtomFilter
 
 from fakes import FakeLLM
 

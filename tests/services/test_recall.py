@@ -10,14 +10,14 @@ import httpx
 import numpy as np
 import pytest
 
-from mcp_memory.config import Settings, load_settings
-from mcp_memory.embed.hashing import HashingEmbedder
-from mcp_memory.embed.openai_http import OpenAIEmbedder
-from mcp_memory.services.atoms import AtomDraft, AtomsService
-from mcp_memory.services.recall import RecallService
-from mcp_memory.services.recall_types import RecallQuery
-from mcp_memory.services.runtime import Runtime, open_runtime
-from mcp_memory.store.atoms import AtomFilter
+from trusted_memory.config import Settings, load_settings
+from trusted_memory.embed.hashing import HashingEmbedder
+from trusted_memory.embed.openai_http import OpenAIEmbedder
+from trusted_memory.services.atoms import AtomDraft, AtomsService
+from trusted_memory.services.recall import RecallService
+from trusted_memory.services.recall_types import RecallQuery
+from trusted_memory.services.runtime import Runtime, open_runtime
+from trusted_memory.store.atoms import AtomFilter
 
 pytestmark = pytest.mark.anyio
 
@@ -220,7 +220,7 @@ def http_settings(settings: Settings, **embedding: object) -> Settings:
 async def test_embedder_outage_degrades_to_keyword_and_loses_no_write(runtime: Runtime, settings: Settings,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     server = FlakyEmbeddings()
-    monkeypatch.setattr("mcp_memory.embed.openai_http.BACKOFF_S", (0.0,))
+    monkeypatch.setattr("trusted_memory.embed.openai_http.BACKOFF_S", (0.0,))
     conf = http_settings(settings)
     recall = RecallService(runtime.store, conf, OpenAIEmbedder(conf.embedding, httpx.MockTransport(server)))
     atoms = AtomsService(runtime.store, conf, recall)

@@ -8,14 +8,14 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from mcp_memory.embed.hashing import HashingEmbedder
-from mcp_memory.embed.index import VectorIndex
-from mcp_memory.errors import InvalidInput
-from mcp_memory.services.atoms import AtomDraft, AtomsService
-from mcp_memory.services.recall import RecallService
-from mcp_memory.services.recall_types import RecallQuery, RecallResult
-from mcp_memory.services.runtime import Runtime
-from mcp_memory.store.atoms import AtomFilter
+from trusted_memory.embed.hashing import HashingEmbedder
+from trusted_memory.embed.index import VectorIndex
+from trusted_memory.errors import InvalidInput
+from trusted_memory.services.atoms import AtomDraft, AtomsService
+from trusted_memory.services.recall import RecallService
+from trusted_memory.services.recall_types import RecallQuery, RecallResult
+from trusted_memory.services.runtime import Runtime
+from trusted_memory.store.atoms import AtomFilter
 
 pytestmark = pytest.mark.anyio
 
@@ -70,7 +70,7 @@ def batch() -> list[RecallQuery]:
 
 @pytest.fixture
 def frozen(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("mcp_memory.services.recall.now", lambda: FIXED_NOW)
+    monkeypatch.setattr("trusted_memory.services.recall.now", lambda: FIXED_NOW)
 
 
 async def one_by_one(recall: RecallService, queries: Sequence[RecallQuery]) -> list[RecallResult]:
@@ -99,8 +99,8 @@ async def test_a_filtered_vector_search_is_the_same_whichever_way_it_checks_the_
     await seed(runtime)
     filtered = [q for q in batch() if q.filters.types or q.filters.tags]
     checked_a_few_at_a_time = await runtime.recall.search_many(filtered)
-    monkeypatch.setattr("mcp_memory.services.recall.NARROW_OVERFETCH", 1)
-    monkeypatch.setattr("mcp_memory.services.recall.NARROW_MAX_CHECKED", 0)  # list every admitted atom
+    monkeypatch.setattr("trusted_memory.services.recall.NARROW_OVERFETCH", 1)
+    monkeypatch.setattr("trusted_memory.services.recall.NARROW_MAX_CHECKED", 0)  # list every admitted atom
     assert await runtime.recall.search_many(filtered) == checked_a_few_at_a_time
 
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcp_memory.errors import InvalidInput, TrustRefused
-from mcp_memory.services.agent import AgentService
-from mcp_memory.services.recall_types import RecallQuery
-from mcp_memory.services.runtime import Runtime, open_runtime
-from mcp_memory.services.session import ToolEvent
-from mcp_memory.services.wiring import build_services
+from trusted_memory.errors import InvalidInput, TrustRefused
+from trusted_memory.services.agent import AgentService
+from trusted_memory.services.recall_types import RecallQuery
+from trusted_memory.services.runtime import Runtime, open_runtime
+from trusted_memory.services.session import ToolEvent
+from trusted_memory.services.wiring import build_services
 
 pytestmark = pytest.mark.anyio
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from mcp_memory.errors import InvalidInput, MigrationError, StoreCorrupt
-from mcp_memory.store.db import Store, now
-from mcp_memory.store.migrations import MIGRATIONS, Migration
+from trusted_memory.errors import InvalidInput, MigrationError, StoreCorrupt
+from trusted_memory.store.db import Store, now
+from trusted_memory.store.migrations import MIGRATIONS, Migration
 
 pytestmark = pytest.mark.anyio
 
@@ -145,7 +145,7 @@ async def test_two_connections_see_each_others_writes(tmp_path: Path) -> None:
 
 OPEN_FRESH = """
 import asyncio, pathlib, sys
-from mcp_memory.store.db import Store
+from trusted_memory.store.db import Store
 
 async def main() -> None:
     store = await Store.open(pathlib.Path(sys.argv[1]) / "memory.db")

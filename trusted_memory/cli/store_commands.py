@@ -1,0 +1,141 @@
+"""Admin commands over the store as a whole: export, import and doctor."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+from pathlib import Path
+
+from ..config import Settings
+from ..errors import InvalidInput
+from ..services.admin import AdminService
+from ..services.doctor import DoctorReport, run_doctor
+from ..services.transfer import ImportReport, apply_import, export_jsonl, parse_import
+from .gate import cancelled, confirm, for_person, require_person
+from .output import Progress, emit_json, safe, table
+
+
+async def cmd_export(admin: AdminService, args: argparse.Namespace) -> int:
+    """Write the whole store as JSONL to FILE (created 0600) or to stdout."""
+    progress = Progress()
+    if args.file in (None, "-"):
+        # On a terminal the records themselves show progress; a bar would tear through them.
+        report = await export_jsonl(admin.runtime, sys.stdout.write, None if sys.stdout.isatty() else progress)
+        sys.stdout.flush()
+        target, out = "stdout", sys.stderr
+    else:
+        path = Path(args.file)
+        # Write beside the target and rename, so an interrupted export never leaves half a file.
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        except OSError as exc:
+            raise InvalidInput(f"cannot write {path}: {exc.strerror}") from exc
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                report = await export_jsonl(admin.runtime, fh.write, progress)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        target, out = str(path), sys.stdout
+    total = sum(report.counts.values())
+    if args.json and out is sys.stdout:
+        emit_json({"file": target, "records": total, **report.counts,
+                   "schema_version": report.schema_version, "exported_at": report.exported_at})
+    else:
+        detail = ", ".join(f"{n} {kind}" for kind, n in report.counts.items())
+        print(f"exported {total} records to {target} ({detail}).", file=out)
+    return 0
+
+
+async def cmd_import(admin: AdminService, args: argparse.Namespace) -> int:
+    """Import a trusted-memory export or a reference memory-server graph (asks first)."""
+    require_person(args, "import")
+    path = Path(args.file)
+    try:
+        with path.open("rb") as fh:
+            plan = parse_import(fh, str(path))
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror}") from exc
+    counts = plan.counts()
+    summary = ", ".join(f"{n} {kind}" for kind, n in counts.items()) or "no records"
+    label = "trusted-memory export" if plan.format == "trusted-memory" else "reference memory-server graph"
+    if not args.yes:
+        with for_person(args):
+            print(f"{path}: {label} with {summary}.")
+            if not confirm(args, f"Import it into the memory store {admin.runtime.store.path}?"):
+                return cancelled()
+    report = await apply_import(admin.runtime, plan, Progress())
+    _print_import(report, args.json)
+    return 0
+
+
+def _print_import(report: ImportReport, as_json: bool) -> None:
+    if as_json:
+        emit_json(dataclasses.asdict(report))
+        return
+    def listed(counts: dict[str, int]) -> str:
+        return ", ".join(f"{n} {kind}" for kind, n in counts.items()) or "nothing"
+
+    print(f"imported {report.source} ({report.format}): added {listed(report.added)}; "
+          f"skipped {listed(report.skipped)} (already present).")
+    for reason, n in report.quarantined.items():
+        print(f"held {n} atom(s) in quarantine ({reason}); review them with `trusted-memory-admin quarantine`.")
+    if report.dropped:
+        print(f"dropped {report.dropped} pending review(s) that the content scanner flagged.")
+    if report.renumbered:
+        print(f"renumbered {report.renumbered} record(s) whose id was taken by a different one.")
+    for warning in report.warnings:
+        print(f"warning: {warning}")
+
+
+# --- doctor -----------------------------------------------------------------------------------
+
+
+async def cmd_doctor(settings: Settings, args: argparse.Namespace) -> int:
+    """Check the store (and with --repair fix it); exit 1 while problems remain."""
+    report = await run_doctor(settings, AdminService, repair=args.repair, progress=Progress())
+    if args.json:
+        emit_json({**dataclasses.asdict(report), "ok": report.ok})
+    else:
+        _print_doctor(report, args.repair)
+    return 0 if report.ok else 1
+
+
+def _print_doctor(report: DoctorReport, repair: bool) -> None:
+    print(f"store      {report.path}")
+    if report.damaged:
+        print(f"DAMAGED    {report.damaged}")
+        for line in report.integrity[:10] if report.salvage is None else ():
+            print(f"           {safe(line)}")
+    if report.salvage is not None:
+        print(f"salvaged   {report.salvage.copied} row(s) into a fresh store; the damaged file is kept at "
+              f"{report.salvage.damaged_copy}")
+        table(("table", "copied", "read errors", "rejected", "note"),
+              [(t.table, t.copied, t.read_errors, t.rejected, t.error or "") for t in report.salvage.tables])
+    elif report.damaged:
+        print("           nothing was changed; `trusted-memory-admin doctor --repair` sets the damaged file aside "
+              "and salvages what it can into a fresh store (stop the servers using it first)")
+        print("problems remain.")
+        return
+    if report.schema_version is not None:
+        current = "current" if report.schema_version == report.latest_schema else f"expected {report.latest_schema}"
+        print(f"schema     {report.schema_version} ({current})")
+    print("integrity  " + ("ok" if not report.integrity else f"FAILED: {'; '.join(report.integrity[:5])}"))
+    for check in report.checks:
+        if not check.found:
+            print(f"[ok]     {check.name}: {check.description}")
+            continue
+        fixed = f", repaired {check.repaired}" if check.repaired else ""
+        mark = "[fixed]" if not check.remaining else "[FAIL] "
+        print(f"{mark}  {check.name}: {len(check.found)} problem(s){fixed}")
+        for line in (check.remaining or check.found)[:20]:
+            print(f"           {safe(line)}")
+        if len(check.remaining or check.found) > 20:
+            print(f"           … and {len(check.remaining or check.found) - 20} more")
+        if check.remaining and check.hint and not (repair and "--repair" in check.hint):
+            print(f"           fix: {check.hint}")
+    print("healthy." if report.ok else "problems remain.")

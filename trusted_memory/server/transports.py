@@ -1,0 +1,78 @@
+"""Runs the server over stdio, SSE or streamable HTTP, refusing unsafe network set-ups."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+
+from mcp.server.transport_security import TransportSecuritySettings
+
+from ..config import Settings
+from ..errors import ConfigError
+from ..services.runtime import check_store
+from .app import build_server
+
+log = logging.getLogger(__name__)
+
+LOOPBACK_NAMES = ("localhost",)
+
+
+def is_loopback(host: str) -> bool:
+    """True for addresses only this machine can reach."""
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_network(settings: Settings) -> None:
+    """Refuse a bind that other machines could reach unless a bearer token guards it."""
+    server = settings.server
+    if server.transport != "stdio" and not is_loopback(server.host) and not server.token:
+        raise ConfigError(
+            f"refusing to serve {server.transport} on {server.host}: other machines could reach "
+            "the memory without credentials. Set a bearer token (--token or MCP_MEMORY_SERVER__TOKEN), "
+            "or bind 127.0.0.1."
+        )
+
+
+def _security(host: str) -> TransportSecuritySettings | None:
+    # The SDK protects exactly 127.0.0.1, localhost and ::1 by itself. Any other named host
+    # (another loopback address such as 127.0.0.2 included) keeps the same Host/Origin
+    # allow-list, widened to that host; a wildcard bind cannot know its public names, so
+    # there the bearer token is the guard.
+    if host in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::", ""):
+        return None
+    name = f"[{host}]" if ":" in host else host
+    return TransportSecuritySettings(
+        allowed_hosts=[f"{name}:*", "127.0.0.1:*", "localhost:*", "[::1]:*"],
+        allowed_origins=[f"http://{name}:*", f"https://{name}:*", "http://127.0.0.1:*", "http://localhost:*"],
+    )
+
+
+def serve(settings: Settings) -> None:
+    """Serve until the transport closes (stdio) or the process is stopped (HTTP, SSE)."""
+    check_network(settings)
+    # Inside the transport the store opens in the SDK's task group, where an error would surface
+    # as an exception group and a traceback; opening it once here gives the operator one line.
+    asyncio.run(check_store(settings))
+    mcp = build_server(settings)
+    server = settings.server
+    if server.transport == "stdio":
+        mcp.run()
+        return
+    body_limit = server.max_body_kb * 1024
+    log.warning("trusted-memory serving %s on %s:%s (store %s)", server.transport, server.host, server.port, settings.db_path)
+    if server.transport == "http":
+        mcp.run(
+            "streamable-http", host=server.host, port=server.port,
+            max_request_body_size=body_limit, transport_security=_security(server.host),
+        )
+    else:
+        mcp.run(
+            "sse", host=server.host, port=server.port,
+            max_request_body_size=body_limit, transport_security=_security(server.host),
+        )

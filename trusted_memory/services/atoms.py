@@ -1,0 +1,323 @@
+"""Atoms: small typed memories with provenance, placed by the trust rules (agent side)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..config import Settings
+from ..errors import InvalidInput, NotFound, TrustRefused
+from ..model import (
+    ATOM_TYPES, FALLBACK_ATOM_TYPE, IMPORTANCE_LEVELS, SCOPES, Actor, Atom, PendingReview,
+)
+from ..scan import describe, normalize_for_dedup, scan
+from ..store.atoms import AtomFilter
+from ..store.db import Store, now
+from ..trust import AGENT_DECLARABLE, place
+from .facts import check_field, preview
+from .budget import StoreBudget
+from .recall import RecallService
+
+ATOM_TEXT_MAX = 300
+NOTE_TEXT_MAX = 4000
+MAX_TAGS = 12
+MAX_TAG_CHARS = 40
+MAX_PENDING = 20
+DAY = 86400.0
+# What one atom write adds to the store at most, WAL frames included (~16 pages of 4 KiB: the row,
+# its indexes, FTS segments, the vector, the event): the size cap is checked against this.
+WRITE_FOOTPRINT = 64 * 1024
+_ID_RE = re.compile(r"^[0-9a-f]{32}$")
+_TAG_RE = re.compile(r"[^\w:./-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class AtomDraft:
+    """What a caller asks to store, before validation and placement."""
+
+    content: str
+    source: str
+    atom_type: str | None = None
+    confidence: float | None = None
+    importance: str | None = None
+    tags: Sequence[str] = ()
+    why: str | None = None
+    how_to_apply: str | None = None
+    pinned: bool = False
+    scope: str | None = None
+    project: str | None = None
+    session_id: str | None = None
+    turn: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AtomWrite:
+    """What an atom write did: stored live, quarantined, or found already present."""
+
+    status: str
+    atom: Atom
+    message: str
+
+
+def new_id() -> str:
+    """A fresh 128-bit random atom id in hex."""
+    return secrets.token_hex(16)
+
+
+def check_atom_id(atom_id: str) -> str:
+    """Validate the shape of an atom id."""
+    atom_id = atom_id.strip().lower().lstrip("#")
+    if not _ID_RE.match(atom_id):
+        raise InvalidInput(f"{preview(atom_id, 40)!r} is not an atom id (32 hex characters, as returned by add_atom)")
+    return atom_id
+
+
+def normalise_type(atom_type: str | None) -> str:
+    """A known atom type, or the fallback for anything else."""
+    if not atom_type:
+        return "fact"
+    name = atom_type.strip().lower()
+    return name if name in ATOM_TYPES else FALLBACK_ATOM_TYPE
+
+
+def check_tags(tags: Sequence[str]) -> tuple[str, ...]:
+    """Lower-cased, slug-like, unique tags."""
+    if len(tags) > MAX_TAGS:
+        raise InvalidInput(f"at most {MAX_TAGS} tags per atom; got {len(tags)}")
+    out: list[str] = []
+    for raw in tags:
+        tag = _TAG_RE.sub("-", str(raw).strip().lower()).strip("-")
+        if not tag or len(tag) > MAX_TAG_CHARS:
+            raise InvalidInput(f"each tag must be 1-{MAX_TAG_CHARS} letters, digits or - _ : . /; got {raw!r}")
+        if tag not in out:
+            out.append(tag)
+    return tuple(out)
+
+
+def check_text(text: str, atom_type: str) -> str:
+    """Enforce the per-type length limit; never cut silently."""
+    limit = NOTE_TEXT_MAX if atom_type == "note" else ATOM_TEXT_MAX
+    if len(text) > limit:
+        raise InvalidInput(
+            f"atom text is {len(text):,} characters; a {atom_type} atom holds at most {limit:,}. "
+            + ("Split it into several atoms, one statement each, or store it as atom_type='note'." if atom_type != "note" else "Split it into several notes.")
+        )
+    return text
+
+
+def _optional(name: str, value: str | None) -> str | None:
+    return (check_field(name, value, required=False) or None) if value else None
+
+
+def build_atom(draft: AtomDraft, settings: Settings, *, strict: bool) -> tuple[Atom, str]:
+    """Validate a draft and place it by the trust rules; returns the atom and its dedup key."""
+    atom_type = normalise_type(draft.atom_type)
+    # The atom's own length limits (300, notes 4,000) replace the generic 2,048-byte field cap.
+    text = check_text(draft.content.strip(), atom_type)
+    if not text:
+        raise InvalidInput("content is empty; give the memory to store")
+    source = draft.source.strip().lower()
+    if source == "user_approved":
+        raise TrustRefused(
+            "source 'user_approved' is set only when a human approves memory with trusted-memory-admin; "
+            "declare source='user_said' for the user's own words, or the class it came from."
+        )
+    if source not in AGENT_DECLARABLE:
+        raise InvalidInput(f"source must be one of {', '.join(AGENT_DECLARABLE)}; got {draft.source!r}")
+    confidence = 0.8 if draft.confidence is None else float(draft.confidence)
+    if not 0.0 <= confidence <= 1.0:
+        raise InvalidInput(f"confidence must be between 0 and 1; got {draft.confidence}")
+    importance = (draft.importance or "medium").strip().lower()
+    if importance not in IMPORTANCE_LEVELS:
+        raise InvalidInput(f"importance must be one of {', '.join(IMPORTANCE_LEVELS)}; got {draft.importance!r}")
+    project = _optional("project", draft.project)
+    scope = (draft.scope or ("project" if project else "user")).strip().lower()
+    if scope not in SCOPES:
+        raise InvalidInput(f"scope must be one of {', '.join(SCOPES)}; got {draft.scope!r}")
+    if scope == "project" and not project:
+        raise InvalidInput("scope='project' needs project= (the project's path or name)")
+    tags = check_tags(draft.tags)
+    why = _optional("why", draft.why)
+    how = _optional("how_to_apply", draft.how_to_apply)
+    session_id = _optional("session_id", draft.session_id)
+    if draft.turn is not None and not 0 <= draft.turn <= 10**9:
+        raise InvalidInput(f"turn must be between 0 and 1,000,000,000; got {draft.turn}")
+
+    findings = scan("\n".join(part for part in (text, why or "", how or "", " ".join(tags), project or "") if part))
+    placement = place(source, scan_failed=bool(findings), strict_agent_writes=strict)
+    ts = now()
+    atom = Atom(
+        id=new_id(), type=atom_type, text=text, source_class=source, confidence=confidence,
+        importance=importance, pinned=bool(draft.pinned) and not placement.quarantined, tags=tags,
+        scope=scope, status="quarantined" if placement.quarantined else "live",
+        created_at=ts, updated_at=ts, why=why, how_to_apply=how, project=project,
+        session_id=session_id, turn=draft.turn, quarantine_reason=placement.reason,
+        findings=describe(findings) if findings else None,
+        expires_at=ts + settings.quarantine_ttl_days * DAY if placement.quarantined else None,
+    )
+    return atom, normalize_for_dedup(text)
+
+
+def _write_message(atom: Atom) -> str:
+    if atom.status == "live":
+        return f"added atom {atom.id} ({atom.type})."
+    why = {
+        "scan_rejected": f"the content scanner flagged it ({atom.findings})",
+        "tainted": f"source '{atom.source_class}' is not the user's own words",
+        "strict_mode": "this store quarantines every agent-declared write (trust.agent_writes = quarantine)",
+    }.get(atom.quarantine_reason or "", "it needs review")
+    return (
+        f"quarantined for human review, not added to memory: {why}. It will not be recalled unless the "
+        f"user approves it with `trusted-memory-admin promote {atom.id}`."
+    )
+
+
+class AtomsService:
+    """Agent-side atom use cases."""
+
+    def __init__(self, store: Store, settings: Settings, recall: RecallService | None = None,
+                 budget: StoreBudget | None = None) -> None:
+        self._store = store
+        self._settings = settings
+        self._recall = recall
+        self._budget = budget or StoreBudget(store, settings)
+
+    async def add(self, draft: AtomDraft, *, actor: Actor = "agent", strict: bool | None = None) -> AtomWrite:
+        """Validate, scan and place an atom; re-adding the same normalised text returns the existing one."""
+        if strict is None:
+            strict = self._settings.trust.agent_writes == "quarantine"
+        atom, norm = build_atom(draft, self._settings, strict=strict)
+        # Embedding happens before the write lock is taken; if the embedder is down the atom is
+        # still stored and waits in the embed queue.
+        vector = await self._recall.vector_for(atom.text) if self._recall and atom.status == "live" else None
+        await self._budget.make_room(WRITE_FOOTPRINT + len(atom.text.encode("utf-8")) * 3)
+        async with self._store.write() as tx:
+            existing = await tx.atoms.find_by_norm(norm)
+            if existing is not None:
+                if existing.status == "quarantined":
+                    message = (
+                        f"this text is already held in quarantine as {existing.id}; adding it again does "
+                        f"not make it trusted. Only the user can: `trusted-memory-admin promote {existing.id}`."
+                    )
+                else:
+                    message = f"already remembered as atom {existing.id}; nothing stored twice."
+                return AtomWrite("existing", existing, message)
+            await tx.atoms.insert(atom, norm)
+            if self._recall is not None and atom.status == "live":
+                num = await tx.recall.num_of(atom.id)
+                if num is not None:
+                    await self._recall.index_written(tx, num, vector, atom.session_id)
+            kind = "atom_quarantined" if atom.status == "quarantined" else "atom_added"
+            await tx.events.append(
+                actor, kind, f"atom:{atom.id}",
+                {"type": atom.type, "source_class": atom.source_class, "reason": atom.quarantine_reason,
+                 "findings": atom.findings, "preview": preview(atom.text, 80)},
+            )
+        return AtomWrite(atom.status if atom.status == "quarantined" else "added", atom, _write_message(atom))
+
+    async def view(self, atom_id: str) -> Atom:
+        """A live atom by id; quarantined content is shown only by the quarantine listing."""
+        atom_id = check_atom_id(atom_id)
+        async with self._store.read() as rx:
+            atom = await rx.atoms.get(atom_id)
+        if atom is None:
+            raise NotFound(f"no atom {atom_id}; search or list atoms to find ids")
+        if atom.status != "live":
+            raise TrustRefused(
+                f"atom {atom_id} is quarantined (untrusted); its content is shown only by list_quarantine, "
+                "and only the user can release it with trusted-memory-admin."
+            )
+        return atom
+
+    async def forget(self, atom_id: str, *, actor: Actor = "agent") -> Atom:
+        """Delete an atom; a pinned one needs the user to unpin it first."""
+        atom_id = check_atom_id(atom_id)
+        async with self._store.write() as tx:
+            atom = await tx.atoms.get(atom_id)
+            if atom is None:
+                raise NotFound(f"no atom {atom_id}; nothing to forget")
+            if atom.pinned and actor == "agent":
+                raise TrustRefused(
+                    f"atom {atom_id} is pinned; only the user can unpin it (`trusted-memory-admin unpin {atom_id}`), "
+                    "after which it can be forgotten."
+                )
+            await tx.atoms.delete(atom_id)
+            await tx.events.append(
+                actor, "atom_forgotten", f"atom:{atom_id}",
+                {"status": atom.status, "source_class": atom.source_class, "text": atom.text},
+            )
+        return atom
+
+    async def pin(self, atom_id: str, *, actor: Actor = "agent") -> Atom:
+        """Pin a live atom so it is never evicted."""
+        atom_id = check_atom_id(atom_id)
+        async with self._store.write() as tx:
+            atom = await tx.atoms.get(atom_id)
+            if atom is None:
+                raise NotFound(f"no atom {atom_id}; nothing to pin")
+            if atom.status != "live":
+                raise TrustRefused(f"atom {atom_id} is quarantined; only approved memory can be pinned")
+            if not atom.pinned:
+                ts = now()
+                await tx.atoms.set_pinned(atom_id, ts)
+                await tx.events.append(actor, "atom_pinned", f"atom:{atom_id}", {})
+                atom = await tx.atoms.get(atom_id) or atom
+        return atom
+
+    async def list_live(self, f: AtomFilter, *, limit: int = 50) -> list[Atom]:
+        """Trusted atoms matching a filter, newest first."""
+        async with self._store.read() as rx:
+            return await rx.atoms.list(dataclasses.replace(f, status="live"), now=now(), limit=limit)
+
+    async def list_quarantine(self, *, limit: int = 50) -> list[Atom]:
+        """Quarantined atoms still inside their review window, newest first."""
+        async with self._store.read() as rx:
+            return await rx.atoms.list(AtomFilter(status="quarantined"), now=now(), limit=limit)
+
+    async def list_pending(self) -> list[PendingReview]:
+        """Inferences about the user waiting for review."""
+        async with self._store.read() as rx:
+            return await rx.pending.list(now=now())
+
+    async def reject_pending(self, review_id: str, *, actor: Actor = "agent") -> PendingReview:
+        """Drop a pending inference (rejecting never raises trust, so the agent may do it)."""
+        review_id = check_atom_id(review_id)
+        async with self._store.write() as tx:
+            item = await tx.pending.get(review_id)
+            if item is None:
+                raise NotFound(f"no pending review {review_id}; call list_pending_review for ids")
+            await tx.pending.delete(review_id)
+            await tx.events.append(
+                actor, "pending_rejected", f"pending:{review_id}",
+                {"field_path": item.field_path, "value": item.value},
+            )
+        return item
+
+    async def propose(
+        self, field_path: str, value: str, *, evidence: str, confidence: float, actor: Actor = "system",
+    ) -> PendingReview | None:
+        """Queue a speculative inference about the user (re-inferring refreshes it); None if scan-rejected."""
+        field_path = check_field("field_path", field_path)
+        value = check_field("value", value)
+        evidence = check_field("evidence", evidence, required=False)
+        if scan(f"{field_path}\n{value}\n{evidence}"):
+            return None
+        ts = now()
+        expires = ts + self._settings.pending_max_age_days * DAY
+        async with self._store.write() as tx:
+            existing = await tx.pending.find(field_path, value)
+            if existing is not None:
+                await tx.pending.refresh(existing.id, evidence=evidence, confidence=confidence, ts=ts, expires_at=expires)
+                await tx.events.append(actor, "pending_refreshed", f"pending:{existing.id}", {"field_path": field_path})
+                return await tx.pending.get(existing.id)
+            queue = await tx.pending.list(now=ts, include_expired=True)
+            for old in queue[: max(0, len(queue) - MAX_PENDING + 1)]:
+                await tx.pending.delete(old.id)
+                await tx.events.append("system", "pending_evicted", f"pending:{old.id}", {"field_path": old.field_path})
+            item = PendingReview(new_id(), field_path, value, evidence, confidence, ts, ts, expires)
+            await tx.pending.insert(item)
+            await tx.events.append(actor, "pending_added", f"pending:{item.id}", {"field_path": field_path, "value": value})
+        return item

@@ -1,0 +1,82 @@
+"""The size cap: when a write would pass `max_size_mb`, evict until the store is back under it.
+
+Eviction order: expired quarantine, then the rest of the quarantine (its retention is 0), then
+live atoms by lowest retention (confidence decayed by time since last use). Pinned and critical
+atoms are never evicted. Every eviction is an event with actor `system`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from ..config import Settings
+from ..errors import CapacityExceeded
+from ..ranking import retention
+from ..store.db import Store, now
+
+log = logging.getLogger(__name__)
+
+MB = 1024 * 1024
+HEADROOM = 0.95  # evict to 95 % so the next writes do not evict again at once
+BATCH_SHARE = 0.02
+
+
+class StoreBudget:
+    """Keeps the whole store (database and WAL) under its configured size."""
+
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self._store = store
+        self._settings = settings
+        self._lock = asyncio.Lock()
+
+    @property
+    def cap_bytes(self) -> int:
+        """The configured cap in bytes."""
+        return int(self._settings.max_size_mb * MB)
+
+    async def make_room(self, incoming_bytes: int = 2048) -> int:
+        """Before a write: evict if it would pass the cap; returns how many atoms were evicted."""
+        if await self._store.used_bytes() + incoming_bytes <= self.cap_bytes:
+            return 0
+        # The WAL counts too, and folding it back into the database loses nothing: try that first.
+        await self._store.release_space()
+        if await self._store.used_bytes() + incoming_bytes <= self.cap_bytes:
+            return 0
+        async with self._lock:
+            return await self._evict_to(int(self.cap_bytes * HEADROOM) - incoming_bytes)
+
+    async def _evict_to(self, target: int) -> int:
+        evicted = 0
+        while (used := await self._store.used_bytes()) > target:
+            async with self._store.read() as rx:
+                candidates = await rx.atoms.eviction_candidates()
+            if not candidates:
+                raise CapacityExceeded(
+                    f"the memory store is full ({used / MB:.1f} of {self._settings.max_size_mb:g} MB) and holds only "
+                    "pinned or critical atoms; unpin or forget some with trusted-memory-admin, or raise max_size_mb"
+                )
+            ts = now()
+            half_life = self._settings.recall.half_life_days
+
+            def order(row: tuple[int, str, str, float, float, float | None, float | None]) -> tuple[int, float]:
+                _, _, status, confidence, created, recalled, expires = row
+                if status == "quarantined":
+                    return (0 if expires is not None and expires <= ts else 1, 0.0)
+                return (2, retention(confidence=confidence, created_at=created, last_recalled_at=recalled, now=ts,
+                                     half_life_days=half_life, trusted=True, pinned=False))
+
+            ranked = sorted((order(row), row) for row in candidates)
+            batch = ranked[: max(20, int(len(ranked) * BATCH_SHARE))]
+            async with self._store.write() as tx:
+                await tx.atoms.delete_many([row[1] for _, row in batch])
+                for (_, score), (_, atom_id, status, *_rest) in batch:
+                    await tx.events.append("system", "atom_evicted", f"atom:{atom_id}", {
+                        "status": status, "retention": round(score, 6),
+                        "reason": f"store over {self._settings.max_size_mb:g} MB",
+                    })
+            evicted += len(batch)
+            await self._store.release_space()
+        if evicted:
+            log.warning("evicted %d atom(s) to keep the store under %g MB", evicted, self._settings.max_size_mb)
+        return evicted

@@ -1,0 +1,248 @@
+"""Episodes: one summary per finished session, with provenance, recall and near-duplicate control."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..config import Settings
+from ..errors import InvalidInput, NotFound, TrustRefused
+from ..llm.base import LLMStats, MemoryLLM, run_job
+from ..llm.heuristic import looks_like_turn_or_refusal, summarize_turns
+from ..llm.jobs import EpisodeOut, clip_transcript, episode_prompt
+from ..model import Actor, Episode, Session
+from ..ranking import keyword_part, relevance
+from ..scan import scan
+from ..store.db import Store, now
+from ..text import content_terms
+from .atoms import AtomDraft, AtomsService, new_id
+from .recall import RecallService
+from .recall_types import DUPLICATE_COSINE, says_the_same
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+MIN_TURNS = 3
+SUMMARY_MAX_BYTES = 2048
+MAX_REFLECTION_FACTS = 3
+MAX_REFLECTION_NOTES = 2
+DAY = 86400.0
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+_KEY_RE = re.compile(r"^[a-z][a-z0-9_.]{0,48}$")
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeHit:
+    """An episode that matches a query."""
+
+    episode: Episode
+    score: float
+    matched: str
+
+
+@dataclass(frozen=True, slots=True)
+class EndResult:
+    """What ending a session produced."""
+
+    session_id: str
+    episode: Episode | None
+    reason: str
+    proposals: int
+    notes: int
+
+
+def cut_at_sentence(text: str, max_bytes: int = SUMMARY_MAX_BYTES) -> str:
+    """Shorten to at most `max_bytes` UTF-8 bytes, ending at a sentence end when there is one."""
+    text = " ".join(text.split())
+    if len(text.encode("utf-8")) <= max_bytes:
+        return text
+    clipped = text.encode("utf-8")[:max_bytes].decode("utf-8", errors="ignore")
+    ends = [m.end() for m in _SENTENCE_END.finditer(clipped)]
+    return clipped[: ends[-1]] if ends else clipped.rsplit(" ", 1)[0]
+
+
+class EpisodesService:
+    """Summarise finished sessions and recall what happened in them."""
+
+    def __init__(self, store: Store, settings: Settings, recall: RecallService, atoms: AtomsService,
+                 llm: MemoryLLM, stats: LLMStats) -> None:
+        self._store = store
+        self._settings = settings
+        self._recall = recall
+        self._atoms = atoms
+        self._llm = llm
+        self._stats = stats
+
+    async def end_session(self, session: Session, *, actor: Actor = "agent") -> EndResult:
+        """Write the session's episode (≥ 3 turns), reflect, and close the session."""
+        async with self._store.read() as rx:
+            turns = await rx.sessions.turns(session.id)
+            existing = await rx.sessions.episode(session.id)
+        if existing is not None:
+            return EndResult(session.id, existing, "the session already has an episode", 0, 0)
+        if session.turns < MIN_TURNS:
+            await self._close(session, None, f"{session.turns} turn(s): under {MIN_TURNS}, no episode")
+            return EndResult(session.id, None, f"only {session.turns} turn(s); episodes need {MIN_TURNS}", 0, 0)
+        clipped = clip_transcript(turns)
+        out = await run_job(self._llm, *episode_prompt(clipped), EpisodeOut,
+                            timeout_s=self._settings.llm.timeout_s, stats=self._stats)
+        summary = out.summary if out is not None else None
+        if summary is None or looks_like_turn_or_refusal(summary):
+            summary = summarize_turns(clipped, SUMMARY_MAX_BYTES)
+        if not summary or looks_like_turn_or_refusal(summary) or scan(summary):
+            await self._close(session, None, "nothing worth keeping")
+            return EndResult(session.id, None, "nothing worth keeping in this session", 0, 0)
+        summary = cut_at_sentence(summary)
+        vector = await self._recall.vector_for(summary)
+        if vector is not None and await self._is_duplicate(vector[3], summary):
+            await self._close(session, None, "near-duplicate of an earlier episode")
+            return EndResult(session.id, None, "a near-duplicate of an earlier episode", 0, 0)
+        ts = now()
+        ttl = self._settings.sessions.episode_ttl_days
+        episode = Episode(
+            id=new_id(), session_id=session.id, project=session.project, summary=summary,
+            status="held" if session.untrusted else "live",
+            source_class="agent_generated" if session.untrusted else "user_said",
+            turns=session.turns, created_at=ts, expires_at=ts + ttl * DAY if ttl else None,
+        )
+        async with self._store.write() as tx:
+            await tx.sessions.add_episode(episode, vector[1] if vector else None, vector[2] if vector else None)
+            await tx.events.append(
+                actor, "episode_held" if session.untrusted else "episode_added", f"episode:{episode.id}",
+                {"session_id": session.id, "turns": session.turns, "reason": session.untrusted_reason},
+            )
+            for gone in await tx.sessions.evict_episodes(self._settings.sessions.max_episodes, ts):
+                await tx.events.append("system", "episode_evicted", f"episode:{gone.id}", {"session_id": gone.session_id})
+        proposals, notes = await self._reflect(session, out)
+        await self._close(session, episode, "episode written")
+        reason = ("held for review: the session touched indirect content "
+                  f"({session.untrusted_reason}); `trusted-memory-admin episodes promote {episode.id}` releases it"
+                  if session.untrusted else "episode written")
+        return EndResult(session.id, episode, reason, proposals, notes)
+
+    async def prompt_for(self, session_id: str) -> tuple[str, str] | None:
+        """The episode prompt of a session that would get an episode now, else None."""
+        async with self._store.read() as rx:
+            session = await rx.sessions.get(session_id.strip())
+            if session is None or session.turns < MIN_TURNS or await rx.sessions.episode(session.id) is not None:
+                return None
+            turns = await rx.sessions.turns(session.id)
+        return episode_prompt(clip_transcript(turns))
+
+    async def _reflect(self, session: Session, out: EpisodeOut | None) -> tuple[int, int]:
+        """Durable facts the LLM noticed wait for the user; its notes wait in quarantine."""
+        if out is None:
+            return 0, 0
+        proposals = 0
+        for fact in out.facts[:MAX_REFLECTION_FACTS]:
+            key = fact.key.strip().lower().replace(" ", "_")
+            if not _KEY_RE.match(key):
+                continue
+            if await self._atoms.propose(f"profile.{key}", fact.value, evidence=f"session {session.id}", confidence=0.6):
+                proposals += 1
+        notes = 0
+        for note in out.notes[:MAX_REFLECTION_NOTES]:
+            write = await self._atoms.add(AtomDraft(
+                content=note.text[:300], source="inferred", atom_type="note", tags=tuple(note.tags[:4]),
+                session_id=session.id, project=session.project,
+            ), actor="system")
+            notes += write.status != "existing"
+        return proposals, notes
+
+    async def _close(self, session: Session, episode: Episode | None, why: str) -> None:
+        async with self._store.write() as tx:
+            await tx.sessions.end(session.id, now())
+            await tx.events.append("system", "session_ended", f"session:{session.id}",
+                                   {"episode": episode.id if episode else None, "why": why})
+
+    async def _vectors(self) -> tuple[list[str], npt.NDArray[np.float32] | None]:
+        async with self._store.read() as rx:
+            rows = await rx.sessions.episode_vectors()
+        if not rows:
+            return [], None
+        import numpy as np  # lazy: numpy stays off the start-up path
+
+        from ..embed.index import dequantize  # lazy: numpy
+
+        return [r[0] for r in rows], np.stack([dequantize(scale, blob) for _, scale, blob in rows])
+
+    async def _is_duplicate(self, vector: npt.NDArray[np.float32], summary: str) -> bool:
+        """An episode already kept says the same: nearly the same vector and nearly the same words.
+
+        Meaning alone is not enough: two sessions on one topic read alike to an embedder with a
+        sense of meaning, yet each has its own outcome.
+        """
+        ids, matrix = await self._vectors()
+        if matrix is None:
+            return False
+        cosines = (matrix @ vector).tolist()
+        for i in (i for i, cosine in enumerate(cosines) if cosine >= DUPLICATE_COSINE):
+            async with self._store.read() as rx:
+                other = await rx.sessions.episode(ids[i])
+            # The very same text is a copy even when negated; otherwise the words must agree too.
+            if other is not None and (" ".join(summary.split()) == " ".join(other.summary.split())
+                                      or says_the_same(summary, other.summary)):
+                return True
+        return False
+
+    async def search(self, query: str, k: int = 3) -> list[EpisodeHit]:
+        """Live episodes matching a query: keyword and meaning, fused like atom recall."""
+        ts = now()
+        async with self._store.read() as rx:
+            keyword = dict(await rx.sessions.search_episodes(content_terms(query), ts, limit=k * 4))
+        cosines: dict[str, float] = {}
+        vectors = await self._recall.vector_for(query)
+        if vectors is not None:
+            ids, matrix = await self._vectors()
+            if matrix is not None:
+                cosines = {i: float(c) for i, c in zip(ids, matrix @ vectors[3], strict=True)}
+        best = max(keyword.values(), default=0.0)
+        weights = self._recall.weights
+        scored = []
+        for episode_id in set(keyword) | {i for i, c in cosines.items() if c > 0}:
+            rel = relevance(keyword_part(keyword.get(episode_id, 0.0), best),
+                            weights.vector_part(cosines.get(episode_id, 0.0)), weights.keyword_weight)
+            if rel >= weights.min_score:
+                scored.append((episode_id, rel))
+        scored.sort(key=lambda item: item[1], reverse=True)
+        hits = []
+        async with self._store.read() as rx:
+            for episode_id, rel in scored:
+                episode = await rx.sessions.episode(episode_id)
+                if episode is None or episode.status != "live" or (episode.expires_at and episode.expires_at <= ts):
+                    continue
+                why = "keywords" if episode_id in keyword else f"meaning (cosine {cosines.get(episode_id, 0):.2f})"
+                hits.append(EpisodeHit(episode, round(rel, 4), why))
+                if len(hits) >= k:
+                    break
+        return hits
+
+    async def view(self, key: str) -> Episode:
+        """A live episode by id or session id."""
+        key = key.strip()
+        if not key or len(key) > 128:
+            raise InvalidInput("give an episode id or a session id")
+        async with self._store.read() as rx:
+            episode = await rx.sessions.episode(key)
+        if episode is None:
+            raise NotFound(f"no episode {key}")
+        if episode.status != "live":
+            raise TrustRefused(
+                f"episode {episode.id} is held for review (its session touched indirect content); only the "
+                f"user can release it: `trusted-memory-admin episodes promote {episode.id}`"
+            )
+        return episode
+
+    async def listing(self, *, include_held: bool = False, limit: int = 50) -> list[Episode]:
+        """Episodes, newest first (held ones only when asked)."""
+        async with self._store.read() as rx:
+            return await rx.sessions.episodes(status=None if include_held else "live", limit=limit, now=now())
+
+
+def sentences(text: str) -> list[str]:
+    """Split prose into sentences (for note categorisation)."""
+    parts = re.split(r"(?<=[.!?])\s+|\n+", text)
+    return [p.strip() for p in parts if len(p.strip()) > 3]
+

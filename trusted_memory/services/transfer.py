@@ -1,0 +1,369 @@
+"""Export the whole store as JSONL, and import it back (or the reference memory server's graph).
+
+Native format, version 1: a header line, then one record per line.
+
+    {"kind":"header","format":"trusted-memory-export","version":1,"schema_version":2,"exported_at":T}
+    {"kind":"fact", ...every FactEntry field}
+    {"kind":"atom", ...every Atom field}
+    {"kind":"pending", ...every PendingReview field}
+    {"kind":"user_model","field_path":...,"value":...,"source_class":...,"updated_at":...}
+    {"kind":"event","event_kind":..., ...every other Event field}
+
+`kind` names the record, so an event's own kind travels as `event_kind`. Exporting and importing
+into an empty store reproduces every record field for field. Importing into a store that already
+holds data merges, and importing the same file twice changes nothing:
+
+- fact: skipped when the same entry, its key, or its normalised text is already in the target;
+  inserted under its own id, or under a new one when that id is taken by a different entry.
+- atom: skipped when its id is present, or its normalised text was already stored before this
+  import. A `live` atom is re-scanned: failing text is held in quarantine (`scan_rejected`), and a
+  live atom with an untrusted source class is held as `tainted`, so an edited export cannot put
+  anything into trusted memory that a human could not have approved.
+- pending: skipped when its id or its (field, value) is present; dropped when the scanner flags it.
+- user_model: the newer `updated_at` wins.
+- event: skipped when the same event is present; renumbered when its id is taken by another one.
+- facts and user-model fields are always-on trusted context with no quarantine of their own, so
+  one that fails the content scan fails the import, naming its line.
+
+The reference server (`@modelcontextprotocol/server-memory`) writes entity and relation lines; each
+observation becomes a `fact` atom "<name>: <observation>" (a `note` past 300 characters) and each
+relation an atom "<from> <relation type> <to>", as `user_approved` memory because a human chose to
+import their own graph; duplicates by normalised text are skipped. The format is detected from the
+first non-empty line. Every import validates every line first, then applies all of it in one write
+transaction with one `import` event (actor admin): a bad line changes nothing.
+
+This module detects the format, parses, and applies an import. The record types and the validation
+of a native line are in transfer_records.py, the reference graph's lines in transfer_reference.py,
+and the export in transfer_export.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+
+from ..errors import InvalidInput, MemoryServerError
+from ..model import Atom, Event, FactEntry, PendingReview
+from ..scan import describe, normalize_for_dedup, scan
+from ..store.db import Tx, now
+from ..store.privileged import PrivilegedOps
+from ..trust import is_trusted
+from .atoms import DAY, new_id
+from .facts import preview
+from .runtime import Runtime
+from .transfer_export import PAGE, dumps, export_jsonl, to_record
+from .transfer_records import (
+    FORMAT,
+    NATIVE_KINDS,
+    VERSION,
+    BadLine,
+    ExportReport,
+    GraphAtom,
+    Header,
+    ImportFormat,
+    ImportPlan,
+    ImportReport,
+    ProgressSink,
+    Record,
+    UserModelField,
+    Value,
+    load_line,
+    parse_header,
+)
+from .transfer_reference import GRAPH_CONFIDENCE, graph_atoms, slug
+
+# The names this module has always offered; the export, the records and the reference graph now
+# live in transfer_export, transfer_records and transfer_reference.
+__all__ = [
+    "FORMAT", "GRAPH_CONFIDENCE", "NATIVE_KINDS", "PAGE", "VERSION", "ExportReport", "GraphAtom", "Header",
+    "ImportFormat", "ImportPlan", "ImportReport", "ProgressSink", "Record", "UserModelField", "Value",
+    "apply_import", "dumps", "export_jsonl", "parse_import", "slug", "to_record",
+]
+
+# --- parsing ----------------------------------------------------------------------------------
+
+
+def parse_import(lines: Iterable[str | bytes], source: str) -> ImportPlan:
+    """Validate every line of an import file; any problem raises InvalidInput naming the line."""
+    fmt: ImportFormat | None = None
+    header: Header | None = None
+    records: list[Record] = []
+    number = 0
+    try:
+        for number, raw in enumerate(lines, start=1):
+            if not raw.strip():
+                continue
+            body = load_line(raw)
+            if fmt is None:
+                if body.get("kind") == "header":
+                    fmt, header = "trusted-memory", parse_header(body)
+                    continue
+                if body.get("type") in ("entity", "relation"):
+                    fmt = "reference-graph"
+                else:
+                    raise BadLine(
+                        "this is neither a trusted-memory export (its first line is a header with "
+                        f"format {FORMAT!r}) nor a reference memory-server graph (entity/relation lines)"
+                    )
+            if fmt == "reference-graph":
+                kind = str(body.get("type"))
+                records.extend(Record(number, kind, atom) for atom in graph_atoms(body))
+                continue
+            kind_value = body.pop("kind", None)
+            if kind_value == "header":
+                raise BadLine("a header may only be the first line")
+            if not isinstance(kind_value, str) or kind_value not in NATIVE_KINDS:
+                raise BadLine(f"unknown record kind {kind_value!r} (expected one of {', '.join(NATIVE_KINDS)})")
+            records.append(Record(number, kind_value, NATIVE_KINDS[kind_value](body)))
+    except (BadLine, MemoryServerError) as exc:
+        reason = exc.message if isinstance(exc, MemoryServerError) else str(exc)
+        raise InvalidInput(f"{source} line {number}: {reason}; nothing was imported") from exc
+    if fmt is None:
+        raise InvalidInput(f"{source} is empty; nothing to import")
+    return ImportPlan(source, fmt, tuple(records), header)
+
+
+# --- applying ---------------------------------------------------------------------------------
+
+
+def _scan_text(atom: Atom) -> str:
+    # The same fields the write path scans (services/atoms.build_atom).
+    parts = (atom.text, atom.why or "", atom.how_to_apply or "", " ".join(atom.tags), atom.project or "")
+    return "\n".join(p for p in parts if p)
+
+
+class _Importer:
+    """Applies one plan inside one write transaction, counting what it did."""
+
+    def __init__(self, runtime: Runtime, plan: ImportPlan, tx: Tx, ts: float) -> None:
+        self.settings = runtime.settings
+        self.plan = plan
+        self.tx = tx
+        self.ts = ts
+        self.added: dict[str, int] = {}
+        self.skipped: dict[str, int] = {}
+        self.quarantined: dict[str, int] = {}
+        self.dropped = 0
+        self.renumbered = 0
+        self.inserted_atoms: set[str] = set()
+        self.deferred: list[Event] = []
+        self.facts: list[FactEntry] = []
+        self.model: dict[str, tuple[str, str, float]] = {}
+
+    def count(self, kind: str, added: bool) -> None:
+        target = self.added if added else self.skipped
+        target[kind] = target.get(kind, 0) + 1
+
+    async def load(self) -> None:
+        self.facts = await self.tx.facts.list()
+        self.model = await self.tx.pending.user_model()
+
+    def refuse(self, rec: Record, what: str, text: str) -> None:
+        findings = scan(text)
+        if findings:
+            raise BadLine(
+                f"this {what} fails the content scan ({describe(findings)}); trusted context never holds "
+                f"such text. Remove or fix line {rec.line} and import again"
+            )
+
+    async def fact(self, rec: Record, entry: FactEntry) -> None:
+        self.refuse(rec, "fact", "\n".join((entry.content, entry.key or "", " ".join(entry.keywords))))
+        norm = normalize_for_dedup(entry.content)
+        if any(
+            e.target == entry.target
+            and ((entry.key is not None and e.key == entry.key) or normalize_for_dedup(e.content) == norm)
+            for e in self.facts
+        ):
+            self.count("fact", False)
+            return
+        if any(e.id == entry.id for e in self.facts):
+            # The id is taken by a different entry (another store's history): keep both.
+            entry = await self.tx.facts.insert(
+                entry.target, entry.content, key=entry.key, pinned=entry.pinned,
+                keywords=entry.keywords, ts=entry.created_at,
+            )
+            self.renumbered += 1
+        else:
+            await self.tx.facts.insert_raw(entry)
+        self.facts.append(entry)
+        self.count("fact", True)
+
+    def hold(self, atom: Atom, reason: str, findings: str | None) -> Atom:
+        self.quarantined[reason] = self.quarantined.get(reason, 0) + 1
+        return dataclasses.replace(
+            atom, status="quarantined", quarantine_reason=reason, findings=findings, pinned=False,
+            expires_at=self.ts + self.settings.quarantine_ttl_days * DAY,
+        )
+
+    async def atom(self, atom: Atom) -> None:
+        if await self.tx.atoms.get(atom.id) is not None:
+            self.count("atom", False)
+            return
+        norm = normalize_for_dedup(atom.text)
+        twin = await self.tx.atoms.find_by_norm(norm)
+        if twin is not None and twin.id not in self.inserted_atoms:
+            self.count("atom", False)
+            return
+        held = atom
+        if atom.status == "live":
+            findings = scan(_scan_text(atom))
+            if findings:
+                held = self.hold(atom, "scan_rejected", describe(findings))
+            elif not is_trusted(atom.source_class):
+                held = self.hold(atom, "tainted", None)
+        await self.tx.atoms.insert_raw(held, norm)
+        self.inserted_atoms.add(atom.id)
+        if held is not atom:
+            await self.tx.events.append(
+                "admin", "atom_quarantined", f"atom:{atom.id}",
+                {"type": atom.type, "source_class": atom.source_class, "reason": held.quarantine_reason,
+                 "findings": held.findings, "preview": preview(atom.text, 80), "import": self.plan.source},
+            )
+        self.count("atom", True)
+
+    async def pending(self, item: PendingReview) -> None:
+        if scan(f"{item.field_path}\n{item.value}\n{item.evidence}"):
+            # The write path never queues flagged inferences either (AtomsService.propose).
+            self.dropped += 1
+            return
+        self.count("pending", await self.tx.pending.insert(item))
+
+    async def user_model(self, rec: Record, item: UserModelField) -> None:
+        self.refuse(rec, "user-model field", f"{item.field_path}\n{item.value}\n{item.evidence}")
+        current = self.model.get(item.field_path)
+        if current is not None and current[2] >= item.updated_at:
+            self.count("user_model", False)
+            return
+        await PrivilegedOps(self.tx.conn).set_user_model(item.field_path, item.value, item.source_class, item.updated_at,
+                                                         item.evidence)
+        self.model[item.field_path] = (item.value, item.source_class, item.updated_at)
+        self.count("user_model", True)
+
+    async def event(self, event: Event) -> None:
+        existing = await self.tx.events.get(event.id)
+        if existing == event or await self.tx.events.find_same(event) is not None:
+            self.count("event", False)
+            return
+        if existing is None:
+            await self.tx.events.insert_raw(event)
+            self.count("event", True)
+        else:
+            # Its id belongs to another event here: append it after every id the file brings, so
+            # the new number cannot take the id of an event later in the file.
+            self.deferred.append(event)
+
+    async def renumber_deferred(self) -> None:
+        for event in self.deferred:
+            await self.tx.events.append(event.actor, event.kind, event.subject, event.detail, ts=event.ts)
+            self.renumbered += 1
+            self.count("event", True)
+        self.deferred.clear()
+
+    async def graph_atom(self, item: GraphAtom) -> None:
+        norm = normalize_for_dedup(item.text)
+        if await self.tx.atoms.find_by_norm(norm) is not None:
+            self.count("atom", False)
+            return
+        atom = Atom(
+            id=new_id(), type=item.type, text=item.text, source_class="user_approved",
+            confidence=GRAPH_CONFIDENCE, importance="medium", pinned=False, tags=item.tags, scope="user",
+            status="live", created_at=self.ts, updated_at=self.ts,
+        )
+        findings = scan(_scan_text(atom))
+        if findings:
+            atom = self.hold(atom, "scan_rejected", describe(findings))
+        await self.tx.atoms.insert(atom, norm)
+        await self.tx.events.append(
+            "admin", "atom_quarantined" if findings else "atom_added", f"atom:{atom.id}",
+            {"type": atom.type, "source_class": atom.source_class, "reason": atom.quarantine_reason,
+             "findings": atom.findings, "preview": preview(atom.text, 80), "import": self.plan.source},
+        )
+        self.count("atom", True)
+
+    async def apply(self, rec: Record) -> None:
+        value = rec.value
+        if isinstance(value, GraphAtom):
+            await self.graph_atom(value)
+        elif isinstance(value, FactEntry):
+            await self.fact(rec, value)
+        elif isinstance(value, Atom):
+            await self.atom(value)
+        elif isinstance(value, PendingReview):
+            await self.pending(value)
+        elif isinstance(value, UserModelField):
+            await self.user_model(rec, value)
+        else:
+            await self.event(value)
+
+    def warnings(self) -> tuple[str, ...]:
+        caps = {"user": self.settings.facts.user_cap, "env": self.settings.facts.env_cap}
+        out = []
+        for target, cap in caps.items():
+            used = sum(len(e.content) for e in self.facts if e.target == target)
+            if used > cap:
+                out.append(
+                    f"{target} facts now hold {used:,} of {cap:,} chars; remove entries with "
+                    f"`trusted-memory-admin facts remove {target} TEXT`"
+                )
+        return tuple(out)
+
+
+async def _apply_one(importer: _Importer, rec: Record) -> None:
+    """Apply one record, naming its line in any error."""
+    try:
+        await importer.apply(rec)
+    except BadLine as exc:
+        raise InvalidInput(f"{importer.plan.source} line {rec.line}: {exc}; nothing was imported") from exc
+    except MemoryServerError:
+        raise
+    except Exception as exc:
+        # A constraint the validator missed: still name the line; the transaction rolls back.
+        raise InvalidInput(
+            f"{importer.plan.source} line {rec.line}: the store refused this {rec.kind} ({exc}); "
+            "nothing was imported"
+        ) from exc
+
+
+async def apply_import(runtime: Runtime, plan: ImportPlan, progress: ProgressSink | None = None) -> ImportReport:
+    """Apply a validated plan in one write transaction, with one `import` event; all or nothing."""
+    if progress:
+        progress.start(len(plan.records), "import")
+    async with runtime.store.write() as tx:
+        if plan.header is not None and plan.header.schema_version > await tx.schema_version():
+            raise InvalidInput(
+                f"{plan.source} was exported from a newer store (schema {plan.header.schema_version}); "
+                "upgrade trusted-memory before importing it"
+            )
+        importer = _Importer(runtime, plan, tx, now())
+        await importer.load()
+        # Events first, so the few events the import itself appends number after the file's own.
+        events = [r for r in plan.records if r.kind == "event"]
+        for rec in events:
+            await _apply_one(importer, rec)
+            if progress:
+                progress.advance()
+        await importer.renumber_deferred()
+        for rec in plan.records:
+            if rec.kind == "event":
+                continue
+            await _apply_one(importer, rec)
+            if progress:
+                progress.advance()
+        warnings = importer.warnings()
+        event_id = await tx.events.append(
+            "admin", "import", f"import:{plan.source}",
+            {"format": plan.format, "added": importer.added, "skipped": importer.skipped,
+             "quarantined": importer.quarantined, "dropped": importer.dropped,
+             "renumbered": importer.renumbered, "warnings": list(warnings)},
+        )
+    if progress:
+        progress.close()
+    return ImportReport(
+        plan.source, plan.format, _ordered(importer.added), _ordered(importer.skipped), importer.quarantined,
+        importer.dropped, importer.renumbered, warnings, event_id,
+    )
+
+
+def _ordered(counts: dict[str, int]) -> dict[str, int]:
+    """Counts in the order records appear in an export."""
+    return {kind: counts[kind] for kind in (*NATIVE_KINDS, *counts) if kind in counts}

@@ -1,0 +1,324 @@
+"""The JSONL records of an export or import, and the validation of one native export line.
+
+Every check here is pure: a bad line raises BadLine, which services/transfer.parse_import turns
+into InvalidInput naming the file and line. The reports and the progress protocol that export and
+import share live here too, so both sides import them from one place.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from ..model import (
+    ATOM_TYPES,
+    FALLBACK_ATOM_TYPE,
+    IMPORTANCE_LEVELS,
+    SCOPES,
+    SOURCE_CLASSES,
+    TARGETS,
+    Atom,
+    Event,
+    FactEntry,
+    PendingReview,
+)
+from .atoms import ATOM_TEXT_MAX, NOTE_TEXT_MAX
+from .facts import MAX_FIELD_BYTES, preview
+
+FORMAT = "trusted-memory-export"
+# Exports written before the rename carry the old name; they import unchanged.
+ACCEPTED_FORMATS = frozenset({FORMAT, "mcp-memory-export"})
+VERSION = 1
+_HEX_ID = re.compile(r"^[0-9a-f]{32}$")
+ImportFormat = Literal["trusted-memory", "reference-graph"]
+
+
+
+class ProgressSink(Protocol):
+    """Where long work reports how far it got (the CLI draws a bar; None draws nothing)."""
+
+    def start(self, total: int, label: str) -> None:
+        """Begin a phase of `total` steps."""
+
+    def advance(self, step: int = 1) -> None:
+        """Count `step` more steps done."""
+
+    def close(self) -> None:
+        """End the current phase."""
+
+
+@dataclass(frozen=True, slots=True)
+class UserModelField:
+    """A confirmed user-model field as it travels in an export."""
+
+    field_path: str
+    value: str
+    source_class: str
+    updated_at: float
+    evidence: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """The first line of a native export."""
+
+    version: int
+    schema_version: int
+    exported_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class GraphAtom:
+    """An atom to create from one observation or relation of a reference-server graph."""
+
+    type: str
+    text: str
+    tags: tuple[str, ...]
+
+
+Value = FactEntry | Atom | PendingReview | UserModelField | Event | GraphAtom
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One validated record and the line it came from."""
+
+    line: int
+    kind: str
+    value: Value
+
+
+@dataclass(frozen=True, slots=True)
+class ImportPlan:
+    """A fully validated import file, not yet applied."""
+
+    source: str
+    format: ImportFormat
+    records: tuple[Record, ...]
+    header: Header | None = None
+
+    def counts(self) -> dict[str, int]:
+        """How many records of each kind the file holds."""
+        out: dict[str, int] = {}
+        for rec in self.records:
+            name = _graph_kind(rec) if isinstance(rec.value, GraphAtom) else rec.kind
+            out[name] = out.get(name, 0) + 1
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    """What an import did, per record kind."""
+
+    source: str
+    format: ImportFormat
+    added: dict[str, int]
+    skipped: dict[str, int]
+    quarantined: dict[str, int] = field(default_factory=dict)
+    dropped: int = 0
+    renumbered: int = 0
+    warnings: tuple[str, ...] = ()
+    event_id: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ExportReport:
+    """What an export wrote."""
+
+    counts: dict[str, int]
+    schema_version: int
+    exported_at: float
+
+
+def _graph_kind(rec: Record) -> str:
+    return "relation" if rec.kind == "relation" else "observation"
+
+
+# --- validation -------------------------------------------------------------------------------
+
+
+class BadLine(Exception):
+    """A line problem; parse_import adds the file name and line number."""
+
+
+def _no_constant(name: str) -> object:
+    raise BadLine(f"{name} is not a JSON number")
+
+
+def _number(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise BadLine(f"{name} must be a number, not {_json_type(value)}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise BadLine(f"{name} must be a finite number")
+    return float(value)
+
+
+def _json_type(value: object) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}.get(
+        type(value), "a number" if isinstance(value, int | float) else type(value).__name__,
+    )
+
+
+def _check(annotation: str, name: str, value: object) -> object:
+    """Check one JSON value against a model field's annotation; returns the field value."""
+    optional = annotation.endswith(" | None")
+    base = annotation.removesuffix(" | None")
+    if value is None:
+        if optional:
+            return None
+        raise BadLine(f"{name} may not be null")
+    if base in ("str", "Target", "Actor", "AtomStatus"):
+        if not isinstance(value, str):
+            raise BadLine(f"{name} must be a string, not {_json_type(value)}")
+        return value
+    if base == "float":
+        return _number(name, value)
+    if base == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise BadLine(f"{name} must be an integer, not {_json_type(value)}")
+        return value
+    if base == "bool":
+        if not isinstance(value, bool):
+            raise BadLine(f"{name} must be true or false, not {_json_type(value)}")
+        return value
+    if base == "tuple[str, ...]":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise BadLine(f"{name} must be a list of strings")
+        return tuple(value)
+    if base == "dict[str, object]":
+        if not isinstance(value, dict):
+            raise BadLine(f"{name} must be an object, not {_json_type(value)}")
+        return value
+    # A new model field of a type this validator does not know: fail loudly in tests, not silently.
+    raise BadLine(f"{name} has an unsupported field type {annotation}")
+
+
+def _build(cls: type[Any], body: dict[str, object], renames: Mapping[str, str] | None = None) -> Any:
+    """Construct a model dataclass from a JSON object, field by field, refusing unknown fields."""
+    renames = renames or {}
+    known = {renames.get(f.name, f.name): f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(body) - set(known))
+    if unknown:
+        raise BadLine(f"unknown field {unknown[0]!r}")
+    values: dict[str, object] = {}
+    for json_name, f in known.items():
+        if json_name not in body:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise BadLine(f"missing field {json_name!r}")
+            continue
+        values[f.name] = _check(str(f.type), json_name, body[json_name])
+    return cls(**values)
+
+
+def _in(name: str, value: str, allowed: Iterable[str]) -> None:
+    allowed = tuple(allowed)
+    if value not in allowed:
+        raise BadLine(f"{name} must be one of {', '.join(allowed)}; got {preview(value, 40)!r}")
+
+
+def _unit(name: str, value: float) -> None:
+    if not 0.0 <= value <= 1.0:
+        raise BadLine(f"{name} must be between 0 and 1; got {value}")
+
+
+def _hex_id(value: str) -> None:
+    if not _HEX_ID.match(value):
+        raise BadLine(f"id {preview(value, 40)!r} is not 32 lower-case hex characters")
+
+
+def _text(name: str, value: str, limit: int) -> None:
+    if not value.strip():
+        raise BadLine(f"{name} is empty")
+    if len(value) > limit:
+        raise BadLine(f"{name} is {len(value):,} characters; the limit is {limit:,}")
+
+
+def _fact(body: dict[str, object]) -> FactEntry:
+    entry: FactEntry = _build(FactEntry, body)
+    _in("target", entry.target, TARGETS)
+    if entry.id < 1:
+        raise BadLine("id must be 1 or more")
+    if not entry.content.strip() or len(entry.content.encode("utf-8")) > MAX_FIELD_BYTES:
+        raise BadLine(f"content must be 1-{MAX_FIELD_BYTES:,} bytes")
+    return entry
+
+
+def _atom(body: dict[str, object]) -> Atom:
+    atom: Atom = _build(Atom, body)
+    _hex_id(atom.id)
+    _in("type", atom.type, (*ATOM_TYPES, FALLBACK_ATOM_TYPE))
+    _text("text", atom.text, NOTE_TEXT_MAX if atom.type == "note" else ATOM_TEXT_MAX)
+    _in("source_class", atom.source_class, SOURCE_CLASSES)
+    _unit("confidence", atom.confidence)
+    _in("importance", atom.importance, IMPORTANCE_LEVELS)
+    _in("scope", atom.scope, SCOPES)
+    _in("status", atom.status, ("live", "quarantined"))
+    if atom.recall_count < 0 or (atom.turn is not None and atom.turn < 0):
+        raise BadLine("recall_count and turn must be 0 or more")
+    return atom
+
+
+def _pending(body: dict[str, object]) -> PendingReview:
+    item: PendingReview = _build(PendingReview, body)
+    _hex_id(item.id)
+    _unit("confidence", item.confidence)
+    _text("field_path", item.field_path, MAX_FIELD_BYTES)
+    _text("value", item.value, MAX_FIELD_BYTES)
+    return item
+
+
+def _user_model(body: dict[str, object]) -> UserModelField:
+    item: UserModelField = _build(UserModelField, body)
+    _text("field_path", item.field_path, MAX_FIELD_BYTES)
+    _text("value", item.value, MAX_FIELD_BYTES)
+    if len(item.evidence) > MAX_FIELD_BYTES:
+        raise BadLine(f"evidence is {len(item.evidence):,} characters; the limit is {MAX_FIELD_BYTES:,}")
+    _in("source_class", item.source_class, SOURCE_CLASSES)
+    return item
+
+
+def _event(body: dict[str, object]) -> Event:
+    event: Event = _build(Event, body, {"kind": "event_kind"})
+    _in("actor", event.actor, ("agent", "admin", "system"))
+    if event.id < 1:
+        raise BadLine("id must be 1 or more")
+    return event
+
+
+NATIVE_KINDS: dict[str, Callable[[dict[str, object]], Value]] = {
+    "fact": _fact, "atom": _atom, "pending": _pending, "user_model": _user_model, "event": _event,
+}
+
+
+def parse_header(body: dict[str, object]) -> Header:
+    """Validate the header line of a native export."""
+    if body.get("format") not in ACCEPTED_FORMATS:
+        raise BadLine(f"the header's format must be {FORMAT!r}")
+    version = body.get("version")
+    if version != VERSION or isinstance(version, bool):
+        raise BadLine(f"export format version {version!r} is not supported (this trusted-memory reads version {VERSION})")
+    schema = body.get("schema_version")
+    if isinstance(schema, bool) or not isinstance(schema, int):
+        raise BadLine("the header's schema_version must be an integer")
+    return Header(VERSION, schema, _number("exported_at", body.get("exported_at")))
+
+
+def load_line(raw: str | bytes) -> dict[str, object]:
+    """Decode one import line into a JSON object."""
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BadLine(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    try:
+        data = json.loads(raw, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise BadLine(f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
+    if not isinstance(data, dict):
+        raise BadLine(f"each line must be a JSON object, not {_json_type(data)}")
+    return data

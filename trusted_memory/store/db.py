@@ -1,0 +1,333 @@
+"""The SQLite store: one file shared by many processes (WAL, busy timeout, BEGIN IMMEDIATE writes).
+
+A process holds one aiosqlite connection; an asyncio lock serialises its use so that one
+coroutine's transaction never sees another's half-done work. Other processes are kept out by
+SQLite's own locking: every write transaction starts with BEGIN IMMEDIATE, so a writer waits
+(busy_timeout, then a few retries) instead of failing half-way through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+
+import aiosqlite
+
+from ..errors import MemoryServerError, MigrationError, StoreCorrupt, StoreError
+from .atoms import AtomsRepo
+from .conn import Connection, SyncReader
+from .events import EventsRepo
+from .facts import FactsRepo
+from .migrations import MIGRATIONS, Migration
+from .nudges import NudgesRepo
+from .pending import PendingRepo
+from .recall import RecallRepo
+from .sessions import SessionsRepo
+
+log = logging.getLogger(__name__)
+
+BUSY_TIMEOUT_MS = 5000
+BEGIN_RETRIES = 4
+WAL_RETRIES = 10
+REPAIR_HINT = (
+    "restore a backup of the store, or run `trusted-memory-admin doctor --repair` "
+    "(it keeps a copy of the damaged file)"
+)
+
+
+@contextmanager
+def map_sqlite_errors(path: Path) -> Iterator[None]:
+    """Translate sqlite3 errors into the store's own errors, most specific first."""
+    try:
+        yield
+    except MemoryServerError:
+        raise
+    except sqlite3.OperationalError as exc:
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            raise StoreError(
+                f"the memory store {path} stayed busy (another process held the write lock); "
+                "retry the call"
+            ) from exc
+        if "malformed" in text or "not a database" in text:
+            raise StoreCorrupt(f"the memory store {path} is damaged ({text}); {REPAIR_HINT}") from exc
+        raise StoreError(f"the memory store {path} failed: {text}") from exc
+    except sqlite3.DatabaseError as exc:
+        text = str(exc)
+        if "malformed" in text or "not a database" in text or "encrypted" in text:
+            raise StoreCorrupt(f"the memory store {path} is damaged ({text}); {REPAIR_HINT}") from exc
+        raise StoreError(f"the memory store {path} failed: {text}") from exc
+
+
+async def _switch_to_wal(conn: aiosqlite.Connection) -> aiosqlite.Row | None:
+    """Set WAL mode, waiting out another process that is creating the same fresh file.
+
+    Changing the journal mode needs an exclusive lock and SQLite may refuse it at once without
+    calling the busy handler, so two servers opening a brand-new store together must retry.
+    """
+    for attempt in range(WAL_RETRIES + 1):
+        try:
+            async with conn.execute("PRAGMA journal_mode = WAL") as cur:
+                return await cur.fetchone()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc) or attempt == WAL_RETRIES:
+                raise
+            await asyncio.sleep(0.02 * (2 ** min(attempt, 5)) * (1 + random.random()))
+    return None
+
+
+class Reader:
+    """Read access to every table, inside one consistent snapshot."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.facts = FactsRepo(conn)
+        self.events = EventsRepo(conn)
+        self.atoms = AtomsRepo(conn)
+        self.pending = PendingRepo(conn)
+        self.recall = RecallRepo(conn)
+        self.sessions = SessionsRepo(conn)
+        self.nudges = NudgesRepo(conn)
+
+    async def change_counter(self) -> int:
+        """How many write transactions the store has committed, across all processes."""
+        async with self.conn.execute("SELECT value FROM meta WHERE key = 'change_counter'") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    async def schema_version(self) -> int:
+        """The schema version of the file (`PRAGMA user_version`)."""
+        async with self.conn.execute("PRAGMA user_version") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+
+class Tx(Reader):
+    """A write transaction (BEGIN IMMEDIATE); every change records an event."""
+
+
+def _prepare_files(path: Path) -> None:
+    """Create the store folder 0700 and the database file 0600 before SQLite touches them."""
+    folder = path.parent
+    if not folder.exists():
+        folder.mkdir(parents=True, mode=0o700, exist_ok=True)  # another process may create it too
+        os.chmod(folder, 0o700)
+    if not path.exists():
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+        os.close(fd)
+    os.chmod(path, 0o600)
+
+
+class Store:
+    """The shared SQLite store of one process."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
+        self._conn = conn
+        self.path = path
+        self._lock = asyncio.Lock()
+        self._reader: SyncReader | None = None
+        self._read_lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path, migrations: tuple[Migration, ...] = MIGRATIONS) -> Store:
+        """Open (creating if needed) the store at `path` and bring its schema up to date."""
+        try:
+            _prepare_files(path)
+        except OSError as exc:
+            raise StoreError(f"cannot create the memory store at {path}: {exc}") from exc
+        with map_sqlite_errors(path):
+            conn = await aiosqlite.connect(str(path), isolation_level=None)
+        store = cls(conn, path)
+        try:
+            with map_sqlite_errors(path):
+                conn.row_factory = aiosqlite.Row
+                await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                mode_row = await _switch_to_wal(conn)
+                if mode_row is None or str(mode_row[0]).lower() != "wal":
+                    raise StoreError(f"the memory store {path} could not switch to WAL mode")
+                await conn.execute("PRAGMA synchronous = NORMAL")
+                await conn.execute("PRAGMA foreign_keys = ON")
+                if await store._pragma_int("page_count") == 0:
+                    # Only an empty file can change its vacuum mode; it lets eviction return pages.
+                    await conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+                await store._migrate(migrations)
+                store._reader = _open_reader(path)
+        except BaseException:
+            await conn.close()
+            raise
+        return store
+
+    async def close(self) -> None:
+        """Close the connections; a later use fails."""
+        if self._reader is not None:
+            self._reader.close()
+        await self._conn.close()
+
+    async def _pragma_int(self, name: str, conn: Connection | None = None) -> int:
+        async with (conn or self._conn).execute(f"PRAGMA {name}") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    async def used_bytes(self) -> int:
+        """Bytes the store holds: pages in use (freed pages are reused) plus the WAL."""
+        # Checked before every atom write: read on the read connection, not through the writer's thread.
+        assert self._reader is not None, "the store is not open"
+        async with self._read_lock:
+            with map_sqlite_errors(self.path):
+                reader = self._reader
+                pages = await self._pragma_int("page_count", reader) - await self._pragma_int("freelist_count", reader)
+                size = pages * await self._pragma_int("page_size", reader)
+        try:
+            size += os.stat(f"{self.path}-wal").st_size
+        except FileNotFoundError:
+            pass
+        return size
+
+    async def release_space(self) -> None:
+        """Return freed pages to the file system and fold the WAL back (after eviction)."""
+        async with self._lock:
+            with map_sqlite_errors(self.path):
+                # incremental_vacuum frees one page per step: an unconsumed cursor would leave the
+                # statement (and its transaction) open and block the checkpoint.
+                async with self._conn.execute("PRAGMA incremental_vacuum") as cur:
+                    await cur.fetchall()
+                async with self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)") as cur:
+                    await cur.fetchall()
+
+    async def compact(self) -> None:
+        """Checkpoint, VACUUM (rewrites the file without free pages) and optimise the FTS indexes."""
+        async with self._lock:
+            with map_sqlite_errors(self.path):
+                await self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                await self._conn.execute("INSERT INTO atoms_fts(atoms_fts) VALUES ('optimize')")
+                await self._conn.execute("INSERT INTO episodes_fts(episodes_fts) VALUES ('optimize')")
+                await self._conn.execute("VACUUM")
+                await self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    async def _user_version(self) -> int:
+        async with self._conn.execute("PRAGMA user_version") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    async def _migrate(self, migrations: tuple[Migration, ...]) -> None:
+        latest = migrations[-1].version if migrations else 0
+        current = await self._user_version()
+        if current > latest:
+            raise MigrationError(
+                f"the memory store {self.path} has schema version {current}, newer than this "
+                f"trusted-memory understands ({latest}); upgrade trusted-memory"
+            )
+        for migration in migrations:
+            if migration.version <= current:
+                continue
+            await self._begin_immediate()
+            try:
+                # Another process may have migrated while we waited for the write lock.
+                if await self._user_version() >= migration.version:
+                    await self._conn.execute("ROLLBACK")
+                    continue
+                for statement in migration.statements:
+                    await self._conn.execute(statement)
+                await self._conn.execute(f"PRAGMA user_version = {migration.version}")
+                await self._conn.execute("COMMIT")
+                log.info("applied migration %03d %s", migration.version, migration.name)
+            except sqlite3.Error as exc:
+                await self._conn.execute("ROLLBACK")
+                raise MigrationError(
+                    f"migration {migration.version:03d} ({migration.name}) failed on {self.path}: {exc}"
+                ) from exc
+
+    async def _begin_immediate(self) -> None:
+        """Take the write lock, waiting out other writers instead of failing on them."""
+        for attempt in range(BEGIN_RETRIES + 1):
+            try:
+                await self._begin_shielded()
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc) or attempt == BEGIN_RETRIES:
+                    raise
+                await asyncio.sleep(0.05 * (2**attempt) * (1 + random.random()))
+
+    async def _begin_shielded(self) -> None:
+        # aiosqlite runs the statement in its own thread: cancelling our await does not stop it.
+        # A cancelled BEGIN would otherwise leave the connection inside a transaction, so let it
+        # finish, roll it back, and only then pass the cancellation on.
+        begin = asyncio.ensure_future(self._conn.execute("BEGIN IMMEDIATE"))
+        try:
+            await asyncio.shield(begin)
+        except asyncio.CancelledError:
+            try:
+                await begin
+                await self._conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            raise
+
+    @asynccontextmanager
+    async def read(self, *, snapshot: bool = True) -> AsyncIterator[Reader]:
+        """Read access (on the synchronous reader); with `snapshot`, every statement sees one state."""
+        assert self._reader is not None, "the store is not open"
+        async with self._read_lock:
+            with map_sqlite_errors(self.path):
+                if not snapshot:
+                    yield Reader(self._reader)
+                    return
+                await self._reader.execute("BEGIN")
+                try:
+                    yield Reader(self._reader)
+                finally:
+                    await self._reader.execute("COMMIT")
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[Tx]:
+        """A write transaction: all of it commits, or (on any error) none of it does."""
+        async with self._lock:
+            with map_sqlite_errors(self.path):
+                await self._begin_immediate()
+                try:
+                    yield Tx(self._conn)
+                    await self._conn.execute(
+                        "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'change_counter'"
+                    )
+                    await self._conn.execute("COMMIT")
+                except BaseException:
+                    await self._conn.execute("ROLLBACK")
+                    raise
+
+    async def size_bytes(self) -> int:
+        """Bytes on disk of the database and its WAL."""
+        total = 0
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                total += os.stat(f"{self.path}{suffix}").st_size
+            except FileNotFoundError:
+                pass
+        return total
+
+    async def integrity_check(self) -> list[str]:
+        """SQLite's integrity check: an empty list means the file is sound."""
+        async with self._lock:
+            with map_sqlite_errors(self.path):
+                async with self._conn.execute("PRAGMA integrity_check") as cur:
+                    rows = [str(r[0]) for r in await cur.fetchall()]
+        return [] if rows == ["ok"] else rows
+
+
+def _open_reader(path: Path) -> SyncReader:
+    """The read connection: autocommit (snapshots are explicit), rows by name, the same busy timeout."""
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return SyncReader(conn)
+
+
+def now() -> float:
+    """Wall-clock seconds since the epoch; the store's one clock."""
+    return time.time()
