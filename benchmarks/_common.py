@@ -23,7 +23,9 @@ if str(ROOT) not in sys.path:
 def machine() -> str:
     """One line naming this machine, for results tables."""
     cpu = platform.processor() or platform.machine()
-    return f"{platform.system()} {platform.machine()} ({cpu}), {os.cpu_count()} cores, Python {platform.python_version()}"
+    return (
+        f"{platform.system()} {platform.machine()} ({cpu}), {os.cpu_count()} cores, Python {platform.python_version()}"
+    )
 
 
 def today() -> str:
@@ -41,8 +43,10 @@ def backdate(db_path: Path, created: dict[str, float]) -> None:
     """Set atoms' creation times (benchmark set-up only: the product never rewrites history)."""
     conn = sqlite3.connect(db_path)
     try:
-        conn.executemany("UPDATE atoms SET created_at = ?, updated_at = ? WHERE id = ?",
-                         [(ts, ts, atom_id) for atom_id, ts in created.items()])
+        conn.executemany(
+            "UPDATE atoms SET created_at = ?, updated_at = ? WHERE id = ?",
+            [(ts, ts, atom_id) for atom_id, ts in created.items()],
+        )
         conn.commit()
     finally:
         conn.close()
@@ -75,15 +79,19 @@ def _words(text: str) -> tuple[str, ...]:
 
 # Person names, places and project code names that occur in benchmarks/data/recall_memories.jsonl;
 # each is swapped for a random one from the pools below so every generated text is distinct.
-_NAMES_IN_SET = frozenset(_words(
-    "Sam Noor Ana Marta Dana Inês Kofi Ravi Tomás Mei Lena Lotte Greta Rui Jonas Rosa Joyce Henk "
-    "Femke Sophie Priya Tom Adrian Yusuf Daan Bas Pieter Anke Leo Pedro Klara Bram Aisha Nils Beata "
-    "Jesse Erik Hugo Mirjam Anne"
-))
-_PLACES_IN_SET = frozenset(_words(
-    "Porto Amsterdam Coimbra Lisbon Berlin Toronto Groningen Utrecht Doha Bristol Viseu Ericeira "
-    "Modena Kyoto Bruges Rotterdam Lagos Bologna Florence Tokyo Seoul Madrid Ghent Chania"
-))
+_NAMES_IN_SET = frozenset(
+    _words(
+        "Sam Noor Ana Marta Dana Inês Kofi Ravi Tomás Mei Lena Lotte Greta Rui Jonas Rosa Joyce Henk "
+        "Femke Sophie Priya Tom Adrian Yusuf Daan Bas Pieter Anke Leo Pedro Klara Bram Aisha Nils Beata "
+        "Jesse Erik Hugo Mirjam Anne"
+    )
+)
+_PLACES_IN_SET = frozenset(
+    _words(
+        "Porto Amsterdam Coimbra Lisbon Berlin Toronto Groningen Utrecht Doha Bristol Viseu Ericeira "
+        "Modena Kyoto Bruges Rotterdam Lagos Bologna Florence Tokyo Seoul Madrid Ghent Chania"
+    )
+)
 _PROJECTS_IN_SET = frozenset(_words("Atlas Beacon Halden Quillmark Tides"))
 NAME_POOL = _words(
     "Aaliyah Abdul Ada Adele Agnes Ahmed Aiko Alba Alejandro Alice Amara Amir Anika Ansel Arjun Astrid "
@@ -107,8 +115,16 @@ PROJECT_POOL = _words(
     "Quartz Rook Saffron Tundra Umbra Vesper Willow Zephyr Harbor Cobalt Ember Fjord Garnet"
 )
 _FRAMES = (
-    "", "", "", "Just so you know, ", "For the record, ", "Note to self: ", "FYI: ", "As of this week, ",
-    "Reminder: ", "Heads up: ",
+    "",
+    "",
+    "",
+    "Just so you know, ",
+    "For the record, ",
+    "Note to self: ",
+    "FYI: ",
+    "As of this week, ",
+    "Reminder: ",
+    "Heads up: ",
 )
 _WORD_RE = re.compile(r"\d+|[A-Z][a-zà-ÿ]+")
 
@@ -135,10 +151,12 @@ def _vary(text: str, rng: random.Random, attempt: int) -> str:
     frame = rng.choice(_FRAMES) if attempt < 3 else rng.choice(_FRAMES[3:])
     if frame:
         first = out.split(" ", 1)[0]
-        out = frame + (first.lower() if first.lower() in _STARTERS else first) + out[len(first):]
+        out = frame + (first.lower() if first.lower() in _STARTERS else first) + out[len(first) :]
     if attempt >= 5:  # a template with little to swap: say when it was true
         out = out.rstrip(".") + rng.choice(_WHEN).format(
-            month=rng.choice(_MONTHS), year=rng.randint(2015, 2026), day=rng.randint(1, 28),
+            month=rng.choice(_MONTHS),
+            year=rng.randint(2015, 2026),
+            day=rng.randint(1, 28),
         )
     return out
 
@@ -146,8 +164,12 @@ def _vary(text: str, rng: random.Random, attempt: int) -> str:
 _STARTERS = frozenset(_words("my we our the a an every no always never when if for after since"))
 _MONTHS = _words("January February March April May June July August September October November December")
 _WHEN = (
-    " (as of {month} {year}).", ", at least since {month} {year}.", " — that was in {month} {year}.",
-    " (mentioned on {day} {month}).", ", as I said back in {year}.", " — still true in {month} {year}.",
+    " (as of {month} {year}).",
+    ", at least since {month} {year}.",
+    " — that was in {month} {year}.",
+    " (mentioned on {day} {month}).",
+    ", as I said back in {year}.",
+    " — still true in {month} {year}.",
 )
 
 
@@ -169,7 +191,11 @@ def conversational_memories(n: int, seed: int = 7) -> Iterator[dict[str, Any]]:
             if made >= n:
                 return
             for attempt in range(12):
-                text = str(tpl["text"]) if made < len(templates) and attempt == 0 else _vary(str(tpl["text"]), rng, attempt)
+                text = (
+                    str(tpl["text"])
+                    if made < len(templates) and attempt == 0
+                    else _vary(str(tpl["text"]), rng, attempt)
+                )
                 norm = normalize_for_dedup(text)
                 if norm not in seen:
                     break
@@ -178,5 +204,9 @@ def conversational_memories(n: int, seed: int = 7) -> Iterator[dict[str, Any]]:
             seen.add(norm)
             made += 1
             kind = str(tpl["type"]) if len(text) <= 300 else "note"
-            yield {"text": text, "type": kind, "tags": list(tpl.get("tags", ())),  # type: ignore[call-overload]
-                   "days_ago": rng.uniform(0, 400)}
+            yield {
+                "text": text,
+                "type": kind,
+                "tags": list(tpl.get("tags", ())),  # type: ignore[call-overload]
+                "days_ago": rng.uniform(0, 400),
+            }

@@ -101,7 +101,11 @@ def _importtime(code: str) -> dict[str, int]:
     """Self time (µs) of every module a `python -c code` imports."""
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", code],
-        check=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        check=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     selfs: dict[str, int] = {}
     for line in done.stderr.splitlines():
@@ -143,8 +147,12 @@ def measure_imports(runs: int) -> ImportCost:
         counts = (len(serve), len(sdk), len(ours))
         extra_names |= {k.split(".")[0] for k in theirs}
     return ImportCost(
-        statistics.median(serve_total), statistics.median(sdk_total), statistics.median(own),
-        statistics.median(extra), *counts, tuple(sorted(extra_names)),
+        statistics.median(serve_total),
+        statistics.median(sdk_total),
+        statistics.median(own),
+        statistics.median(extra),
+        *counts,
+        tuple(sorted(extra_names)),
     )
 
 
@@ -172,7 +180,8 @@ async def _round_trips(home: Path, mode: str, ops: int) -> tuple[Sample, ...]:
         for i in range(ops):
             started = time.perf_counter()
             result = await client.call_tool(
-                "memory", {"action": "add", "target": "env", "content": f"bench fact number {i} for {mode}"},
+                "memory",
+                {"action": "add", "target": "env", "content": f"bench fact number {i} for {mode}"},
             )
             adds.append((time.perf_counter() - started) * 1000)
             if result.is_error:
@@ -250,7 +259,9 @@ def report(runs: int, ops: int, startup: list[Sample], imports: ImportCost, trip
         "|---|---:|---:|---:|---:|---|",
     ]
     for s in trips:
-        target = f"p50 ≤ {TARGET_ADD_P50_MS:.0f} ms {_verdict(s.pct(50), TARGET_ADD_P50_MS)}" if "`add`" in s.label else ""
+        target = (
+            f"p50 ≤ {TARGET_ADD_P50_MS:.0f} ms {_verdict(s.pct(50), TARGET_ADD_P50_MS)}" if "`add`" in s.label else ""
+        )
         lines.append(
             f"| {s.label} | {s.pct(50):.2f} | {s.pct(95):.2f} | {min(s.values):.2f} | {max(s.values):.2f} | {target} |"
         )

@@ -2,7 +2,7 @@
 
     python benchmarks/extraction_quality.py [--set tests/data/extraction_set.jsonl] [--quiet]
 
-Every message of the set goes through `trusted_memory.llm.heuristic.extract`. An extracted atom matches
+Every message of the set goes through `trusted_memory.heuristics.extract`. An extracted atom matches
 an expected one when the types agree (decision ~ convention ~ fact and goal ~ intent count as equal)
 and every `contains` word occurs in its text, case-insensitively.
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from _common import ROOT, load_jsonl, machine, table, today
 
-from trusted_memory.llm.heuristic import Extracted, extract
+from trusted_memory.heuristics import Extracted, extract
 
 SET = ROOT / "tests" / "data" / "extraction_set.jsonl"
 _SAME = {"decision": "rule", "convention": "rule", "fact": "rule", "goal": "aim", "intent": "aim"}
@@ -79,11 +79,21 @@ def main() -> None:
     args = parser.parse_args()
     scores, misses, us = evaluate(args.set)
     print(f"Extraction quality (heuristic, no model) — {machine()}, {today()}\n")
-    print(table(
-        ("messages", "expect nothing", "precision", "recall", "false-extraction rate", "µs/message"),
-        [(int(scores["messages"]), int(scores["expect_nothing"]), scores["precision"], scores["recall"],
-          scores["false_extraction"], f"{us:.0f}")],
-    ))
+    print(
+        table(
+            ("messages", "expect nothing", "precision", "recall", "false-extraction rate", "µs/message"),
+            [
+                (
+                    int(scores["messages"]),
+                    int(scores["expect_nothing"]),
+                    scores["precision"],
+                    scores["recall"],
+                    scores["false_extraction"],
+                    f"{us:.0f}",
+                )
+            ],
+        )
+    )
     if not args.quiet and misses:
         print(f"\n{len(misses)} misses and unexpected atoms:\n")
         print("\n".join(misses))

@@ -57,6 +57,7 @@ from _common import (
 
 from trusted_memory.config import Settings, load_settings
 from trusted_memory.embed.hashing import HashingEmbedder
+from trusted_memory.queries import AtomFilter
 from trusted_memory.ranking import RankWeights
 from trusted_memory.services.atoms import AtomDraft, build_atom
 from trusted_memory.services.facts import preview
@@ -67,7 +68,6 @@ from trusted_memory.services.recall_types import (
     RecallResult,
 )
 from trusted_memory.services.runtime import open_runtime
-from trusted_memory.store.atoms import AtomFilter
 from trusted_memory.store.db import Store
 
 SERVER = Path(sys.executable).parent / "trusted-memory"
@@ -112,10 +112,16 @@ async def seed(home: Path, size: int, window: int) -> dict[str, Any]:
         now_ts = time.time()
         built = []
         for memory in conversational_memories(size):
-            atom, norm = build_atom(AtomDraft(
-                content=str(memory["text"]), source="user_said", atom_type=str(memory["type"]),
-                tags=tuple(memory["tags"]),
-            ), settings, strict=False)
+            atom, norm = build_atom(
+                AtomDraft(
+                    content=str(memory["text"]),
+                    source="user_said",
+                    atom_type=str(memory["type"]),
+                    tags=tuple(memory["tags"]),
+                ),
+                settings,
+                strict=False,
+            )
             ts = now_ts - float(memory["days_ago"]) * DAY
             built.append((dataclasses.replace(atom, created_at=ts, updated_at=ts), norm))
         built.sort(key=lambda item: item[0].created_at)  # nums grow with time, as in real use
@@ -123,13 +129,21 @@ async def seed(home: Path, size: int, window: int) -> dict[str, Any]:
         t = time.perf_counter()
         for start in range(0, len(built), INSERT_CHUNK):
             async with runtime.store.write() as tx:
-                for atom, norm in built[start:start + INSERT_CHUNK]:
+                for atom, norm in built[start : start + INSERT_CHUNK]:
                     await tx.atoms.insert(atom, norm)
                     kind = "atom_quarantined" if atom.status == "quarantined" else "atom_added"
-                    await tx.events.append("agent", kind, f"atom:{atom.id}", {
-                        "type": atom.type, "source_class": atom.source_class, "reason": atom.quarantine_reason,
-                        "findings": atom.findings, "preview": preview(atom.text, 80),
-                    })
+                    await tx.events.append(
+                        "agent",
+                        kind,
+                        f"atom:{atom.id}",
+                        {
+                            "type": atom.type,
+                            "source_class": atom.source_class,
+                            "reason": atom.quarantine_reason,
+                            "findings": atom.findings,
+                            "preview": preview(atom.text, 80),
+                        },
+                    )
         stats["insert_s"] = time.perf_counter() - t
         stats["quarantined"] = sum(1 for a, _ in built if a.status == "quarantined")
         t = time.perf_counter()
@@ -178,7 +192,7 @@ async def link_semantic(store: Store, window: int) -> int:
                     links.append((nums[start + r], nums[lo + c], "semantic", round(float(sims[r, c]), 4)))
     for start in range(0, len(links), 50_000):
         async with store.write() as tx:
-            await tx.recall.link(links[start:start + 50_000])
+            await tx.recall.link(links[start : start + 50_000])
     return len(links)
 
 
@@ -204,11 +218,11 @@ async def inproc(home: Path, n: int) -> dict[str, Any]:
         t = time.perf_counter()
         await runtime.recall.search(RecallQuery(qs[0]))
         cold = (time.perf_counter() - t) * 1000
-        for q in qs[1:WARM_QUERIES + 1]:
+        for q in qs[1 : WARM_QUERIES + 1]:
             await runtime.recall.search(RecallQuery(q))
         lat, hits, used, modes = [], [], [], set()
         cpu = time.process_time()
-        for q in qs[WARM_QUERIES + 1:]:
+        for q in qs[WARM_QUERIES + 1 :]:
             t = time.perf_counter()
             result = await runtime.recall.search(RecallQuery(q))
             lat.append((time.perf_counter() - t) * 1000)
@@ -258,8 +272,14 @@ async def _timed(stats: dict[str, Any], call: Awaitable[list[RecallResult]]) -> 
 
 
 def _finish(stats: dict[str, Any], calls: int) -> dict[str, Any]:
-    return {"cold_ms": None, "lat": stats["lat"], "hits": stats["hits"], "used": stats["used"],
-            "modes": sorted(stats["modes"]), "cpu_ms": stats["cpu"] / calls * 1000}
+    return {
+        "cold_ms": None,
+        "lat": stats["lat"],
+        "hits": stats["hits"],
+        "used": stats["used"],
+        "modes": sorted(stats["modes"]),
+        "cpu_ms": stats["cpu"] / calls * 1000,
+    }
 
 
 def blas_env(threads: str) -> dict[str, str]:
@@ -273,7 +293,10 @@ def run_inproc(home: Path, n: int, threads: str) -> dict[str, Any]:
     """Run `inproc` in a fresh interpreter and return its measurements."""
     done = subprocess.run(
         [sys.executable, __file__, "--child-inproc", str(home), "--queries", str(n)],
-        check=True, capture_output=True, text=True, env={**os.environ, **blas_env(threads)},
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **blas_env(threads)},
     )
     out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return out
@@ -287,7 +310,10 @@ async def stdio(home: Path, mode: str, n: int, threads: str) -> dict[str, Any]:
     from mcp import Client, StdioServerParameters
 
     params = StdioServerParameters(
-        command=str(SERVER), args=[], env={"PATH": os.environ["PATH"], "MCP_MEMORY_HOME": str(home), **blas_env(threads)}, cwd=str(home),
+        command=str(SERVER),
+        args=[],
+        env={"PATH": os.environ["PATH"], "MCP_MEMORY_HOME": str(home), **blas_env(threads)},
+        cwd=str(home),
     )
     qs = queries(n + WARM_QUERIES + 1)
     t0 = time.perf_counter()
@@ -297,10 +323,10 @@ async def stdio(home: Path, mode: str, n: int, threads: str) -> dict[str, Any]:
         answered = time.perf_counter()
         if first.is_error:
             raise SystemExit(f"search_atoms failed: {first.content}")
-        for q in qs[1:WARM_QUERIES + 1]:
+        for q in qs[1 : WARM_QUERIES + 1]:
             await client.call_tool("memory", {"action": "search_atoms", "query": q})
         lat, hits, used, sizes, modes = [], [], [], [], set()
-        for q in qs[WARM_QUERIES + 1:]:
+        for q in qs[WARM_QUERIES + 1 :]:
             t = time.perf_counter()
             result = await client.call_tool("memory", {"action": "search_atoms", "query": q})
             lat.append((time.perf_counter() - t) * 1000)
@@ -317,10 +343,16 @@ async def stdio(home: Path, mode: str, n: int, threads: str) -> dict[str, Any]:
             t = time.perf_counter()
             await client.list_tools(cache_mode="bypass")
             floor.append((time.perf_counter() - t) * 1000)
-    return {"floor_ms": percentile(floor, 50),
-        "init_ms": (initialized - t0) * 1000, "first_ms": (answered - t0) * 1000,
-        "cold_ms": (answered - initialized) * 1000, "lat": lat, "hits": hits, "used": used,
-        "bytes": sizes, "modes": sorted(modes),
+    return {
+        "floor_ms": percentile(floor, 50),
+        "init_ms": (initialized - t0) * 1000,
+        "first_ms": (answered - t0) * 1000,
+        "cold_ms": (answered - initialized) * 1000,
+        "lat": lat,
+        "hits": hits,
+        "used": used,
+        "bytes": sizes,
+        "modes": sorted(modes),
     }
 
 
@@ -334,11 +366,20 @@ def _row(size: int, path: str, m: dict[str, Any], budget: int) -> tuple[object, 
     over = sum(1 for u in m["used"] if u > budget)
     size_col = f"{percentile(m['bytes'], 50)} / {max(m['bytes'])}" if "bytes" in m else "—"
     return (
-        f"{size:,}", path, len(lat), "—" if m["cold_ms"] is None else f"{m['cold_ms']:.1f}",
-        f"{percentile(lat, 50):.2f}", f"{percentile(lat, 95):.2f}",
-        f"{statistics.fmean(lat):.2f}", f"{m['cpu_ms']:.2f}" if "cpu_ms" in m else "—", f"{max(lat):.1f}",
+        f"{size:,}",
+        path,
+        len(lat),
+        "—" if m["cold_ms"] is None else f"{m['cold_ms']:.1f}",
+        f"{percentile(lat, 50):.2f}",
+        f"{percentile(lat, 95):.2f}",
+        f"{statistics.fmean(lat):.2f}",
+        f"{m['cpu_ms']:.2f}" if "cpu_ms" in m else "—",
+        f"{max(lat):.1f}",
         f"{statistics.fmean(m['hits']):.1f}",
-        f"{max(m['used'])} ({over} over)", size_col, "/".join(m["modes"]), verdict,
+        f"{max(m['used'])} ({over} over)",
+        size_col,
+        "/".join(m["modes"]),
+        verdict,
     )
 
 
@@ -363,11 +404,19 @@ def main() -> None:
     seed_rows, lat_rows, start_rows = [], [], []
     for size in sizes:
         home, st, cached = seeded_store(size, args.fresh, args.link_window)
-        seed_rows.append((
-            f"{size:,}", "cached" if cached else "built now", f"{st['build_s']:.1f}", f"{st['insert_s']:.1f}",
-            f"{st['embedded']:,} in {st['embed_s']:.1f}", f"{st['links']:,} in {st['links_s']:.1f}", f"{st['total_s']:.1f}",
-            st["quarantined"], f"{st['db_bytes'] / 1e6:.1f}",
-        ))
+        seed_rows.append(
+            (
+                f"{size:,}",
+                "cached" if cached else "built now",
+                f"{st['build_s']:.1f}",
+                f"{st['insert_s']:.1f}",
+                f"{st['embedded']:,} in {st['embed_s']:.1f}",
+                f"{st['links']:,} in {st['links_s']:.1f}",
+                f"{st['total_s']:.1f}",
+                st["quarantined"],
+                f"{st['db_bytes'] / 1e6:.1f}",
+            )
+        )
         for threads in [t for t in args.blas_threads.split(",") if t]:
             blas = "" if threads == "default" else f", BLAS {threads} thread"
             if not args.no_inproc:
@@ -379,22 +428,71 @@ def main() -> None:
                 for mode in modes:
                     m = asyncio.run(stdio(home, mode, args.queries, threads))
                     lat_rows.append(_row(size, f"stdio ({mode}{blas})", m, budget))
-                    start_rows.append((f"{size:,}", mode + blas, f"{m['init_ms']:.0f}", f"{m['first_ms']:.0f}",
-                                       f"{m['cold_ms']:.0f}", f"{m['floor_ms']:.2f}"))
+                    start_rows.append(
+                        (
+                            f"{size:,}",
+                            mode + blas,
+                            f"{m['init_ms']:.0f}",
+                            f"{m['first_ms']:.0f}",
+                            f"{m['cold_ms']:.0f}",
+                            f"{m['floor_ms']:.2f}",
+                        )
+                    )
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"## Recall latency (`search_atoms`, k=10, budget {budget} chars) — {machine()}, {today()}, load avg {load}\n")
-    print("Seeding (seconds; build = build_atom incl. content scan; insert = tx.atoms.insert + event in "
-          f"{INSERT_CHUNK:,}-atom transactions; embed = RecallService.drain_queue; links = semantic associations)\n")
-    print(table(("atoms", "store", "build s", "insert s", "embed s", "links s", "total s", "quarantined", "db MB"), seed_rows))
-    print(f"\nLatency (ms; {WARM_QUERIES} warm-up queries not timed; cold = first query of a fresh process, "
-          "over stdio measured from `initialized`; CPU/query = process CPU time of all its threads, in process only; "
-          "budget used = Σ(len(text) + 60) per reply)\n")
-    print(table(("atoms", "path", "n", "cold", "p50", "p95", "mean", "CPU/query", "max", "hits/reply", "budget used max",
-                 "reply bytes p50 / max", "recall mode", "target"), lat_rows))
+    print(
+        f"## Recall latency (`search_atoms`, k=10, budget {budget} chars) — {machine()}, {today()}, load avg {load}\n"
+    )
+    print(
+        "Seeding (seconds; build = build_atom incl. content scan; insert = tx.atoms.insert + event in "
+        f"{INSERT_CHUNK:,}-atom transactions; embed = RecallService.drain_queue; links = semantic associations)\n"
+    )
+    print(
+        table(
+            ("atoms", "store", "build s", "insert s", "embed s", "links s", "total s", "quarantined", "db MB"),
+            seed_rows,
+        )
+    )
+    print(
+        f"\nLatency (ms; {WARM_QUERIES} warm-up queries not timed; cold = first query of a fresh process, "
+        "over stdio measured from `initialized`; CPU/query = process CPU time of all its threads, in process only; "
+        "budget used = Σ(len(text) + 60) per reply)\n"
+    )
+    print(
+        table(
+            (
+                "atoms",
+                "path",
+                "n",
+                "cold",
+                "p50",
+                "p95",
+                "mean",
+                "CPU/query",
+                "max",
+                "hits/reply",
+                "budget used max",
+                "reply bytes p50 / max",
+                "recall mode",
+                "target",
+            ),
+            lat_rows,
+        )
+    )
     if start_rows:
         print("\nServer start (ms from spawn), and the stdio floor (p50 of 100 uncached `tools/list` calls)\n")
-        print(table(("atoms", "client mode", "→ initialized", "→ first search answered", "first search alone",
-                     "tools/list p50 ms"), start_rows))
+        print(
+            table(
+                (
+                    "atoms",
+                    "client mode",
+                    "→ initialized",
+                    "→ first search answered",
+                    "first search alone",
+                    "tools/list p50 ms",
+                ),
+                start_rows,
+            )
+        )
 
 
 if __name__ == "__main__":

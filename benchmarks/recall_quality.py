@@ -10,8 +10,8 @@ vector-only and hybrid mode. An answer counts as found at rank r if any labelled
 from __future__ import annotations
 
 import argparse
-import os
 import asyncio
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -31,14 +31,18 @@ async def evaluate(args: argparse.Namespace) -> str:
     memories = load_jsonl(data / "recall_memories.jsonl")
     questions = load_jsonl(data / "recall_questions.jsonl")
     home = Path(tempfile.mkdtemp(prefix="trusted-memory-recall-"))
-    env = {**{k: v for k, v in os.environ.items() if k.startswith("MCP_MEMORY_")}, "MCP_MEMORY_HOME": str(home), "MCP_MEMORY_EMBEDDING__DIMS": str(args.dims)}
+    env = {
+        **{k: v for k, v in os.environ.items() if k.startswith("MCP_MEMORY_")},
+        "MCP_MEMORY_HOME": str(home),
+        "MCP_MEMORY_EMBEDDING__DIMS": str(args.dims),
+    }
     if args.keyword_weight is not None:
         env["MCP_MEMORY_RECALL__KEYWORD_WEIGHT"] = str(args.keyword_weight)
     if args.relevance_weight is not None:
         env["MCP_MEMORY_RECALL__RELEVANCE_WEIGHT"] = str(args.relevance_weight)
     if args.half != "all":
         # Tune on one half, check on the other: the parity of the question's position.
-        questions = questions[(0 if args.half == "even" else 1)::2]
+        questions = questions[(0 if args.half == "even" else 1) :: 2]
     settings = load_settings(environ=env, cwd=home)
     ids: dict[str, str] = {}
     async with open_runtime(settings) as runtime:
@@ -46,11 +50,14 @@ async def evaluate(args: argparse.Namespace) -> str:
         await runtime.recall.warm_up()
         space = runtime.recall.embedder().space.fingerprint()
         for memory in memories:
-            write = await atoms.add(AtomDraft(
-                content=str(memory["text"]), source="user_said",
-                atom_type=str(memory["type"]) if len(str(memory["text"])) <= 300 else "note",
-                tags=() if args.no_tags else tuple(memory.get("tags", ())),  # type: ignore[arg-type]
-            ))
+            write = await atoms.add(
+                AtomDraft(
+                    content=str(memory["text"]),
+                    source="user_said",
+                    atom_type=str(memory["type"]) if len(str(memory["text"])) <= 300 else "note",
+                    tags=() if args.no_tags else tuple(memory.get("tags", ())),  # type: ignore[arg-type]
+                )
+            )
             ids[str(memory["id"])] = write.atom.id
         now = time.time()
         backdate(settings.db_path, {ids[str(m["id"])]: now - float(m["days_ago"]) * DAY for m in memories})  # type: ignore[arg-type]
@@ -61,10 +68,16 @@ async def evaluate(args: argparse.Namespace) -> str:
             kinds: dict[str, list[int | None]] = {}
             started = time.perf_counter()
             for q in questions:
-                result = await runtime.recall.search(RecallQuery(
-                    str(q["question"]), k=10, mode=mode, budget_chars=100_000, expand=not args.no_expand,
-                    touch=False,  # questions must not refresh their answers' retention for the next ones
-                ))
+                result = await runtime.recall.search(
+                    RecallQuery(
+                        str(q["question"]),
+                        k=10,
+                        mode=mode,
+                        budget_chars=100_000,
+                        expand=not args.no_expand,
+                        touch=False,  # questions must not refresh their answers' retention for the next ones
+                    )
+                )
                 found = [by_atom.get(h.atom.id) for h in result.hits]
                 answers = set(q["answers"])  # type: ignore[arg-type]
                 rank = next((i + 1 for i, mid in enumerate(found) if mid in answers), None)
@@ -98,10 +111,18 @@ def main() -> None:
     parser.add_argument("--dims", type=int, default=512)
     parser.add_argument("--keyword-weight", type=float)
     parser.add_argument("--relevance-weight", type=float)
-    parser.add_argument("--data", type=Path, help="folder with recall_memories.jsonl and recall_questions.jsonl "
-                        "(default benchmarks/data); the same format, e.g. a held-out set")
-    parser.add_argument("--half", choices=("all", "even", "odd"), default="all",
-                        help="only the questions at even or odd positions (tune on one, check on the other)")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        help="folder with recall_memories.jsonl and recall_questions.jsonl "
+        "(default benchmarks/data); the same format, e.g. a held-out set",
+    )
+    parser.add_argument(
+        "--half",
+        choices=("all", "even", "odd"),
+        default="all",
+        help="only the questions at even or odd positions (tune on one, check on the other)",
+    )
     print(asyncio.run(evaluate(parser.parse_args())))
 
 

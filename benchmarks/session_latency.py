@@ -105,8 +105,13 @@ def turns(count: int, sessions: int, seed: int = 23) -> list[dict[str, str]]:
         question = question[0].upper() + question[1:]
         kind = i % 3
         message = statements[i] if kind == 0 else question if kind == 1 else f"{statements[i]} {question}"
-        out.append({"session_id": f"bench-session-{i % sessions:02d}", "user_message": message,
-                    "assistant_reply": REPLIES[rng.randrange(len(REPLIES))]})
+        out.append(
+            {
+                "session_id": f"bench-session-{i % sessions:02d}",
+                "user_message": message,
+                "assistant_reply": REPLIES[rng.randrange(len(REPLIES))],
+            }
+        )
     return out
 
 
@@ -151,11 +156,11 @@ async def inproc(home: Path, n: int, sessions: int, profile: bool) -> dict[str, 
             return (t1 - t0) * 1000, (t2 - t1) * 1000, len(block.rendered), added
 
         cold_ctx, cold_obs, _, _ = await turn(work[0], False)
-        for t in work[1:WARM_TURNS + 1]:
+        for t in work[1 : WARM_TURNS + 1]:
             await turn(t, False)
         ctx, obs, chars, added = [], [], [], []
         cpu = time.process_time()
-        for t in work[WARM_TURNS + 1:]:
+        for t in work[WARM_TURNS + 1 :]:
             c, o, size, a = await turn(t, True)
             ctx.append(c)
             obs.append(o)
@@ -183,8 +188,13 @@ def _profile_text(p: cProfile.Profile, top: int = 25) -> str:
 def run_inproc(home: Path, n: int, sessions: int, profile: bool, threads: str) -> dict[str, Any]:
     """Run `inproc` in a fresh interpreter and return its measurements."""
     cmd = [sys.executable, __file__, "--child-inproc", str(home), "--n", str(n), "--sessions", str(sessions)]
-    done = subprocess.run(cmd + (["--profile"] if profile else []), check=True, capture_output=True, text=True,
-                          env={**os.environ, **blas_env(threads)})
+    done = subprocess.run(
+        cmd + (["--profile"] if profile else []),
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **blas_env(threads)},
+    )
     out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return out
 
@@ -197,7 +207,9 @@ async def stdio(home: Path, mode: str, n: int, sessions: int, threads: str) -> d
     from mcp import Client, StdioServerParameters
 
     params = StdioServerParameters(
-        command=str(SERVER), args=[], env={"PATH": os.environ["PATH"], "MCP_MEMORY_HOME": str(home), **blas_env(threads)},
+        command=str(SERVER),
+        args=[],
+        env={"PATH": os.environ["PATH"], "MCP_MEMORY_HOME": str(home), **blas_env(threads)},
         cwd=str(home),
     )
     work = turns(n + WARM_TURNS + 1, sessions)
@@ -213,8 +225,14 @@ async def stdio(home: Path, mode: str, n: int, sessions: int, threads: str) -> d
         t0 = time.perf_counter()
         ctx = await call({"action": "context", "message": t["user_message"], "session_id": t["session_id"]})
         t1 = time.perf_counter()
-        obs = await call({"action": "observe", "session_id": t["session_id"], "user_message": t["user_message"],
-                          "assistant_reply": t["assistant_reply"]})
+        obs = await call(
+            {
+                "action": "observe",
+                "session_id": t["session_id"],
+                "user_message": t["user_message"],
+                "assistant_reply": t["assistant_reply"],
+            }
+        )
         t2 = time.perf_counter()
         return (t1 - t0) * 1000, (t2 - t1) * 1000, ctx, obs
 
@@ -223,10 +241,10 @@ async def stdio(home: Path, mode: str, n: int, sessions: int, threads: str) -> d
         initialized = time.perf_counter()
         cold_ctx, cold_obs, _, _ = await turn(work[0])
         budget = settings_for(home).sessions.context_budget_chars  # what the server read: same home, no config
-        for t in work[1:WARM_TURNS + 1]:
+        for t in work[1 : WARM_TURNS + 1]:
             await turn(t)
         ctx, obs, chars, nbytes, added = [], [], [], [], []
-        for t in work[WARM_TURNS + 1:]:
+        for t in work[WARM_TURNS + 1 :]:
             c, o, cdata, odata = await turn(t)
             ctx.append(c)
             obs.append(o)
@@ -241,7 +259,8 @@ async def stdio(home: Path, mode: str, n: int, sessions: int, threads: str) -> d
     return {
         "context": {"cold_ms": cold_ctx, "lat": ctx, "chars": chars, "bytes": nbytes, "budget": budget},
         "observe": {"cold_ms": cold_obs, "lat": obs, "added": added},
-        "init_ms": (initialized - t_spawn) * 1000, "floor_ms": percentile(floor, 50),
+        "init_ms": (initialized - t_spawn) * 1000,
+        "floor_ms": percentile(floor, 50),
     }
 
 
@@ -264,10 +283,21 @@ def _rows(size: int, path: str, m: dict[str, Any], surfaces: str) -> list[tuple[
                 reply += f"; JSON {percentile(a['bytes'], 50):,} / {max(a['bytes']):,} B"
         else:
             reply = f"{statistics.fmean(a['added']):.2f} atoms added/turn"
-        rows.append((
-            f"{size:,}", path, action, len(lat), f"{a['cold_ms']:.1f}", f"{percentile(lat, 50):.2f}",
-            f"{percentile(lat, 95):.2f}", f"{statistics.fmean(lat):.2f}", f"{max(lat):.1f}", reply, verdict,
-        ))
+        rows.append(
+            (
+                f"{size:,}",
+                path,
+                action,
+                len(lat),
+                f"{a['cold_ms']:.1f}",
+                f"{percentile(lat, 50):.2f}",
+                f"{percentile(lat, 95):.2f}",
+                f"{statistics.fmean(lat):.2f}",
+                f"{max(lat):.1f}",
+                reply,
+                verdict,
+            )
+        )
     return rows
 
 
@@ -283,8 +313,12 @@ def main() -> None:
     parser.add_argument("--no-stdio", action="store_true")
     parser.add_argument("--no-inproc", action="store_true")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of the in-process turns")
-    parser.add_argument("--surfaces", choices=("default", "all"), default="default",
-                        help="all: also the opt-in surfaces of context (nudges)")
+    parser.add_argument(
+        "--surfaces",
+        choices=("default", "all"),
+        default="default",
+        help="all: also the opt-in surfaces of context (nudges)",
+    )
     parser.add_argument("--child-inproc", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_inproc:
@@ -304,29 +338,47 @@ def main() -> None:
             for threads in [t for t in args.blas_threads.split(",") if t]:
                 blas = "" if threads == "default" else f", BLAS {threads} thread"
                 if not args.no_inproc:
-                    m = run_inproc(scratch_copy(home, scratch, args.surfaces), args.n, args.sessions, args.profile, threads)
+                    m = run_inproc(
+                        scratch_copy(home, scratch, args.surfaces), args.n, args.sessions, args.profile, threads
+                    )
                     lat_rows += _rows(size, f"in process{blas}", m, args.surfaces)
                     cpu_notes.append(f"{size:,}{blas}: {m['cpu_turn_ms']:.2f} ms CPU per turn in process")
                     if "profile" in m:
                         profiles.append((f"{size:,}{blas}", m["profile"]))
                 if not args.no_stdio:
                     for mode in modes:
-                        m = asyncio.run(stdio(scratch_copy(home, scratch, args.surfaces), mode, args.n, args.sessions, threads))
+                        m = asyncio.run(
+                            stdio(scratch_copy(home, scratch, args.surfaces), mode, args.n, args.sessions, threads)
+                        )
                         lat_rows += _rows(size, f"stdio ({mode}{blas})", m, args.surfaces)
-                        start_rows.append((f"{size:,}", mode + blas, f"{m['init_ms']:.0f}", f"{m['context']['cold_ms']:.0f}",
-                                           f"{m['observe']['cold_ms']:.0f}", f"{m['floor_ms']:.2f}"))
+                        start_rows.append(
+                            (
+                                f"{size:,}",
+                                mode + blas,
+                                f"{m['init_ms']:.0f}",
+                                f"{m['context']['cold_ms']:.0f}",
+                                f"{m['observe']['cold_ms']:.0f}",
+                                f"{m['floor_ms']:.2f}",
+                            )
+                        )
             print(f"[{size:,} atoms: {'cached' if cached else 'seeded now'} store {home}]", file=sys.stderr)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     surfaces = "every anticipation surface on, nudges included" if args.surfaces == "all" else "default surfaces"
     print(f"## Session latency (`context` + `observe`, no LLM, {surfaces}) — {machine()}, {today()}, load avg {load}\n")
-    print(f"Latency in ms over {args.n} timed turns in {args.sessions} sessions after {WARM_TURNS} warm-up turns; "
-          "cold = first turn of a fresh process (context first, then observe), over stdio measured from "
-          f"`initialized`. {'; '.join(cpu_notes)}.\n")
+    print(
+        f"Latency in ms over {args.n} timed turns in {args.sessions} sessions after {WARM_TURNS} warm-up turns; "
+        "cold = first turn of a fresh process (context first, then observe), over stdio measured from "
+        f"`initialized`. {'; '.join(cpu_notes)}.\n"
+    )
     print(table(("atoms", "path", "action", "n", "cold", "p50", "p95", "mean", "max", "reply", "target"), lat_rows))
     if start_rows:
         print("\nServer start (ms from spawn) and the stdio floor (p50 of 100 uncached `tools/list` calls)\n")
-        print(table(("atoms", "client mode", "→ initialized", "first context", "first observe", "tools/list p50 ms"),
-                    start_rows))
+        print(
+            table(
+                ("atoms", "client mode", "→ initialized", "first context", "first observe", "tools/list p50 ms"),
+                start_rows,
+            )
+        )
     for label, prof in profiles:
         for name, text in prof.items():
             print(f"\n### cProfile, in process, {label} atoms, `{name}` (timed turns)\n\n```\n{text.strip()}\n```")

@@ -66,8 +66,9 @@ def settings_for(home: Path) -> Settings:
 
 def draft(memory: dict[str, Any]) -> AtomDraft:
     """The draft an agent would send for a memory the user stated."""
-    return AtomDraft(content=str(memory["text"]), source="user_said", atom_type=str(memory["type"]),
-                     tags=tuple(memory["tags"]))
+    return AtomDraft(
+        content=str(memory["text"]), source="user_said", atom_type=str(memory["type"]), tags=tuple(memory["tags"])
+    )
 
 
 async def link_rows(runtime: Any) -> int:
@@ -100,8 +101,14 @@ def store_size(db: Path, atoms: int, scratch: Path) -> dict[str, Any]:
         vconn.close()
     vacuumed = copy.stat().st_size
     copy.unlink()
-    return {"atoms": atoms, "checkpointed": checkpointed, "busy": busy, "vacuumed": vacuumed,
-            "groups": groups, "vgroups": vgroups}
+    return {
+        "atoms": atoms,
+        "checkpointed": checkpointed,
+        "busy": busy,
+        "vacuumed": vacuumed,
+        "groups": groups,
+        "vgroups": vgroups,
+    }
 
 
 def _dbstat(conn: sqlite3.Connection) -> dict[str, int]:
@@ -149,15 +156,26 @@ async def inproc(home: Path, total: int, checkpoints: list[int], scratch: Path) 
         await runtime.recall.search(RecallQuery("what does my sister do for a living?"))
         lat = []
         started = time.perf_counter()
-        for memory in memories[done:done + WARM_INDEX_ADDS]:
+        for memory in memories[done : done + WARM_INDEX_ADDS]:
             t = time.perf_counter()
             await atoms.add(draft(memory))
             lat.append((time.perf_counter() - t) * 1000)
-        ranges.append({"label": f"{done:,} → {done + WARM_INDEX_ADDS:,}, index loaded", "n": len(lat),
-                       "s": time.perf_counter() - started, "lat": lat})
+        ranges.append(
+            {
+                "label": f"{done:,} → {done + WARM_INDEX_ADDS:,}, index loaded",
+                "n": len(lat),
+                "s": time.perf_counter() - started,
+                "lat": lat,
+            }
+        )
         links_warm = await link_rows(runtime)
-    return {"ranges": ranges, "sizes": sizes, "statuses": statuses, "links_cold": links_cold,
-            "links_warm": links_warm - links_cold}
+    return {
+        "ranges": ranges,
+        "sizes": sizes,
+        "statuses": statuses,
+        "links_cold": links_cold,
+        "links_warm": links_warm - links_cold,
+    }
 
 
 # --- (c) over stdio --------------------------------------------------------------------------------
@@ -168,7 +186,10 @@ def _params(home: Path) -> Any:
 
     home.mkdir(mode=0o700, parents=True, exist_ok=True)  # the server's working directory
     return StdioServerParameters(
-        command=str(SERVER), args=[], env={"PATH": os.environ["PATH"], "MCP_MEMORY_HOME": str(home)}, cwd=str(home),
+        command=str(SERVER),
+        args=[],
+        env={"PATH": os.environ["PATH"], "MCP_MEMORY_HOME": str(home)},
+        cwd=str(home),
     )
 
 
@@ -184,10 +205,16 @@ async def stdio_atoms(home: Path, mode: str, n: int, seed: int) -> dict[str, Any
         started = time.perf_counter()
         for memory in memories:
             t = time.perf_counter()
-            result = await client.call_tool("memory", {
-                "action": "add_atom", "content": memory["text"], "source": "user_said",
-                "atom_type": memory["type"], "tags": memory["tags"],
-            })
+            result = await client.call_tool(
+                "memory",
+                {
+                    "action": "add_atom",
+                    "content": memory["text"],
+                    "source": "user_said",
+                    "atom_type": memory["type"],
+                    "tags": memory["tags"],
+                },
+            )
             lat.append((time.perf_counter() - t) * 1000)
             if result.is_error:
                 raise SystemExit(f"add_atom failed: {result.content}")
@@ -233,8 +260,16 @@ async def stdio_facts(home: Path, mode: str) -> dict[str, Any]:
 
 def _lat_row(path: str, label: str, m: dict[str, Any]) -> tuple[object, ...]:
     lat = m["lat"]
-    return (path, label, m["n"], f"{m['n'] / m['s']:.0f}", f"{percentile(lat, 50):.2f}", f"{percentile(lat, 95):.2f}",
-            f"{statistics.fmean(lat):.2f}", f"{max(lat):.1f}")
+    return (
+        path,
+        label,
+        m["n"],
+        f"{m['n'] / m['s']:.0f}",
+        f"{percentile(lat, 50):.2f}",
+        f"{percentile(lat, 95):.2f}",
+        f"{statistics.fmean(lat):.2f}",
+        f"{max(lat):.1f}",
+    )
 
 
 def main() -> None:
@@ -261,7 +296,13 @@ def main() -> None:
             shutil.copy(src, big / "memory.db")
             base = args.atoms + WARM_INDEX_ADDS
             grown = asyncio.run(stdio_atoms(big, args.mode, args.stdio_atoms // 2, seed=41))
-            rows.append(_lat_row(f"stdio `add_atom` ({args.mode})", f"{base:,} → {base + args.stdio_atoms // 2:,}, index loaded at start", grown))
+            rows.append(
+                _lat_row(
+                    f"stdio `add_atom` ({args.mode})",
+                    f"{base:,} → {base + args.stdio_atoms // 2:,}, index loaded at start",
+                    grown,
+                )
+            )
             facts = asyncio.run(stdio_facts(work / "stdio-facts", args.mode))
             used = ", ".join(f"{t} {facts['used'][t]:,}/{facts['caps'][t]:,}" for t in facts["caps"])
             rows.append(_lat_row(f"stdio facts `add` ({args.mode})", f"0 → {facts['n']} entries ({used} chars)", facts))
@@ -273,27 +314,58 @@ def main() -> None:
     print("Throughput (each call one write transaction; atoms/s = calls / wall time of the range; latencies ms)\n")
     print(table(("path", "range", "calls", "per s", "p50", "p95", "mean", "max"), rows))
     statuses = ", ".join(f"{k} {v:,}" for k, v in sorted(a["statuses"].items()))
-    print(f"\nIn-process statuses: {statuses}. Semantic links made during the first {args.atoms:,} adds "
-          f"(index as warmed at start): {a['links_cold']:,}; during the {WARM_INDEX_ADDS} adds after one search: "
-          f"{a['links_warm']:,} (both directions).\n")
+    print(
+        f"\nIn-process statuses: {statuses}. Semantic links made during the first {args.atoms:,} adds "
+        f"(index as warmed at start): {a['links_cold']:,}; during the {WARM_INDEX_ADDS} adds after one search: "
+        f"{a['links_warm']:,} (both directions).\n"
+    )
     size_rows = []
     for s in a["sizes"]:
         n = s["atoms"]
-        size_rows.append((
-            f"{n:,}", f"{s['checkpointed'] / 1e6:.2f}", f"{s['checkpointed'] / n:,.0f}", f"{MIB_100 * n / s['checkpointed']:,.0f}",
-            f"{s['vacuumed'] / 1e6:.2f}", f"{s['vacuumed'] / n:,.0f}", f"{MIB_100 * n / s['vacuumed']:,.0f}",
-        ))
-    print("Store size (db + WAL after `PRAGMA wal_checkpoint(TRUNCATE)`; then a `VACUUM INTO` copy; "
-          "100 MiB = the default max_size_mb)\n")
-    print(table(("atoms", "MB", "bytes/atom", "atoms per 100 MiB", "MB vacuumed", "bytes/atom vacuumed",
-                 "atoms per 100 MiB vacuumed"), size_rows))
-    names = sorted({g for s in a["sizes"] for g in s["groups"]} | {g for s in a["sizes"] for g in s["vgroups"]},
-                   key=lambda g: -a["sizes"][-1]["vgroups"].get(g, 0))
+        size_rows.append(
+            (
+                f"{n:,}",
+                f"{s['checkpointed'] / 1e6:.2f}",
+                f"{s['checkpointed'] / n:,.0f}",
+                f"{MIB_100 * n / s['checkpointed']:,.0f}",
+                f"{s['vacuumed'] / 1e6:.2f}",
+                f"{s['vacuumed'] / n:,.0f}",
+                f"{MIB_100 * n / s['vacuumed']:,.0f}",
+            )
+        )
+    print(
+        "Store size (db + WAL after `PRAGMA wal_checkpoint(TRUNCATE)`; then a `VACUUM INTO` copy; "
+        "100 MiB = the default max_size_mb)\n"
+    )
+    print(
+        table(
+            (
+                "atoms",
+                "MB",
+                "bytes/atom",
+                "atoms per 100 MiB",
+                "MB vacuumed",
+                "bytes/atom vacuumed",
+                "atoms per 100 MiB vacuumed",
+            ),
+            size_rows,
+        )
+    )
+    names = sorted(
+        {g for s in a["sizes"] for g in s["groups"]} | {g for s in a["sizes"] for g in s["vgroups"]},
+        key=lambda g: -a["sizes"][-1]["vgroups"].get(g, 0),
+    )
     if names:
         print("\nBytes per atom by table (dbstat page bytes; checkpointed / vacuumed)\n")
         header = ["table group"] + [f"{s['atoms']:,} atoms" for s in a["sizes"]]
-        body = [[g] + [f"{s['groups'].get(g, 0) / s['atoms']:,.0f} / {s['vgroups'].get(g, 0) / s['atoms']:,.0f}"
-                       for s in a["sizes"]] for g in names]
+        body = [
+            [g]
+            + [
+                f"{s['groups'].get(g, 0) / s['atoms']:,.0f} / {s['vgroups'].get(g, 0) / s['atoms']:,.0f}"
+                for s in a["sizes"]
+            ]
+            for g in names
+        ]
         print(table(header, body))
 
 

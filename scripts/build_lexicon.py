@@ -31,7 +31,7 @@ from scipy.special import erf
 from tokenizers import Tokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from trusted_memory.text import STOP_WORDS, tokenize  # noqa: E402
+from trusted_memory.text import STOP_WORDS, tokenize
 
 COMMON_WORDS = 30_000
 TOOL_WORDS = 12_000
@@ -68,8 +68,11 @@ class MiniLM:
             ids[i, : len(row)] = row
             mask[i, : len(row)] = 1.0
         w = self.w
-        x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:width][None]
-             + w["embeddings.token_type_embeddings.weight"][0])
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][:width][None]
+            + w["embeddings.token_type_embeddings.weight"][0]
+        )
         x = self._norm(x, "embeddings.LayerNorm")
         pad = (1.0 - mask)[:, None, None, :] * -1e9
         head = HIDDEN // HEADS
@@ -120,11 +123,15 @@ def package_words(pypi: Path | None, npm: Path | None, known: set[str]) -> list[
     names: list[str] = []
     if pypi is not None:
         with pypi.open(encoding="utf-8") as fh:
-            ranked = [(int(row[3]), row[0]) for row in csv.reader(fh, delimiter="\t") if len(row) > 3 and row[3].isdigit()]
+            ranked = [
+                (int(row[3]), row[0]) for row in csv.reader(fh, delimiter="\t") if len(row) > 3 and row[3].isdigit()
+            ]
         names += [name for _, name in sorted(ranked)[:PYPI_RANKED]]
     if npm is not None:
         with npm.open(encoding="utf-8") as fh:
-            rows = [(int(row[2]), row[0]) for row in csv.reader(fh, delimiter="\t") if len(row) > 2 and row[2].isdigit()]
+            rows = [
+                (int(row[2]), row[0]) for row in csv.reader(fh, delimiter="\t") if len(row) > 2 and row[2].isdigit()
+            ]
         names += [name for _, name in sorted(rows, reverse=True)[:NPM_TOP]]
     words: list[str] = []
     seen = set(known)
@@ -141,7 +148,9 @@ def main() -> None:
     parser.add_argument("--model", type=Path, required=True)
     parser.add_argument("--pypi", type=Path)
     parser.add_argument("--npm", type=Path)
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "trusted_memory/embed/data/lexicon.npz")
+    parser.add_argument(
+        "--out", type=Path, default=Path(__file__).resolve().parents[1] / "trusted_memory/embed/data/lexicon.npz"
+    )
     args = parser.parse_args()
     model = MiniLM(args.model)
     check = model.encode(["That is a happy person", "That is a happy dog", "That is a very happy person"])

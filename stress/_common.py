@@ -45,8 +45,11 @@ def bin_dir(explicit: str | None = None) -> Path:
 def child_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """A minimal environment for a child: PATH, an isolated HOME and the shared store folder."""
     env = {
-        "PATH": os.environ.get("PATH", ""), "HOME": str(home.parent), "MCP_MEMORY_HOME": str(home),
-        "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8",
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home.parent),
+        "MCP_MEMORY_HOME": str(home),
+        "LANG": "C.UTF-8",
+        "PYTHONIOENCODING": "utf-8",
     }
     env.update(extra or {})
     return env
@@ -78,21 +81,30 @@ def machine() -> str:
     import platform
     import sqlite3
 
-    return (f"{os.cpu_count()} cores, {platform.system()} {platform.release()}, Python "
-            f"{platform.python_version()}, SQLite {sqlite3.sqlite_version}")
-
-
-def run_admin(bin_path: Path, home: Path, *args: str, timeout: float = 120.0,
-              extra_env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run `trusted-memory-admin ARGS` on the store to completion (bounded by `timeout`)."""
-    return subprocess.run(
-        [str(bin_path / "trusted-memory-admin"), "--home", str(home), *args], stdin=subprocess.DEVNULL,
-        capture_output=True, text=True, env=child_env(home, extra_env), timeout=timeout, check=False,
+    return (
+        f"{os.cpu_count()} cores, {platform.system()} {platform.release()}, Python "
+        f"{platform.python_version()}, SQLite {sqlite3.sqlite_version}"
     )
 
 
-def admin_json(bin_path: Path, home: Path, *args: str, timeout: float = 120.0,
-               extra_env: Mapping[str, str] | None = None) -> Any:
+def run_admin(
+    bin_path: Path, home: Path, *args: str, timeout: float = 120.0, extra_env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run `trusted-memory-admin ARGS` on the store to completion (bounded by `timeout`)."""
+    return subprocess.run(
+        [str(bin_path / "trusted-memory-admin"), "--home", str(home), *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=child_env(home, extra_env),
+        timeout=timeout,
+        check=False,
+    )
+
+
+def admin_json(
+    bin_path: Path, home: Path, *args: str, timeout: float = 120.0, extra_env: Mapping[str, str] | None = None
+) -> Any:
     """`trusted-memory-admin --json ARGS`, parsed; raises RuntimeError naming stderr on failure."""
     done = run_admin(bin_path, home, "--json", *args, timeout=timeout, extra_env=extra_env)
     if done.returncode != 0:
@@ -111,11 +123,22 @@ class RawStdioServer:
     closing under it, so this client is a few dozen lines over os.read/select instead.
     """
 
-    def __init__(self, bin_path: Path, home: Path, stderr: IO[bytes], *,
-                 extra_env: Mapping[str, str] | None = None, cwd: Path | None = None) -> None:
+    def __init__(
+        self,
+        bin_path: Path,
+        home: Path,
+        stderr: IO[bytes],
+        *,
+        extra_env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> None:
         self.proc = subprocess.Popen(
-            [str(bin_path / "trusted-memory")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
-            env=child_env(home, extra_env), cwd=cwd or home.parent,
+            [str(bin_path / "trusted-memory")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            env=child_env(home, extra_env),
+            cwd=cwd or home.parent,
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self._out = self.proc.stdout.fileno()
@@ -172,10 +195,14 @@ class RawStdioServer:
 
     def initialize(self, timeout: float = 30.0) -> dict[str, Any]:
         """The MCP handshake."""
-        rid = self.send("initialize", {
-            "protocolVersion": LEGACY_PROTOCOL, "capabilities": {},
-            "clientInfo": {"name": "trusted-memory-stress", "version": "1"},
-        })
+        rid = self.send(
+            "initialize",
+            {
+                "protocolVersion": LEGACY_PROTOCOL,
+                "capabilities": {},
+                "clientInfo": {"name": "trusted-memory-stress", "version": "1"},
+            },
+        )
         reply = self.response(rid, timeout)
         self.send("notifications/initialized", notify=True)
         return reply

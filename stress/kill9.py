@@ -60,7 +60,44 @@ ADMIN_TIMEOUT_S = 120.0
 IMPORT_TIMEOUT_S = 300.0
 # Every process on the store shares these settings (the facts cap is raised so adds never run out).
 EXTRA_ENV = {"MCP_MEMORY_FACTS__ENV_CAP": "100000000"}
-NOUNS = ["kafka", "redis", "postgres", "nginx", "docker", "terraform", "grafana", "jenkins", "vault", "consul", "helm", "caddy", "sentry", "celery", "minio", "airflow", "spark", "dask", "polars", "duckdb", "sqlite", "mysql", "etcd", "envoy", "argo", "bazel", "gradle", "cargo", "poetry", "vite", "rollup", "eslint", "ruff", "mypy", "pytest", "tox"]
+NOUNS = [
+    "kafka",
+    "redis",
+    "postgres",
+    "nginx",
+    "docker",
+    "terraform",
+    "grafana",
+    "jenkins",
+    "vault",
+    "consul",
+    "helm",
+    "caddy",
+    "sentry",
+    "celery",
+    "minio",
+    "airflow",
+    "spark",
+    "dask",
+    "polars",
+    "duckdb",
+    "sqlite",
+    "mysql",
+    "etcd",
+    "envoy",
+    "argo",
+    "bazel",
+    "gradle",
+    "cargo",
+    "poetry",
+    "vite",
+    "rollup",
+    "eslint",
+    "ruff",
+    "mypy",
+    "pytest",
+    "tox",
+]
 
 
 @dataclass
@@ -68,21 +105,21 @@ class Op:
     """One write in flight: what it would change if it committed."""
 
     action: str
-    text: str = ""            # add_atom text, or the facts content it writes
-    tag: str = ""             # facts: the tag of the entry it adds / replaces / removes
-    new_tag: str = ""         # replace: the tag of the new content
-    old: str = ""             # replace/remove: the content before
+    text: str = ""  # add_atom text, or the facts content it writes
+    tag: str = ""  # facts: the tag of the entry it adds / replaces / removes
+    new_tag: str = ""  # replace: the tag of the new content
+    old: str = ""  # replace/remove: the content before
 
 
 @dataclass
 class Model:
     """What the store must hold after acknowledged writes (and may hold after unknown ones)."""
 
-    atoms: dict[str, str] = field(default_factory=dict)        # acknowledged: id -> text
-    facts: dict[str, str] = field(default_factory=dict)        # acknowledged live facts: tag -> content
-    gone: set[str] = field(default_factory=set)                # contents acknowledged replaced/removed
-    unknown: list[Op] = field(default_factory=list)            # in flight when the server died
-    busy: set[str] = field(default_factory=set)                # fact tags with a call in flight
+    atoms: dict[str, str] = field(default_factory=dict)  # acknowledged: id -> text
+    facts: dict[str, str] = field(default_factory=dict)  # acknowledged live facts: tag -> content
+    gone: set[str] = field(default_factory=set)  # contents acknowledged replaced/removed
+    unknown: list[Op] = field(default_factory=list)  # in flight when the server died
+    busy: set[str] = field(default_factory=set)  # fact tags with a call in flight
 
 
 class Writer:
@@ -165,7 +202,18 @@ class Writer:
 def check_store(bin_path: Path, home: Path, model: Model) -> tuple[list[str], dict[str, int]]:
     """Compare the store with the model; fold in-flight outcomes into it. Returns (violations, counts)."""
     problems: list[str] = []
-    listed = admin_json(bin_path, home, "atoms", "list", "--status", "all", "--limit", "1000000", timeout=ADMIN_TIMEOUT_S, extra_env=EXTRA_ENV)
+    listed = admin_json(
+        bin_path,
+        home,
+        "atoms",
+        "list",
+        "--status",
+        "all",
+        "--limit",
+        "1000000",
+        timeout=ADMIN_TIMEOUT_S,
+        extra_env=EXTRA_ENV,
+    )
     texts = {a["id"]: a["text"] for a in listed}
     missing_atoms = [i for i, t in model.atoms.items() if texts.get(i) != t]
     problems += [f"acknowledged atom {i} missing" for i in missing_atoms[:10]]
@@ -203,8 +251,13 @@ def check_store(bin_path: Path, home: Path, model: Model) -> tuple[list[str], di
     expected = set(model.facts.values())
     phantoms = sorted(actual - expected)
     problems += [f"fact nobody acknowledged or had in flight: {t}" for t in phantoms[:10]]
-    counts = {"atoms": len(model.atoms), "facts": len(expected), "in_flight": len(model.unknown),
-              "in_flight_applied": applied, "missing": len(missing_atoms) + len(missing_facts) + len(resurrected)}
+    counts = {
+        "atoms": len(model.atoms),
+        "facts": len(expected),
+        "in_flight": len(model.unknown),
+        "in_flight_applied": applied,
+        "missing": len(missing_atoms) + len(missing_facts) + len(resurrected),
+    }
     model.unknown.clear()
     return problems, counts
 
@@ -238,8 +291,14 @@ def answers_again(bin_path: Path, home: Path, model: Model, work: Path, round_no
     return problems
 
 
-def kill_when(server: RawStdioServer, reached: threading.Event, stop: threading.Event, delay: float,
-              started: float, killed_at: list[float]) -> None:
+def kill_when(
+    server: RawStdioServer,
+    reached: threading.Event,
+    stop: threading.Event,
+    delay: float,
+    started: float,
+    killed_at: list[float],
+) -> None:
     """(In a thread) SIGKILL the server `delay` seconds after `reached` is set, unless stopped first."""
     while not stop.is_set():
         if reached.wait(0.05):
@@ -249,8 +308,9 @@ def kill_when(server: RawStdioServer, reached: threading.Event, stop: threading.
             return
 
 
-def server_rounds(args: argparse.Namespace, bin_path: Path, home: Path, work: Path,
-                  rng: random.Random) -> tuple[list[tuple[Any, ...]], list[str]]:
+def server_rounds(
+    args: argparse.Namespace, bin_path: Path, home: Path, work: Path, rng: random.Random
+) -> tuple[list[tuple[Any, ...]], list[str]]:
     model = Model()
     rows: list[tuple[Any, ...]] = []
     violations: list[str] = []
@@ -263,7 +323,9 @@ def server_rounds(args: argparse.Namespace, bin_path: Path, home: Path, work: Pa
         with (work / f"server-{round_no}.stderr").open("wb") as err:
             server = RawStdioServer(bin_path, home, err, extra_env=EXTRA_ENV)
             thread = threading.Thread(
-                target=kill_when, args=(server, reached, stop_killer, delay, time.monotonic(), killed_at), daemon=True,
+                target=kill_when,
+                args=(server, reached, stop_killer, delay, time.monotonic(), killed_at),
+                daemon=True,
             )
             writer = Writer(server, model, rng, round_no, args.window)
             try:
@@ -283,17 +345,30 @@ def server_rounds(args: argparse.Namespace, bin_path: Path, home: Path, work: Pa
         problems += [f"error returned: {e}" for e in writer.errors[:5]]
         doctor = run_admin(bin_path, home, "doctor", timeout=ADMIN_TIMEOUT_S, extra_env=EXTRA_ENV)
         if doctor.returncode != 0:
-            problems.append("doctor after the crash: " + " / ".join(
-                l.strip() for l in doctor.stdout.splitlines() if "FAIL" in l or "DAMAGED" in l or "problem" in l)[:300])
+            problems.append(
+                "doctor after the crash: "
+                + " / ".join(
+                    l.strip() for l in doctor.stdout.splitlines() if "FAIL" in l or "DAMAGED" in l or "problem" in l
+                )[:300]
+            )
         in_flight = len(model.unknown)
         store_problems, counts = check_store(bin_path, home, model)
         problems += store_problems
         problems += answers_again(bin_path, home, model, work, round_no)
         violations += [f"round {round_no}: {p}" for p in problems]
-        rows.append((round_no, writer.acked, in_flight, counts["in_flight_applied"],
-                     f"{killed_at[0] * 1000:.0f}" if killed_at else "timeout", counts["missing"],
-                     "clean" if doctor.returncode == 0 else "PROBLEMS", "yes" if not any("restart" in p for p in problems) else "NO",
-                     "ok" if not problems else f"{len(problems)} problem(s)"))
+        rows.append(
+            (
+                round_no,
+                writer.acked,
+                in_flight,
+                counts["in_flight_applied"],
+                f"{killed_at[0] * 1000:.0f}" if killed_at else "timeout",
+                counts["missing"],
+                "clean" if doctor.returncode == 0 else "PROBLEMS",
+                "yes" if not any("restart" in p for p in problems) else "NO",
+                "ok" if not problems else f"{len(problems)} problem(s)",
+            )
+        )
     return rows, violations
 
 
@@ -305,8 +380,17 @@ def graph_file(path: Path, marker: str, entities: int) -> None:
     with path.open("w", encoding="utf-8") as fh:
         for k in range(entities):
             name = f"{marker}-{k:05d}"
-            fh.write(json.dumps({"type": "entity", "name": name, "entityType": "service",
-                                 "observations": [f"runs {NOUNS[k % len(NOUNS)]} ({token(marker, k)})"]}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "type": "entity",
+                        "name": name,
+                        "entityType": "service",
+                        "observations": [f"runs {NOUNS[k % len(NOUNS)]} ({token(marker, k)})"],
+                    }
+                )
+                + "\n"
+            )
 
 
 class WriteLockProbe:
@@ -336,7 +420,10 @@ class WriteLockProbe:
 def run_import(bin_path: Path, home: Path, path: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [str(bin_path / "trusted-memory-admin"), "--home", str(home), "import", str(path), "--yes"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=child_env(home, EXTRA_ENV),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=child_env(home, EXTRA_ENV),
     )
 
 
@@ -354,22 +441,47 @@ def wait_for_transaction(proc: subprocess.Popen[bytes], probe: WriteLockProbe, t
 
 def imported(bin_path: Path, home: Path, marker: str, path: Path) -> tuple[int, int]:
     """(atoms of this marker in the store, import events of this file)."""
-    listed = admin_json(bin_path, home, "atoms", "list", "--status", "all", "--limit", "1000000", timeout=ADMIN_TIMEOUT_S, extra_env=EXTRA_ENV)
+    listed = admin_json(
+        bin_path,
+        home,
+        "atoms",
+        "list",
+        "--status",
+        "all",
+        "--limit",
+        "1000000",
+        timeout=ADMIN_TIMEOUT_S,
+        extra_env=EXTRA_ENV,
+    )
     atoms = sum(1 for a in listed if a["text"].startswith(f"{marker}-"))
-    events = admin_json(bin_path, home, "audit", "--kind", "import", "--subject", f"import:{path}",
-                        "--limit", "1000", timeout=ADMIN_TIMEOUT_S, extra_env=EXTRA_ENV)
+    events = admin_json(
+        bin_path,
+        home,
+        "audit",
+        "--kind",
+        "import",
+        "--subject",
+        f"import:{path}",
+        "--limit",
+        "1000",
+        timeout=ADMIN_TIMEOUT_S,
+        extra_env=EXTRA_ENV,
+    )
     return atoms, len(events)
 
 
-def import_rounds(args: argparse.Namespace, bin_path: Path, work: Path,
-                  rng: random.Random) -> tuple[list[tuple[Any, ...]], list[str], str]:
+def import_rounds(
+    args: argparse.Namespace, bin_path: Path, work: Path, rng: random.Random
+) -> tuple[list[tuple[Any, ...]], list[str], str]:
     rows: list[tuple[Any, ...]] = []
     violations: list[str] = []
     # Calibrate on a scratch store: how long the import holds its write transaction.
     scratch = work / "calibrate-home"
     sample = work / "calibrate.jsonl"
     graph_file(sample, "calib", args.entities)
-    run_admin(bin_path, scratch, "stats", timeout=ADMIN_TIMEOUT_S, extra_env=EXTRA_ENV)  # create it (the probe opens an existing file)
+    run_admin(
+        bin_path, scratch, "stats", timeout=ADMIN_TIMEOUT_S, extra_env=EXTRA_ENV
+    )  # create it (the probe opens an existing file)
     probe = WriteLockProbe(scratch)
     proc = run_import(bin_path, scratch, sample)
     try:
@@ -384,8 +496,10 @@ def import_rounds(args: argparse.Namespace, bin_path: Path, work: Path,
             proc.stderr.close()
     if proc.returncode != 0 or began is None:
         return rows, [f"calibration import failed (exit {proc.returncode}, lock seen: {began is not None})"], ""
-    calibration = (f"uninterrupted import of {args.entities} entities: write lock taken after {began:.2f} s, "
-                   f"then {held:.2f} s to the end")
+    calibration = (
+        f"uninterrupted import of {args.entities} entities: write lock taken after {began:.2f} s, "
+        f"then {held:.2f} s to the end"
+    )
     home = work / "import-home"
     run_admin(bin_path, home, "stats", timeout=ADMIN_TIMEOUT_S, extra_env=EXTRA_ENV)  # create the store first
     for round_no in range(1, args.import_rounds + 1):
@@ -411,10 +525,18 @@ def import_rounds(args: argparse.Namespace, bin_path: Path, work: Path,
             if proc.stderr is not None:
                 proc.stderr.close()
         atoms, events = imported(bin_path, home, marker, path)
-        outcome = "none" if atoms == 0 and events == 0 else "all" if atoms == args.entities and events == 1 else "PARTIAL"
-        state = ("finished before the kill" if not alive
-                 else "killed inside its transaction" if holding and outcome == "none"
-                 else "killed after commit" if outcome == "all" else "killed")
+        outcome = (
+            "none" if atoms == 0 and events == 0 else "all" if atoms == args.entities and events == 1 else "PARTIAL"
+        )
+        state = (
+            "finished before the kill"
+            if not alive
+            else "killed inside its transaction"
+            if holding and outcome == "none"
+            else "killed after commit"
+            if outcome == "all"
+            else "killed"
+        )
         if outcome == "PARTIAL":
             problems.append(f"import half applied: {atoms} of {args.entities} atoms, {events} import event(s)")
         doctor = run_admin(bin_path, home, "doctor", timeout=ADMIN_TIMEOUT_S, extra_env=EXTRA_ENV)
@@ -423,10 +545,23 @@ def import_rounds(args: argparse.Namespace, bin_path: Path, work: Path,
         redo = run_admin(bin_path, home, "import", str(path), "--yes", timeout=IMPORT_TIMEOUT_S, extra_env=EXTRA_ENV)
         after, _ = imported(bin_path, home, marker, path)
         if redo.returncode != 0 or after != args.entities:
-            problems.append(f"re-import: exit {redo.returncode}, {after} of {args.entities} atoms; {redo.stderr[-200:]}")
+            problems.append(
+                f"re-import: exit {redo.returncode}, {after} of {args.entities} atoms; {redo.stderr[-200:]}"
+            )
         violations += [f"import round {round_no}: {p}" for p in problems]
-        rows.append((round_no, args.entities, "-" if began is None else f"{began:.2f}", f"{killed_after:.2f}", state, outcome, atoms,
-                     "clean" if doctor.returncode == 0 else "PROBLEMS", "ok" if not problems else "; ".join(problems)[:120]))
+        rows.append(
+            (
+                round_no,
+                args.entities,
+                "-" if began is None else f"{began:.2f}",
+                f"{killed_after:.2f}",
+                state,
+                outcome,
+                atoms,
+                "clean" if doctor.returncode == 0 else "PROBLEMS",
+                "ok" if not problems else "; ".join(problems)[:120],
+            )
+        )
     return rows, violations, calibration
 
 
@@ -441,16 +576,44 @@ def main(args: argparse.Namespace) -> int:
     server_seconds = time.monotonic() - started
     print(f"\n### kill9: SIGKILL the stdio server mid-write ({args.rounds} rounds, one store)\n")
     print(f"{machine()}; seed {args.seed}; window {args.window}; {server_seconds:.1f} s\n")
-    print(table(("round", "acknowledged writes", "in flight at kill", "in-flight applied", "killed after ms (from spawn)",
-                 "acknowledged missing", "doctor", "answers again", "result"), rows))
+    print(
+        table(
+            (
+                "round",
+                "acknowledged writes",
+                "in flight at kill",
+                "in-flight applied",
+                "killed after ms (from spawn)",
+                "acknowledged missing",
+                "doctor",
+                "answers again",
+                "result",
+            ),
+            rows,
+        )
+    )
     if args.import_rounds:
         started = time.monotonic()
         irows, iviolations, calibration = import_rounds(args, bin_path, work, rng)
         violations += iviolations
         print(f"\n### kill9: SIGKILL `trusted-memory-admin import` mid-transaction ({args.import_rounds} rounds)\n")
         print(f"{calibration}; {time.monotonic() - started:.1f} s\n")
-        print(table(("round", "entities", "write lock seen at s", "killed at s", "state", "outcome", "atoms after kill",
-                     "doctor", "result (re-import completes)"), irows))
+        print(
+            table(
+                (
+                    "round",
+                    "entities",
+                    "write lock seen at s",
+                    "killed at s",
+                    "state",
+                    "outcome",
+                    "atoms after kill",
+                    "doctor",
+                    "result (re-import completes)",
+                ),
+                irows,
+            )
+        )
     print()
     print("VIOLATIONS:\n  " + "\n  ".join(violations) if violations else "OK: no violations.")
     if not args.keep and not args.home and not violations:

@@ -62,12 +62,86 @@ ENV_CAP = "100000000"
 EXTRA_ENV = {"MCP_MEMORY_FACTS__ENV_CAP": ENV_CAP}
 # Relative weights of the server-side operations (writes: add_atom, add, replace, remove, observe, forget_atom).
 WEIGHTS = {
-    "add_atom": 30, "add": 16, "replace": 8, "remove": 6, "observe": 10,
-    "search_atoms": 14, "context": 8, "forget_atom": 8,
+    "add_atom": 30,
+    "add": 16,
+    "replace": 8,
+    "remove": 6,
+    "observe": 10,
+    "search_atoms": 14,
+    "context": 8,
+    "forget_atom": 8,
 }
 WRITE_ACTIONS = ("add_atom", "add", "replace", "remove", "observe", "forget_atom")
 ADMIN_CYCLE = ("stats", "atoms_list", "pin", "facts_show", "export", "pin", "doctor")
-NOUNS = ["kafka", "redis", "postgres", "nginx", "docker", "terraform", "ansible", "grafana", "prometheus", "jenkins", "gitlab", "vault", "consul", "nomad", "kubernetes", "helm", "traefik", "caddy", "sentry", "celery", "rabbitmq", "elasticsearch", "kibana", "minio", "airflow", "spark", "flink", "dask", "ray", "pandas", "polars", "duckdb", "sqlite", "mysql", "mongodb", "cassandra", "etcd", "zookeeper", "haproxy", "envoy", "istio", "linkerd", "argo", "flux", "tekton", "bazel", "gradle", "maven", "cargo", "poetry", "npm", "pnpm", "yarn", "webpack", "vite", "esbuild", "rollup", "babel", "eslint", "prettier", "ruff", "black", "mypy", "pyright", "pytest", "tox", "nox"]
+NOUNS = [
+    "kafka",
+    "redis",
+    "postgres",
+    "nginx",
+    "docker",
+    "terraform",
+    "ansible",
+    "grafana",
+    "prometheus",
+    "jenkins",
+    "gitlab",
+    "vault",
+    "consul",
+    "nomad",
+    "kubernetes",
+    "helm",
+    "traefik",
+    "caddy",
+    "sentry",
+    "celery",
+    "rabbitmq",
+    "elasticsearch",
+    "kibana",
+    "minio",
+    "airflow",
+    "spark",
+    "flink",
+    "dask",
+    "ray",
+    "pandas",
+    "polars",
+    "duckdb",
+    "sqlite",
+    "mysql",
+    "mongodb",
+    "cassandra",
+    "etcd",
+    "zookeeper",
+    "haproxy",
+    "envoy",
+    "istio",
+    "linkerd",
+    "argo",
+    "flux",
+    "tekton",
+    "bazel",
+    "gradle",
+    "maven",
+    "cargo",
+    "poetry",
+    "npm",
+    "pnpm",
+    "yarn",
+    "webpack",
+    "vite",
+    "esbuild",
+    "rollup",
+    "babel",
+    "eslint",
+    "prettier",
+    "ruff",
+    "black",
+    "mypy",
+    "pyright",
+    "pytest",
+    "tox",
+    "nox",
+]
 VERBS = ("prefer", "like", "use", "chose", "rely on", "keep")
 PLACES = ("staging", "production", "my laptop", "the build box", "the homelab", "CI", "the dev container")
 
@@ -77,11 +151,11 @@ class Ledger:
     """What one server's caller was told succeeded, and what went wrong."""
 
     index: int
-    atoms: dict[str, str] = field(default_factory=dict)      # acknowledged live atoms: id -> text
-    keep: list[str] = field(default_factory=list)            # ids never forgotten (the admin may pin them)
-    temp: list[str] = field(default_factory=list)            # own ids that forget_atom may take
+    atoms: dict[str, str] = field(default_factory=dict)  # acknowledged live atoms: id -> text
+    keep: list[str] = field(default_factory=list)  # ids never forgotten (the admin may pin them)
+    temp: list[str] = field(default_factory=list)  # own ids that forget_atom may take
     forgotten: dict[str, str] = field(default_factory=dict)  # acknowledged forgets: id -> text
-    facts: dict[str, str] = field(default_factory=dict)      # live env facts: tag -> content
+    facts: dict[str, str] = field(default_factory=dict)  # live env facts: tag -> content
     observes: int = 0
     acked: Counter[str] = field(default_factory=Counter)
     calls: Counter[str] = field(default_factory=Counter)
@@ -124,8 +198,10 @@ class Driver:
             led.calls[action] += 1
         started = time.perf_counter()
         try:
-            result = await asyncio.wait_for(self.client.call_tool("memory", {"action": action, **arguments}), CALL_TIMEOUT_S)
-        except Exception as exc:  # noqa: BLE001 - a transport failure or timeout is this call's error, not the run's
+            result = await asyncio.wait_for(
+                self.client.call_tool("memory", {"action": action, **arguments}), CALL_TIMEOUT_S
+            )
+        except Exception as exc:
             led.error(action, f"{type(exc).__name__}: {exc}")
             return None
         finally:
@@ -165,8 +241,10 @@ class Driver:
         led = self.ledger
         kind = "temp" if i % 3 == 0 else "keep"
         a, b = self.rng.sample(NOUNS, 2)
-        text = (f"[{led.name}-{i:05d}] I {self.rng.choice(VERBS)} {a} over {b} on {self.rng.choice(PLACES)} "
-                f"({kind} {token('atom', led.index, i)})")
+        text = (
+            f"[{led.name}-{i:05d}] I {self.rng.choice(VERBS)} {a} over {b} on {self.rng.choice(PLACES)} "
+            f"({kind} {token('atom', led.index, i)})"
+        )
         data = await self.call("add_atom", {"content": text, "source": "user_said", "atom_type": "preference"})
         if data is None or not self.expect("add_atom", data, "added"):
             return
@@ -207,8 +285,10 @@ class Driver:
         led = self.ledger
         a = self.rng.choice(NOUNS)
         message = f"[{led.name}-{i:05d}] today we looked at the {a} set-up together ({token('obs', led.index, i)})"
-        data = await self.call("observe", {"session_id": led.session, "user_message": message,
-                                           "assistant_reply": f"Reviewed the {a} configuration."})
+        data = await self.call(
+            "observe",
+            {"session_id": led.session, "user_message": message, "assistant_reply": f"Reviewed the {a} configuration."},
+        )
         if data is None or not self.expect("observe", data, "ok"):
             return
         led.observes += 1
@@ -232,8 +312,9 @@ class Driver:
             self.ledger.searches_found += atom_id in {h["id"] for h in data.get("hits", [])}
 
     async def op_context(self, i: int) -> None:
-        data = await self.call("context", {"message": f"what do I use {self.rng.choice(NOUNS)} for?",
-                                           "session_id": self.ledger.session})
+        data = await self.call(
+            "context", {"message": f"what do I use {self.rng.choice(NOUNS)} for?", "session_id": self.ledger.session}
+        )
         if data is not None:
             self.expect("context", data, "ok")
 
@@ -269,8 +350,13 @@ class AdminLog:
 async def admin_call(bin_path: Path, home: Path, *args: str) -> tuple[int, str, str]:
     """One `trusted-memory-admin` run as an asyncio subprocess (killed if it outlives its timeout)."""
     proc = await asyncio.create_subprocess_exec(
-        str(bin_path / "trusted-memory-admin"), "--home", str(home), *args,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        str(bin_path / "trusted-memory-admin"),
+        "--home",
+        str(home),
+        *args,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
         env=child_env(home, EXTRA_ENV),
     )
     try:
@@ -282,8 +368,16 @@ async def admin_call(bin_path: Path, home: Path, *args: str) -> tuple[int, str, 
     return proc.returncode or 0, out.decode(errors="replace"), err.decode(errors="replace")
 
 
-async def admin_loop(bin_path: Path, home: Path, work: Path, ledgers: list[Ledger], log: AdminLog,
-                     done: asyncio.Event, interval: float, rng: random.Random) -> None:
+async def admin_loop(
+    bin_path: Path,
+    home: Path,
+    work: Path,
+    ledgers: list[Ledger],
+    log: AdminLog,
+    done: asyncio.Event,
+    interval: float,
+    rng: random.Random,
+) -> None:
     """Run admin commands one after another until the servers finish (each bounded in time)."""
     step = 0
     while not done.is_set():
@@ -357,12 +451,23 @@ class Verdict:
             self.details.append(f"{kind}: {detail}")
 
 
-async def verify(bin_path: Path, home: Path, clients: list[Client], ledgers: list[Ledger], log: AdminLog,
-                 rng: random.Random) -> Verdict:
+async def verify(
+    bin_path: Path, home: Path, clients: list[Client], ledgers: list[Ledger], log: AdminLog, rng: random.Random
+) -> Verdict:
     """Compare the store with what every caller was told."""
     v = Verdict()
-    listed = admin_json(bin_path, home, "atoms", "list", "--status", "all", "--limit", "1000000", timeout=ADMIN_TIMEOUT_S,
-                        extra_env=EXTRA_ENV)
+    listed = admin_json(
+        bin_path,
+        home,
+        "atoms",
+        "list",
+        "--status",
+        "all",
+        "--limit",
+        "1000000",
+        timeout=ADMIN_TIMEOUT_S,
+        extra_env=EXTRA_ENV,
+    )
     stored = {a["id"]: a for a in listed}
     for led in ledgers:
         for atom_id, text in led.atoms.items():
@@ -451,11 +556,14 @@ async def main(args: argparse.Namespace) -> int:
         for led in ledgers:
             errlog = stack.enter_context((work / f"server-{led.name}.stderr").open("w"))
             params = StdioServerParameters(
-                command=str(bin_path / "trusted-memory"), args=[], cwd=str(work),
+                command=str(bin_path / "trusted-memory"),
+                args=[],
+                cwd=str(work),
                 env=child_env(home, EXTRA_ENV),
             )
-            clients.append(await stack.enter_async_context(
-                Client(stdio_client(params, errlog=errlog), message_handler=on_message)))
+            clients.append(
+                await stack.enter_async_context(Client(stdio_client(params, errlog=errlog), message_handler=on_message))
+            )
         drivers = [Driver(c, led, ledgers, args.seed) for c, led in zip(clients, ledgers)]
         done = asyncio.Event()
         admin = asyncio.create_task(admin_loop(bin_path, home, work, ledgers, log, done, args.admin_interval, rng))
@@ -493,18 +601,44 @@ async def main(args: argparse.Namespace) -> int:
 
     print(f"\n### multi_server: {args.servers} stdio servers + admin CLI on one store\n")
     print(f"{machine()}; seed {args.seed}; store {home}\n")
-    print(table(
-        ("servers", "ops", "seconds", "ops/s", "acknowledged writes", "missing", "errors",
-         '"database is locked" seen', "cross-server visibility checks"),
-        [(args.servers, total_ops, f"{elapsed:.1f}", f"{total_ops / elapsed:.0f}" if elapsed else "-", acked_writes,
-          missing, sum(errors.values()), locked, f"{verdict.visibility_passed}/{verdict.visibility_total}")],
-    ))
+    print(
+        table(
+            (
+                "servers",
+                "ops",
+                "seconds",
+                "ops/s",
+                "acknowledged writes",
+                "missing",
+                "errors",
+                '"database is locked" seen',
+                "cross-server visibility checks",
+            ),
+            [
+                (
+                    args.servers,
+                    total_ops,
+                    f"{elapsed:.1f}",
+                    f"{total_ops / elapsed:.0f}" if elapsed else "-",
+                    acked_writes,
+                    missing,
+                    sum(errors.values()),
+                    locked,
+                    f"{verdict.visibility_passed}/{verdict.visibility_total}",
+                )
+            ],
+        )
+    )
     print()
     acked = Counter[str]()
     for led in ledgers:
         acked.update(led.acked)
-    print(table(("acknowledged", *WRITE_ACTIONS, "admin pin"),
-                [("writes", *(acked[a] for a in WRITE_ACTIONS), len(log.pinned))]))
+    print(
+        table(
+            ("acknowledged", *WRITE_ACTIONS, "admin pin"),
+            [("writes", *(acked[a] for a in WRITE_ACTIONS), len(log.pinned))],
+        )
+    )
     print()
     calls = Counter[str]()
     lat: dict[str, list[float]] = defaultdict(list)
@@ -512,27 +646,53 @@ async def main(args: argparse.Namespace) -> int:
         calls.update(led.calls)
         for action, values in led.latency.items():
             lat[action].extend(values)
-    print(table(("action", "calls", "p50 ms", "p95 ms", "max ms"),
-                [(a, calls[a], f"{pct(lat[a], .5) * 1000:.1f}", f"{pct(lat[a], .95) * 1000:.1f}",
-                  f"{max(lat[a], default=0) * 1000:.0f}") for a in WEIGHTS if calls[a]]))
+    print(
+        table(
+            ("action", "calls", "p50 ms", "p95 ms", "max ms"),
+            [
+                (
+                    a,
+                    calls[a],
+                    f"{pct(lat[a], 0.5) * 1000:.1f}",
+                    f"{pct(lat[a], 0.95) * 1000:.1f}",
+                    f"{max(lat[a], default=0) * 1000:.0f}",
+                )
+                for a in WEIGHTS
+                if calls[a]
+            ],
+        )
+    )
     print()
-    print(table(("admin command", "runs"), [(c, n) for c, n in sorted(log.calls.items())]
-                + [("(median s per run)", f"{statistics.median(log.seconds):.2f}" if log.seconds else "-")]))
+    print(
+        table(
+            ("admin command", "runs"),
+            [(c, n) for c, n in sorted(log.calls.items())]
+            + [("(median s per run)", f"{statistics.median(log.seconds):.2f}" if log.seconds else "-")],
+        )
+    )
     print()
     print(f"searches for another server's acknowledged atom during the run: {found}/{searches} found")
-    print(f"doctor at the end: {'clean' if verdict.doctor_ok else 'PROBLEMS (below)'}; server stderr tracebacks: "
-          f"{tracebacks}; server stderr lines about locks: {logged_locks}; non-protocol stdout lines: "
-          f"{len(transport_errors)}")
+    print(
+        f"doctor at the end: {'clean' if verdict.doctor_ok else 'PROBLEMS (below)'}; server stderr tracebacks: "
+        f"{tracebacks}; server stderr lines about locks: {logged_locks}; non-protocol stdout lines: "
+        f"{len(transport_errors)}"
+    )
     if log.doctor_findings:
         runs = log.calls["doctor"]
-        print(f"doctor during the run reported problems {sum(log.doctor_findings.values())} time(s) in {runs} run(s): "
-              + "; ".join(f"{k} (x{n})" for k, n in log.doctor_findings.items()))
+        print(
+            f"doctor during the run reported problems {sum(log.doctor_findings.values())} time(s) in {runs} run(s): "
+            + "; ".join(f"{k} (x{n})" for k, n in log.doctor_findings.items())
+        )
     if not verdict.doctor_ok:
         print("doctor at the end: " + "; ".join(doctor_problems(doctor.stdout)))
     if errors:
         print()
-        print(table(("errors by kind", "count", "sample"),
-                    [(k, n, samples.get(k, "")[:160]) for k, n in errors.most_common()]))
+        print(
+            table(
+                ("errors by kind", "count", "sample"),
+                [(k, n, samples.get(k, "")[:160]) for k, n in errors.most_common()],
+            )
+        )
     if verdict.missing:
         print()
         print(table(("missing by kind", "count"), list(verdict.missing.items())))

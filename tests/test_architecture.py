@@ -51,7 +51,7 @@ def closure(start: str) -> set[str]:
     return seen
 
 
-SUBPACKAGES = {"store", "embed", "llm", "services", "server", "cli"}
+SUBPACKAGES = {"store", "embed", "llm", "heuristics", "services", "server", "cli"}
 
 
 def layer(name: str) -> str:
@@ -63,28 +63,93 @@ def layer(name: str) -> str:
 
 
 def test_the_graph_is_read() -> None:
-    assert "trusted_memory.server.app" in MODULES and "trusted_memory.services.agent" in GRAPH["trusted_memory.server.app"]
+    assert (
+        "trusted_memory.server.app" in MODULES and "trusted_memory.services.agent" in GRAPH["trusted_memory.server.app"]
+    )
     assert "trusted_memory.services.admin" in closure("trusted_memory.cli.admin")  # the walk does find the gate
 
 
-def test_server_cannot_reach_the_admin_side() -> None:
-    # transfer_* modules (export reads quarantined atoms too) are as admin-only as transfer itself.
-    forbidden = {"trusted_memory.services.admin", "trusted_memory.services.doctor", "trusted_memory.store.privileged",
-                 *(n for n in MODULES if n.startswith("trusted_memory.services.transfer"))}
-    assert "trusted_memory.services.transfer" in forbidden
-    for name in MODULES:
-        if layer(name) == "server":
-            reached = closure(name) & forbidden
-            assert not reached, f"{name} reaches {reached}"
+ADMIN = "trusted_memory.services.admin"
+PRIVILEGED = "trusted_memory.store.privileged"
 
 
-def test_only_the_admin_cli_builds_the_admin_service() -> None:
-    users = {n for n, deps in GRAPH.items() if "trusted_memory.services.admin" in deps or
-             any(d.startswith("trusted_memory.services.admin.") for d in deps)}
-    assert users <= {"trusted_memory.cli.admin"} | {n for n in MODULES if n.startswith("trusted_memory.cli.")}
-    privileged_users = {n for n, deps in GRAPH.items() if "trusted_memory.store.privileged" in deps or
-                        any(d.startswith("trusted_memory.store.privileged.") for d in deps)}
-    assert privileged_users <= {"trusted_memory.services.admin", "trusted_memory.services.transfer", "trusted_memory.services.doctor"}
+def in_tree(name: str, root: str) -> bool:
+    return name == root or name.startswith(root + ".")
+
+
+def test_the_agent_side_cannot_reach_the_admin_subtree() -> None:
+    # The whole admin subtree (the trust-raising service, doctor, the export that reads quarantine)
+    # and the trust-raising SQL are out of reach of the MCP server and of every agent-side service.
+    assert any(in_tree(n, ADMIN) and n != ADMIN for n in MODULES)  # the subtree is there to forbid
+    agent_side = [n for n in MODULES if layer(n) in ("server", "services") and not in_tree(n, ADMIN)]
+    assert "trusted_memory.server.app" in agent_side and "trusted_memory.services.agent" in agent_side
+    for name in agent_side:
+        reached = {n for n in closure(name) if in_tree(n, ADMIN) or in_tree(n, PRIVILEGED)}
+        assert not reached, f"{name} reaches {reached}"
+
+
+def test_only_the_admin_cli_uses_the_admin_subtree() -> None:
+    users = {n for n, deps in GRAPH.items() if any(in_tree(d, ADMIN) for d in deps) and not in_tree(n, ADMIN)}
+    assert users and all(layer(n) == "cli" for n in users), users
+    privileged_users = {n for n, deps in GRAPH.items() if any(in_tree(d, PRIVILEGED) for d in deps)}
+    assert privileged_users and all(in_tree(n, ADMIN) for n in privileged_users), privileged_users
+
+
+def test_private_modules_are_used_only_inside_their_package() -> None:
+    # scan/ and heuristics/ keep their modules private: the package __init__ is the API.
+    private = [n for n in MODULES if n.rpartition(".")[2].startswith("_") and not n.endswith("__main__")]
+    assert "trusted_memory.scan._credentials" in private and "trusted_memory.heuristics._extract" in private
+    for name, deps in GRAPH.items():
+        for dep in deps & set(private):
+            assert in_tree(name, dep.rpartition(".")[0]), f"{name} imports the private module {dep}"
+
+
+def test_no_underscore_name_is_imported_across_modules() -> None:
+    roots = [PACKAGE, PACKAGE.parent / "tests", PACKAGE.parent / "benchmarks", PACKAGE.parent / "stress"]
+    offenders = []
+    for root in roots:
+        for path in root.rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+                if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                    names = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+                    if names and (node.level or (node.module or "").startswith("trusted_memory")):
+                        offenders.append(f"{path.name}: {node.module} {names}")
+    assert not offenders, offenders
+
+
+def test_there_is_no_import_cycle() -> None:
+    # A module's edge to its own package (`from . import X`) is the package API, not a cycle.
+    def deps(name: str) -> set[str]:
+        return {d for d in GRAPH[name] if d != name and not in_tree(name, d)}
+
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in deps(v):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(component)
+
+    for name in sorted(GRAPH):
+        if name not in index:
+            visit(name)
+    assert not cycles, cycles
 
 
 def test_agent_service_has_no_trust_raising_method() -> None:
@@ -115,9 +180,10 @@ ALLOWED = {
     "store": {"root", "store"},
     "embed": {"root", "embed"},
     "llm": {"root", "llm"},
-    "services": {"root", "store", "embed", "llm", "services"},
-    "server": {"root", "services", "store", "embed", "llm", "server"},
-    "cli": {"root", "services", "store", "server", "cli"},
+    "heuristics": {"root", "heuristics"},
+    "services": {"root", "store", "embed", "llm", "heuristics", "services"},
+    "server": {"root", "services", "embed", "llm", "server"},
+    "cli": {"root", "services", "server", "cli"},
     "entry": {"cli"},
 }
 

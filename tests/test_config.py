@@ -87,7 +87,9 @@ def test_project_file_may_tune_but_not_move_or_loosen(tmp_path: Path) -> None:
 def test_home_from_env_and_flag(tmp_path: Path) -> None:
     s = load_settings(environ={"MCP_MEMORY_HOME": str(tmp_path / "a")}, cwd=tmp_path)
     assert s.home == tmp_path / "a"
-    s = load_settings(environ={"MCP_MEMORY_HOME": str(tmp_path / "a")}, overrides={"home": str(tmp_path / "b")}, cwd=tmp_path)
+    s = load_settings(
+        environ={"MCP_MEMORY_HOME": str(tmp_path / "a")}, overrides={"home": str(tmp_path / "b")}, cwd=tmp_path
+    )
     assert s.home == tmp_path / "b"
 
 
@@ -101,11 +103,16 @@ def test_bool_and_flag_coercion(tmp_path: Path) -> None:
 def test_an_http_embedder_reads_cosines_on_its_configured_scale(tmp_path: Path) -> None:
     from trusted_memory.embed.openai_http import OpenAIEmbedder
 
-    settings = load_settings(environ={
-        "MCP_MEMORY_EMBEDDING__PROVIDER": "http", "MCP_MEMORY_EMBEDDING__BASE_URL": "http://127.0.0.1:9/v1",
-        "MCP_MEMORY_EMBEDDING__MODEL": "nomic-embed-text",
-        "MCP_MEMORY_EMBEDDING__COSINE_FLOOR": "0.35", "MCP_MEMORY_EMBEDDING__COSINE_FULL": "0.8",
-    }, cwd=tmp_path)
+    settings = load_settings(
+        environ={
+            "MCP_MEMORY_EMBEDDING__PROVIDER": "http",
+            "MCP_MEMORY_EMBEDDING__BASE_URL": "http://127.0.0.1:9/v1",
+            "MCP_MEMORY_EMBEDDING__MODEL": "nomic-embed-text",
+            "MCP_MEMORY_EMBEDDING__COSINE_FLOOR": "0.35",
+            "MCP_MEMORY_EMBEDDING__COSINE_FULL": "0.8",
+        },
+        cwd=tmp_path,
+    )
     space = OpenAIEmbedder(settings.embedding).space
     assert (space.cosine_floor, space.cosine_full) == (0.35, 0.8)
     assert space.fingerprint() == "http:nomic-embed-text:512"  # the scale is not part of the identity

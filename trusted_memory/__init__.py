@@ -1,3 +1,4 @@
 """trusted-memory: long-term memory for AI agents over the Model Context Protocol."""
 
-__version__ = "0.1.0"
+VERSION = "0.1.0"
+__version__ = VERSION

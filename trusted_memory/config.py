@@ -277,9 +277,7 @@ def _flatten(data: Mapping[str, Any], source: str, prefix: str = "") -> dict[str
         if isinstance(value, Mapping):
             out.update(_flatten(value, source, f"{path}."))
         elif path not in KEY_TYPES:
-            raise ConfigError(
-                f"unknown config key '{path}' in {source}; known keys: {', '.join(sorted(KEY_TYPES))}"
-            )
+            raise ConfigError(f"unknown config key '{path}' in {source}; known keys: {', '.join(sorted(KEY_TYPES))}")
         else:
             out[path] = value
     return out
@@ -304,11 +302,10 @@ def _from_environ(environ: Mapping[str, str]) -> dict[str, Any]:
     for name, value in environ.items():
         if not name.startswith(ENV_PREFIX) or name == HOME_ENV:
             continue
-        path = name[len(ENV_PREFIX):].lower().replace("__", ".")
+        path = name[len(ENV_PREFIX) :].lower().replace("__", ".")
         if path not in KEY_TYPES:
             raise ConfigError(
-                f"unknown environment setting {name} (config key '{path}'); "
-                f"known keys: {', '.join(sorted(KEY_TYPES))}"
+                f"unknown environment setting {name} (config key '{path}'); known keys: {', '.join(sorted(KEY_TYPES))}"
             )
         out[path] = value
     return out
@@ -373,9 +370,7 @@ def load_settings(
         for key, raw in values.items():
             if key == "home" and source != "the command line":
                 if source != "the environment":
-                    raise ConfigError(
-                        f"config key 'home' cannot be set in {source}; use {HOME_ENV} or --home"
-                    )
+                    raise ConfigError(f"config key 'home' cannot be set in {source}; use {HOME_ENV} or --home")
                 continue
             merged[key] = _coerce(key, raw, source)
     merged["home"] = home

@@ -10,15 +10,30 @@ TARGETS: tuple[Target, ...] = ("user", "env")
 Actor = Literal["agent", "admin", "system"]
 
 ATOM_TYPES: tuple[str, ...] = (
-    "preference", "intent", "fact", "decision", "goal", "convention",
-    "file", "error", "question", "reference", "note",
+    "preference",
+    "intent",
+    "fact",
+    "decision",
+    "goal",
+    "convention",
+    "file",
+    "error",
+    "question",
+    "reference",
+    "note",
 )
 FALLBACK_ATOM_TYPE = "observation"
 IMPORTANCE_LEVELS: tuple[str, ...] = ("critical", "high", "medium", "low")
 SCOPES: tuple[str, ...] = ("user", "project", "global")
 TRUSTED_SOURCES: tuple[str, ...] = ("user_said", "user_approved")
 TAINTED_SOURCES: tuple[str, ...] = (
-    "inferred", "tool_output", "file_read", "web", "mcp", "subagent", "agent_generated",
+    "inferred",
+    "tool_output",
+    "file_read",
+    "web",
+    "mcp",
+    "subagent",
+    "agent_generated",
 )
 SOURCE_CLASSES: tuple[str, ...] = TRUSTED_SOURCES + TAINTED_SOURCES
 AtomStatus = Literal["live", "quarantined"]

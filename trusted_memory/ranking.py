@@ -50,8 +50,14 @@ def relevance(keyword: float, vector: float, keyword_weight: float) -> float:
 
 
 def retention(
-    *, confidence: float, created_at: float, last_recalled_at: float | None, now: float,
-    half_life_days: float, trusted: bool, pinned: bool,
+    *,
+    confidence: float,
+    created_at: float,
+    last_recalled_at: float | None,
+    now: float,
+    half_life_days: float,
+    trusted: bool,
+    pinned: bool,
 ) -> float:
     """How strongly a memory is still held: confidence decayed by time since last use."""
     if not trusted:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def iso_utc(ts: float) -> str:
     """An epoch timestamp as ISO-8601 UTC, to the second."""
-    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="seconds")
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
 
 
 def age(ts: float, now: float | None = None) -> str:

@@ -91,8 +91,13 @@ class UserModel:
 
 def known_path(path: str) -> bool:
     """True for a field the model has."""
-    return (path in ENUMS or path in LISTS or path in TEXTS or bool(_EXTRA_PATTERN.match(path))
-            or bool(_PROFILE_PATTERN.match(path)))
+    return (
+        path in ENUMS
+        or path in LISTS
+        or path in TEXTS
+        or bool(_EXTRA_PATTERN.match(path))
+        or bool(_PROFILE_PATTERN.match(path))
+    )
 
 
 def normalize(path: str, value: str) -> str | None:
@@ -174,5 +179,7 @@ def _pattern_phrase(name: str, value: str) -> str:
     if name == "message length":
         return f"write {value} messages"
     if name == "asks":
-        return {"questions": "mostly ask questions", "instructions": "mostly give instructions"}.get(value, "mix questions and instructions")
+        return {"questions": "mostly ask questions", "instructions": "mostly give instructions"}.get(
+            value, "mix questions and instructions"
+        )
     return f"{name}: {value}"

@@ -13,8 +13,17 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 MEMORY_TYPES = {
-    "preference", "fact", "decision", "goal", "convention", "intent",
-    "file", "error", "question", "reference", "note",
+    "preference",
+    "fact",
+    "decision",
+    "goal",
+    "convention",
+    "intent",
+    "file",
+    "error",
+    "question",
+    "reference",
+    "note",
 }
 KINDS = {"paraphrase", "lexical", "temporal", "multi"}
 MIN_MEMORIES = 520
@@ -24,19 +33,7 @@ MIN_LOW_OVERLAP = 0.40
 # A standard English stop-word list (NLTK-like) plus contraction fragments; "content word"
 # means any other lower-cased word token.
 STOP_WORDS = frozenset(
-    """
-    a about above after again against all am an and any are aren't as at be because been before
-    being below between both but by can can't cannot could couldn't did didn't do does doesn't
-    doing don't down during each few for from further had hadn't has hasn't have haven't having
-    he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm i've
-    if in into is isn't it it's its itself let's me more most mustn't my myself no nor not of off
-    on once only or other ought our ours ourselves out over own same shan't she she'd she'll
-    she's should shouldn't so some such than that that's the their theirs them themselves then
-    there there's these they they'd they'll they're they've this those through to too under until
-    up very was wasn't we we'd we'll we're we've were weren't what what's when when's where
-    where's which while who who's whom why why's will with won't would wouldn't you you'd you'll
-    you're you've your yours yourself yourselves s t d ll m re ve
-    """.split()
+    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "aren't", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "can't", "cannot", "could", "couldn't", "did", "didn't", "do", "does", "doesn't", "doing", "don't", "down", "during", "each", "few", "for", "from", "further", "had", "hadn't", "has", "hasn't", "have", "haven't", "having", "he", "he'd", "he'll", "he's", "her", "here", "here's", "hers", "herself", "him", "himself", "his", "how", "how's", "i", "i'd", "i'll", "i'm", "i've", "if", "in", "into", "is", "isn't", "it", "it's", "its", "itself", "let's", "me", "more", "most", "mustn't", "my", "myself", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "same", "shan't", "she", "she'd", "she'll", "she's", "should", "shouldn't", "so", "some", "such", "than", "that", "that's", "the", "their", "theirs", "them", "themselves", "then", "there", "there's", "these", "they", "they'd", "they'll", "they're", "they've", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "wasn't", "we", "we'd", "we'll", "we're", "we've", "were", "weren't", "what", "what's", "when", "when's", "where", "where's", "which", "while", "who", "who's", "whom", "why", "why's", "will", "with", "won't", "would", "wouldn't", "you", "you'd", "you'll", "you're", "you've", "your", "yours", "yourself", "yourselves", "s", "t", "d", "ll", "m", "re", "ve"]
 )
 _WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
@@ -113,10 +110,12 @@ def main() -> int:
         problems.append(f"low-overlap fraction {frac:.1%} < {MIN_LOW_OVERLAP:.0%}")
     answered = {a for q in qs for a in q["answers"]}  # type: ignore[attr-defined]
     lengths = sorted(len(str(m["text"]).split()) for m in mems)
-    print(f"memories: {len(mems)}  (answer of some question: {len(answered)}, distractor-only: "
-          f"{len(mems) - len(answered)})")
+    print(
+        f"memories: {len(mems)}  (answer of some question: {len(answered)}, distractor-only: "
+        f"{len(mems) - len(answered)})"
+    )
     print(f"memory words: min {lengths[0]}, median {lengths[len(lengths) // 2]}, max {lengths[-1]}")
-    print("memory types: " + ", ".join(f"{k} {v}" for k, v in Counter(m['type'] for m in mems).most_common()))
+    print("memory types: " + ", ".join(f"{k} {v}" for k, v in Counter(m["type"] for m in mems).most_common()))
     print(f"questions: {len(qs)}  kinds: " + ", ".join(f"{k} {v}" for k, v in per_kind.most_common()))
     print(f"multi-answer questions: {sum(len(q['answers']) > 1 for q in qs)}")  # type: ignore[arg-type]
     print(f"low-overlap (<= 1 shared content word): {low}/{len(qs)} = {frac:.1%}")

@@ -57,8 +57,10 @@ def main() -> None:
             rr[group] += 0.0 if first is None else 1.0 / (first + 1)
             for k in ks:
                 hits[group][k] += first is not None and first < k
-    print(f"HashingEmbedder dims={args.dims}: {len(mems)} memories in {(t1 - t0) * 1e3:.0f} ms, "
-          f"{len(qs)} questions in {(t2 - t1) * 1e3:.0f} ms")
+    print(
+        f"HashingEmbedder dims={args.dims}: {len(mems)} memories in {(t1 - t0) * 1e3:.0f} ms, "
+        f"{len(qs)} questions in {(t2 - t1) * 1e3:.0f} ms"
+    )
     print(f"{'group':<11}{'n':>5}{'R@1':>8}{'R@5':>8}{'R@10':>8}{'MRR':>8}")
     for group in ["all"] + sorted(g for g in count if g != "all"):
         n = count[group]

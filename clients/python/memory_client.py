@@ -35,7 +35,8 @@ async def call(client: Client, arguments: dict[str, Any]) -> dict[str, Any]:
 
 async def main(home: Path) -> None:
     params = StdioServerParameters(
-        command="trusted-memory", args=[],
+        command="trusted-memory",
+        args=[],
         # The server process inherits almost nothing: pass the store folder and PATH explicitly.
         env={"MCP_MEMORY_HOME": str(home), "PATH": os.environ.get("PATH", "")},
     )

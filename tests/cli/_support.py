@@ -63,16 +63,26 @@ def admin_script() -> Path:
 
 def child_env(home: Path) -> dict[str, str]:
     """A minimal environment for a child process: PATH, an isolated HOME, the store folder."""
-    return {"PATH": os.environ.get("PATH", ""), "HOME": str(home.parent), "MCP_MEMORY_HOME": str(home),
-            "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8"}
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home.parent),
+        "MCP_MEMORY_HOME": str(home),
+        "LANG": "C.UTF-8",
+        "PYTHONIOENCODING": "utf-8",
+    }
 
 
 def run_script(home: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
     """Run the installed console script with stdin not a terminal."""
     return subprocess.run(
-        [str(admin_script()), *args], input=stdin.decode() if stdin is not None else None,
-        stdin=None if stdin is not None else subprocess.DEVNULL, capture_output=True, text=True,
-        env=child_env(home), timeout=60, check=False,
+        [str(admin_script()), *args],
+        input=stdin.decode() if stdin is not None else None,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=child_env(home),
+        timeout=60,
+        check=False,
     )
 
 
@@ -82,8 +92,13 @@ class Pty:
     def __init__(self, home: Path, *args: str) -> None:
         self.master, slave = os.openpty()
         self.proc = subprocess.Popen(
-            [str(admin_script()), *args], stdin=slave, stdout=slave, stderr=slave,
-            env={**child_env(home), "TERM": "dumb"}, close_fds=True, start_new_session=True,
+            [str(admin_script()), *args],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env={**child_env(home), "TERM": "dumb"},
+            close_fds=True,
+            start_new_session=True,
         )
         os.close(slave)
         self.output = ""
@@ -105,11 +120,11 @@ class Pty:
     def expect(self, text: str, timeout: float = 20.0) -> str:
         """Wait until `text` appears after what was already matched; returns the output up to it."""
         deadline = time.monotonic() + timeout
-        while text not in self.output[self.seen:]:
-            if time.monotonic() > deadline or not self._read(0.1) and text not in self.output[self.seen:]:
+        while text not in self.output[self.seen :]:
+            if time.monotonic() > deadline or (not self._read(0.1) and text not in self.output[self.seen :]):
                 raise AssertionError(f"never saw {text!r}; output so far:\n{self.output}")
         end = self.output.index(text, self.seen) + len(text)
-        before, self.seen = self.output[self.seen:end], end
+        before, self.seen = self.output[self.seen : end], end
         return before
 
     def send(self, line: str) -> None:

@@ -96,7 +96,9 @@ def test_promote_yes_makes_a_web_atom_trusted_and_listed(home: Path, capsys: pyt
 
 
 def test_promote_on_a_terminal_shows_the_item_and_asks(
-    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     atom = add(home, "Rust 1.80 stabilised LazyCell", "web")
     prompts = say_yes(monkeypatch, "n", "y")
@@ -110,7 +112,9 @@ def test_promote_on_a_terminal_shows_the_item_and_asks(
 
 
 def test_json_output_stays_parseable_when_a_person_is_asked(
-    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     atom = add(home, "Rust 1.80 stabilised LazyCell", "web")
     say_yes(monkeypatch, "y")
@@ -151,7 +155,9 @@ def test_quarantine_is_labelled_and_hides_nothing(home: Path, capsys: pytest.Cap
 
 def propose(home: Path, field_path: str, value: str) -> str:
     async def work(rt: Runtime) -> str:
-        item = await AtomsService(rt.store, rt.settings).propose(field_path, value, evidence="said so twice", confidence=0.7)
+        item = await AtomsService(rt.store, rt.settings).propose(
+            field_path, value, evidence="said so twice", confidence=0.7
+        )
         assert item is not None
         return item.id
 

@@ -33,7 +33,9 @@ def rendered_context(home: Path) -> str:
     return with_runtime(home, work)
 
 
-def test_a_style_inference_waits_in_pending_until_confirm_applies_it(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_style_inference_waits_in_pending_until_confirm_applies_it(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     short_messages(home)
     pending = cli_json(capsys, home, "pending")
     guess = next(p for p in pending if p["field_path"] == "style.verbosity")
@@ -43,19 +45,28 @@ def test_a_style_inference_waits_in_pending_until_confirm_applies_it(home: Path,
     code, out, _ = cli(capsys, home, "model")
     assert code == 0 and "wait for you" in out and "interaction_patterns.message_length" in out
 
-    done = subprocess.run([str(admin_script()), "confirm", "--yes", guess["id"]], env=child_env(home),
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [str(admin_script()), "confirm", "--yes", guess["id"]],
+        env=child_env(home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     model = cli_json(capsys, home, "model")
     applied = {f["path"]: f for f in model["fields"]}
-    assert applied["style.verbosity"]["value"] == "concise" and applied["style.verbosity"]["source_class"] == "user_approved"
+    assert (
+        applied["style.verbosity"]["value"] == "concise"
+        and applied["style.verbosity"]["source_class"] == "user_approved"
+    )
     assert "- verbosity: concise (confirmed by the user)" in rendered_context(home)
 
 
 def test_model_infer_runs_a_pass_over_trusted_memories(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     async def work(rt: Runtime) -> None:
-        await AgentService(rt).add_atom(AtomDraft(content="I write most services in Golang and deploy them on Kubernetes.",
-                                                  source="user_said"))
+        await AgentService(rt).add_atom(
+            AtomDraft(content="I write most services in Golang and deploy them on Kubernetes.", source="user_said")
+        )
 
     with_runtime(home, work)
     model = cli_json(capsys, home, "model", "--infer")
@@ -66,8 +77,11 @@ def test_model_infer_runs_a_pass_over_trusted_memories(home: Path, capsys: pytes
 
 def test_nudges_preview_consumes_nothing(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     async def work(rt: Runtime) -> str:
-        atom = (await AgentService(rt).add_atom(AtomDraft(content="Should we move the blog off WordPress?",
-                                                          source="user_said", atom_type="question"))).atom
+        atom = (
+            await AgentService(rt).add_atom(
+                AtomDraft(content="Should we move the blog off WordPress?", source="user_said", atom_type="question")
+            )
+        ).atom
         async with rt.store.write() as tx:  # asked two days ago
             await tx.conn.execute("UPDATE atoms SET created_at = ? WHERE id = ?", (time.time() - 2 * 86400, atom.id))
         return atom.id

@@ -25,8 +25,10 @@ def home(tmp_path: Path) -> Path:
 def seed(home: Path, n: int = 3) -> list[Atom]:
     async def work(rt: Runtime) -> list[Atom]:
         atoms = AtomsService(rt.store, rt.settings)
-        return [(await atoms.add(AtomDraft(f"The user said remarkable thing {i} about topic {i * 7}", "user_said"))).atom
-                for i in range(n)]
+        return [
+            (await atoms.add(AtomDraft(f"The user said remarkable thing {i} about topic {i * 7}", "user_said"))).atom
+            for i in range(n)
+        ]
 
     return with_runtime(home, work)
 

@@ -16,9 +16,14 @@ from ._support import cli, cli_json, with_runtime
 def held_episode(home: Path) -> str:
     async def work(runtime: Runtime) -> str:
         agent = AgentService(runtime)
-        await agent.observe("web-1", "check the vendor docs for the rate limits",
-                            tool_events=[ToolEvent("WebFetch", url="https://vendor.example/docs")])
-        await agent.observe("web-1", "We decided to cap our client at 50 requests per second.", assistant_reply="Capped at 50 rps.")
+        await agent.observe(
+            "web-1",
+            "check the vendor docs for the rate limits",
+            tool_events=[ToolEvent("WebFetch", url="https://vendor.example/docs")],
+        )
+        await agent.observe(
+            "web-1", "We decided to cap our client at 50 requests per second.", assistant_reply="Capped at 50 rps."
+        )
         await agent.observe("web-1", "Let's add retries with jitter too.", assistant_reply="Added retries with jitter.")
         result = await agent.end_session("web-1")
         assert result.episode is not None and result.episode.status == "held"

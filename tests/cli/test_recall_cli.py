@@ -38,7 +38,9 @@ def test_search_and_reindex(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert report == {"space": "hash:v2:512", "waiting": 3, "embedded": 3}
 
 
-def test_doctor_rebuilds_deleted_indexes_from_the_stored_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_doctor_rebuilds_deleted_indexes_from_the_stored_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     home = tmp_path / "home"
     seed(home)
     db = sqlite3.connect(settings_for(home).db_path)

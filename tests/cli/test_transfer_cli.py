@@ -29,11 +29,23 @@ def source(tmp_path: Path) -> Path:
         agent, admin, atoms = AgentService(rt), AdminService(rt), AtomsService(rt.store, rt.settings)
         await agent.add_fact("user", "Name is Sam", key="name")
         await agent.add_fact("env", "Uses uv for Python ☕ in Zürich", pinned=True, keywords=["python", "packaging"])
-        tabs = (await atoms.add(AtomDraft(
-            "The user prefers tabs", "user_said", atom_type="preference", tags=["style", "editor"],
-            why="said so", how_to_apply="indent with tabs", importance="high", session_id="s1", turn=3,
-            pinned=True, confidence=0.9,
-        ))).atom
+        tabs = (
+            await atoms.add(
+                AtomDraft(
+                    "The user prefers tabs",
+                    "user_said",
+                    atom_type="preference",
+                    tags=["style", "editor"],
+                    why="said so",
+                    how_to_apply="indent with tabs",
+                    importance="high",
+                    session_id="s1",
+                    turn=3,
+                    pinned=True,
+                    confidence=0.9,
+                )
+            )
+        ).atom
         billing = (await atoms.add(AtomDraft("Billing uses Stripe", "user_said", project="billing"))).atom
         web = (await atoms.add(AtomDraft("Rust 1.80 stabilised LazyCell", "web"))).atom
         await atoms.add(AtomDraft("Cargo 1.80 changed the lockfile", "web"))
@@ -83,8 +95,13 @@ def test_export_then_import_into_an_empty_store_reproduces_everything(source: Pa
     assert body(again.stdout) == rest  # every field of every record, ids and timestamps included
     imports = [r for r in records(again.stdout) if r["kind"] == "event" and r["event_kind"] == "import"]
     assert len(imports) == 1 and imports[0]["actor"] == "admin"
-    assert imports[0]["detail"]["added"] == {"fact": 2, "atom": 5, "pending": 1, "user_model": 1,
-                                             "event": sum(r["kind"] == "event" for r in rest)}
+    assert imports[0]["detail"]["added"] == {
+        "fact": 2,
+        "atom": 5,
+        "pending": 1,
+        "user_model": 1,
+        "event": sum(r["kind"] == "event" for r in rest),
+    }
 
 
 def test_reimport_is_idempotent(source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -102,7 +119,9 @@ def test_reimport_is_idempotent(source: Path, tmp_path: Path, capsys: pytest.Cap
 
 
 def test_merging_into_a_store_with_history_keeps_both_and_stays_idempotent(
-    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    source: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     dump = tmp_path / "memory.jsonl"
     dump.write_text(export_text(capsys, source))
@@ -126,7 +145,9 @@ def test_merging_into_a_store_with_history_keeps_both_and_stays_idempotent(
 
 
 def test_an_edited_export_cannot_smuggle_injection_into_trusted_memory(
-    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    source: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     lines = records(export_text(capsys, source))
     live = next(r for r in lines if r["kind"] == "atom" and r["text"] == "Billing uses Stripe")
@@ -140,14 +161,18 @@ def test_an_edited_export_cannot_smuggle_injection_into_trusted_memory(
     report = cli_json(capsys, target, "import", "--yes", str(dump))
     assert isinstance(report, dict) and report["quarantined"] == {"scan_rejected": 1, "tainted": 1}
     held = {a["id"]: a for a in cli_json(capsys, target, "quarantine")}
-    assert held[live["id"]]["quarantine_reason"] == "scan_rejected" and "prompt_injection" in held[live["id"]]["findings"]
+    assert (
+        held[live["id"]]["quarantine_reason"] == "scan_rejected" and "prompt_injection" in held[live["id"]]["findings"]
+    )
     assert held[untrusted["id"]]["quarantine_reason"] == "tainted"
     trusted = {a["id"] for a in cli_json(capsys, target, "atoms", "list")}
     assert live["id"] not in trusted and untrusted["id"] not in trusted
 
 
 def test_a_bad_line_fails_the_whole_import_and_changes_nothing(
-    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    source: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     text = export_text(capsys, source)
     lines = text.splitlines(keepends=True)
@@ -163,28 +188,63 @@ def test_a_bad_line_fails_the_whole_import_and_changes_nothing(
     # A line that parses but is refused while applying (a fact that fails the scan, after the atoms
     # were written) rolls back the whole transaction too.
     late = tmp_path / "late.jsonl"
-    bad_fact = {"kind": "fact", "id": 99, "target": "user", "content": INJECTION, "key": None, "pinned": False,
-                "keywords": [], "created_at": 1.0, "updated_at": 1.0}
+    bad_fact = {
+        "kind": "fact",
+        "id": 99,
+        "target": "user",
+        "content": INJECTION,
+        "key": None,
+        "pinned": False,
+        "keywords": [],
+        "created_at": 1.0,
+        "updated_at": 1.0,
+    }
     late.write_text(text + json.dumps(bad_fact) + "\n")
     code, _, err = cli(capsys, target, "import", "--yes", str(late))
     assert code == 1 and f"line {len(lines) + 1}" in err and "content scan" in err
     assert body(export_text(capsys, target)) == before
 
 
-@pytest.mark.parametrize(("line", "message"), [
-    ({"kind": "memo", "id": 1}, "unknown record kind 'memo'"),
-    ({"kind": "fact", "id": 1, "target": "user"}, "missing field 'content'"),
-    ({"kind": "fact", "id": "1", "target": "user", "content": "x"}, "id must be an integer"),
-    ({"kind": "pending", "id": "a" * 32, "field_path": "f", "value": "v", "evidence": "", "confidence": 2.0,
-      "created_at": 1, "updated_at": 1, "expires_at": 2}, "confidence must be between 0 and 1"),
-    ({"kind": "event", "id": 1, "ts": 1.0, "actor": "agent", "event_kind": "x", "subject": None, "colour": 1},
-     "unknown field 'colour'"),
-    ([1, 2], "each line must be a JSON object"),
-])
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ({"kind": "memo", "id": 1}, "unknown record kind 'memo'"),
+        ({"kind": "fact", "id": 1, "target": "user"}, "missing field 'content'"),
+        ({"kind": "fact", "id": "1", "target": "user", "content": "x"}, "id must be an integer"),
+        (
+            {
+                "kind": "pending",
+                "id": "a" * 32,
+                "field_path": "f",
+                "value": "v",
+                "evidence": "",
+                "confidence": 2.0,
+                "created_at": 1,
+                "updated_at": 1,
+                "expires_at": 2,
+            },
+            "confidence must be between 0 and 1",
+        ),
+        (
+            {"kind": "event", "id": 1, "ts": 1.0, "actor": "agent", "event_kind": "x", "subject": None, "colour": 1},
+            "unknown field 'colour'",
+        ),
+        ([1, 2], "each line must be a JSON object"),
+    ],
+)
 def test_validation_names_the_line(
-    line: object, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    line: object,
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    header = {"kind": "header", "format": "trusted-memory-export", "version": 1, "schema_version": 1, "exported_at": 1.0}
+    header = {
+        "kind": "header",
+        "format": "trusted-memory-export",
+        "version": 1,
+        "schema_version": 1,
+        "exported_at": 1.0,
+    }
     dump = tmp_path / "one.jsonl"
     dump.write_text(json.dumps(header) + "\n\n" + json.dumps(line) + "\n")
     code, _, err = cli(capsys, tmp_path / "home", "import", "--yes", str(dump))
@@ -200,8 +260,12 @@ def test_import_is_human_gated(source: Path, tmp_path: Path, capsys: pytest.Capt
 
 GRAPH = [
     {"type": "entity", "name": "Alice", "entityType": "person", "observations": ["likes tea", "lives in Oslo"]},
-    {"type": "entity", "name": "Acme Corp", "entityType": "organization",
-     "observations": ["makes anvils", "x" * 320, INJECTION]},
+    {
+        "type": "entity",
+        "name": "Acme Corp",
+        "entityType": "organization",
+        "observations": ["makes anvils", "x" * 320, INJECTION],
+    },
     {"type": "relation", "from": "Alice", "to": "Acme Corp", "relationType": "works_at"},
 ]
 
@@ -215,10 +279,20 @@ def test_reference_graph_import(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert report["added"] == {"atom": 6} and report["quarantined"] == {"scan_rejected": 1}
 
     live = {a["text"]: a for a in cli_json(capsys, home, "atoms", "list")}
-    assert set(live) == {"Alice: likes tea", "Alice: lives in Oslo", "Acme Corp: makes anvils",
-                         "Acme Corp: " + "x" * 320, "Alice works at Acme Corp"}
+    assert set(live) == {
+        "Alice: likes tea",
+        "Alice: lives in Oslo",
+        "Acme Corp: makes anvils",
+        "Acme Corp: " + "x" * 320,
+        "Alice works at Acme Corp",
+    }
     tea = live["Alice: likes tea"]
-    assert (tea["type"], tea["tags"], tea["source_class"], tea["status"]) == ("fact", ["person", "alice"], "user_approved", "live")
+    assert (tea["type"], tea["tags"], tea["source_class"], tea["status"]) == (
+        "fact",
+        ["person", "alice"],
+        "user_approved",
+        "live",
+    )
     assert live["Acme Corp: " + "x" * 320]["type"] == "note"
     assert live["Alice works at Acme Corp"]["tags"] == ["relation", "alice", "acme-corp"]
     held = cli_json(capsys, home, "quarantine")

@@ -88,7 +88,11 @@ class Served:
 
 @contextmanager
 def serve(
-    workdir: Path, args: Sequence[str], *, env: Mapping[str, str] | None = None, host: str = "127.0.0.1",
+    workdir: Path,
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    host: str = "127.0.0.1",
 ) -> Iterator[Served]:
     """Run `trusted-memory serve --host H --port P <args>` until it listens; stop it on exit."""
     exe = console_script("trusted-memory")
@@ -99,7 +103,10 @@ def serve(
     with out_path.open("wb") as out, err_path.open("wb") as err:
         proc = subprocess.Popen(
             [str(exe), "serve", "--host", host, "--port", str(port), *args],
-            stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=workdir,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            cwd=workdir,
             env=child_env(home, env),
         )
     served = Served(proc, host, port, out_path, err_path)
@@ -109,7 +116,9 @@ def serve(
             if proc.poll() is not None:
                 pytest.fail(f"trusted-memory serve exited with {proc.returncode} before listening:\n{served.stderr()}")
             if time.monotonic() > deadline:
-                pytest.fail(f"trusted-memory serve did not listen on {port} within {START_DEADLINE_S}s:\n{served.stderr()}")
+                pytest.fail(
+                    f"trusted-memory serve did not listen on {port} within {START_DEADLINE_S}s:\n{served.stderr()}"
+                )
             time.sleep(0.05)
         yield served
     finally:

@@ -35,10 +35,20 @@ async def test_scripted_conversation_over_stdio(tmp_path: Path) -> None:
     home = tmp_path / "home"
     server = StdioServerParameters(command=str(console_script("trusted-memory")), env=child_env(home))
     async with Client(server) as client:
-        rule = await call(client, action="add_atom", atom_type="convention", source="user_said",
-                          content="Run the test suite with make test-all; it needs the db container up first.")
-        migration = await call(client, action="add_atom", atom_type="decision", source="user_said",
-                               content="We decided to move the billing service to Postgres 16 next sprint.")
+        rule = await call(
+            client,
+            action="add_atom",
+            atom_type="convention",
+            source="user_said",
+            content="Run the test suite with make test-all; it needs the db container up first.",
+        )
+        migration = await call(
+            client,
+            action="add_atom",
+            atom_type="decision",
+            source="user_said",
+            content="We decided to move the billing service to Postgres 16 next sprint.",
+        )
         for text in ("My sister Anna lives in Lisbon.", "I prefer dark roast coffee.", "We adopted a cat named Miso."):
             await call(client, action="add_atom", content=text, source="user_said")
 
@@ -69,8 +79,15 @@ async def test_scripted_conversation_over_stdio(tmp_path: Path) -> None:
         assert "verbosity" not in block["rendered"]
 
     admin = console_script("trusted-memory-admin")
-    done = subprocess.run([str(admin), "confirm", "--yes", guess["id"]], env=child_env(home), stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [str(admin), "confirm", "--yes", guess["id"]],
+        env=child_env(home),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
 
     async with Client(server) as client:

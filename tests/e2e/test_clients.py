@@ -103,7 +103,9 @@ def registry_problems(doc: dict[str, Any]) -> list[str]:
 
 def _is_pinned(version: object) -> bool:
     return (
-        isinstance(version, str) and bool(version) and version != "latest"
+        isinstance(version, str)
+        and bool(version)
+        and version != "latest"
         and not re.search(r"[\^~<>=*| ]|\.x\b", version)
     )
 
@@ -154,7 +156,12 @@ def test_python_client_runs_end_to_end(tmp_path: Path) -> None:
     env.pop("MCP_MEMORY_HOME", None)
     proc = subprocess.run(
         [sys.executable, str(CLIENTS / "python" / "memory_client.py"), "--home", str(home)],
-        capture_output=True, text=True, timeout=60, cwd=tmp_path, env=env, check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env=env,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout

@@ -96,7 +96,11 @@ def test_two_processes_write_one_store(tmp_path: Path) -> None:
         for name in WRITERS:
             procs[name] = subprocess.Popen(
                 [sys.executable, "-c", WRITER, name, str(home), str(tmp_path), str(OPS)],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                cwd=tmp_path,
             )
         # Both open the store (and race the migration), then start writing on the same signal.
         deadline = time.monotonic() + START_DEADLINE_S
@@ -105,8 +109,9 @@ def test_two_processes_write_one_store(tmp_path: Path) -> None:
             if failed:  # stop the others first: reading a live writer's output would wait forever
                 for proc in procs.values():
                     stop(proc)
-                raise AssertionError(f"writers exited before starting: {failed}; "
-                                     f"{[p.communicate(timeout=10) for p in procs.values()]}")
+                raise AssertionError(
+                    f"writers exited before starting: {failed}; {[p.communicate(timeout=10) for p in procs.values()]}"
+                )
             assert time.monotonic() < deadline, "writers did not open the store in time"
             time.sleep(0.01)
         (tmp_path / "go").touch()

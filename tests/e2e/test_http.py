@@ -19,7 +19,9 @@ pytestmark = pytest.mark.e2e
 TOKEN = "secret123"
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 INITIALIZE = {
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "0"}},
 }
 MAX_BODY = 1024 * 1024  # server.max_body_kb = 1024 by default
@@ -104,7 +106,9 @@ def test_raw_request_with_token_is_accepted(token_server: Served) -> None:
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_sdk_client_with_token(token_server: Served, mode: str) -> None:
     http = httpx2.AsyncClient(
-        headers={"Authorization": f"Bearer {TOKEN}"}, timeout=httpx2.Timeout(30.0, read=300.0), follow_redirects=True,
+        headers={"Authorization": f"Bearer {TOKEN}"},
+        timeout=httpx2.Timeout(30.0, read=300.0),
+        follow_redirects=True,
     )
     transport = streamable_http_client(f"{token_server.base}/mcp", http_client=http)
     async with http, Client(transport, mode=mode) as client:
@@ -125,7 +129,9 @@ async def test_token_required_on_sse(tmp_path: Path) -> None:
 
 
 def test_bad_host_header_is_421(http_server: Served) -> None:
-    r = httpx2.post(f"{http_server.base}/mcp", json=INITIALIZE, headers={**MCP_HEADERS, "Host": "evil.example"}, timeout=10)
+    r = httpx2.post(
+        f"{http_server.base}/mcp", json=INITIALIZE, headers={**MCP_HEADERS, "Host": "evil.example"}, timeout=10
+    )
     assert r.status_code == 421
 
 
@@ -141,9 +147,14 @@ def test_origin_is_checked(http_server: Served, origin: str | None, status: int)
 
 
 def test_bad_host_header_is_421_on_sse(sse_server: Served) -> None:
-    with httpx2.Client(timeout=10) as http, http.stream(
-        "GET", f"{sse_server.base}/sse", headers={"Host": "evil.example"},
-    ) as r:
+    with (
+        httpx2.Client(timeout=10) as http,
+        http.stream(
+            "GET",
+            f"{sse_server.base}/sse",
+            headers={"Host": "evil.example"},
+        ) as r,
+    ):
         assert r.status_code == 421
 
 
@@ -165,9 +176,12 @@ def test_other_loopback_addresses_keep_host_and_origin_checks(tmp_path: Path, tr
         path = "/mcp" if transport == "http" else "/sse"
         with httpx2.Client(timeout=10) as http:
             for extra, status in (({"Host": "evil.example"}, 421), ({"Origin": "http://evil.example"}, 403)):
-                with http.stream("POST" if transport == "http" else "GET", f"{served.base}{path}",
-                                 json=INITIALIZE if transport == "http" else None,
-                                 headers={**MCP_HEADERS, **extra}) as r:
+                with http.stream(
+                    "POST" if transport == "http" else "GET",
+                    f"{served.base}{path}",
+                    json=INITIALIZE if transport == "http" else None,
+                    headers={**MCP_HEADERS, **extra},
+                ) as r:
                     assert r.status_code == status, extra
             if transport == "http":
                 r = http.post(f"{served.base}{path}", json=INITIALIZE, headers=MCP_HEADERS)
@@ -192,7 +206,9 @@ def test_oversized_body_is_413(http_server: Served) -> None:
 
 def test_body_under_the_limit_is_not_413(http_server: Served) -> None:
     # No session id, so the SDK answers 400; what matters is that the size check let it through.
-    r = httpx2.post(f"{http_server.base}/mcp", content=_oversized_body(MAX_BODY - 4096), headers=MCP_HEADERS, timeout=30)
+    r = httpx2.post(
+        f"{http_server.base}/mcp", content=_oversized_body(MAX_BODY - 4096), headers=MCP_HEADERS, timeout=30
+    )
     assert r.status_code == 400
     assert "session" in r.text.lower()
 
@@ -207,8 +223,9 @@ def test_oversized_body_is_413_on_sse(sse_server: Served) -> None:
     with httpx2.Client(timeout=30) as http, http.stream("GET", f"{sse_server.base}/sse") as stream:
         assert stream.status_code == 200
         endpoint = next(line[5:].strip() for line in stream.iter_lines() if line.startswith("data:"))
-        r = http.post(f"{sse_server.base}{endpoint}", content=_oversized_body(),
-                      headers={"Content-Type": "application/json"})
+        r = http.post(
+            f"{sse_server.base}{endpoint}", content=_oversized_body(), headers={"Content-Type": "application/json"}
+        )
         assert r.status_code == 413
 
 
@@ -221,8 +238,12 @@ def test_wildcard_bind_without_token_is_refused(tmp_path: Path, transport: str) 
     port = free_port()
     done = subprocess.run(
         [str(exe), "serve", "--transport", transport, "--host", "0.0.0.0", "--port", str(port)],
-        env=child_env(tmp_path / "home"), cwd=tmp_path, stdin=subprocess.DEVNULL,
-        capture_output=True, timeout=20, check=False,
+        env=child_env(tmp_path / "home"),
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=20,
+        check=False,
     )
     assert done.returncode == 2
     assert done.stdout == b""

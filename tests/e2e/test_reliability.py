@@ -30,7 +30,44 @@ CALL_TIMEOUT_S = 30.0
 ADMIN_TIMEOUT_S = 60.0
 # Every process on a test store shares these settings: the env facts cap is raised so adds never run out.
 EXTRA_ENV = {"MCP_MEMORY_FACTS__ENV_CAP": "10000000"}
-NOUNS = ["kafka", "redis", "postgres", "nginx", "docker", "terraform", "grafana", "jenkins", "vault", "consul", "helm", "caddy", "sentry", "celery", "minio", "airflow", "spark", "dask", "polars", "duckdb", "sqlite", "mysql", "etcd", "envoy", "argo", "bazel", "gradle", "cargo", "poetry", "vite", "rollup", "eslint", "ruff", "mypy", "pytest", "tox"]
+NOUNS = [
+    "kafka",
+    "redis",
+    "postgres",
+    "nginx",
+    "docker",
+    "terraform",
+    "grafana",
+    "jenkins",
+    "vault",
+    "consul",
+    "helm",
+    "caddy",
+    "sentry",
+    "celery",
+    "minio",
+    "airflow",
+    "spark",
+    "dask",
+    "polars",
+    "duckdb",
+    "sqlite",
+    "mysql",
+    "etcd",
+    "envoy",
+    "argo",
+    "bazel",
+    "gradle",
+    "cargo",
+    "poetry",
+    "vite",
+    "rollup",
+    "eslint",
+    "ruff",
+    "mypy",
+    "pytest",
+    "tox",
+]
 
 
 def word(*parts: object) -> str:
@@ -42,8 +79,13 @@ def word(*parts: object) -> str:
 def admin(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """Run the installed `trusted-memory-admin` on the store."""
     return subprocess.run(
-        [str(console_script("trusted-memory-admin")), "--home", str(home), *args], stdin=subprocess.DEVNULL,
-        capture_output=True, text=True, env=child_env(home, EXTRA_ENV), timeout=ADMIN_TIMEOUT_S, check=False,
+        [str(console_script("trusted-memory-admin")), "--home", str(home), *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=child_env(home, EXTRA_ENV),
+        timeout=ADMIN_TIMEOUT_S,
+        check=False,
     )
 
 
@@ -131,7 +173,11 @@ async def drive(client: Client, led: Ledger, other: Ledger, seed: int) -> None:
             if await call("remove", target="env", old_text=old) is not None:
                 del led.facts[old]
         elif roll < 0.7:
-            data = await call("observe", session_id=f"rel-{led.name}", user_message=f"[{led.name}-{i:03d}] we tuned {rng.choice(NOUNS)} today")
+            data = await call(
+                "observe",
+                session_id=f"rel-{led.name}",
+                user_message=f"[{led.name}-{i:03d}] we tuned {rng.choice(NOUNS)} today",
+            )
             if data is not None:
                 led.observes += 1
         elif roll < 0.8:
@@ -148,20 +194,31 @@ async def drive(client: Client, led: Ledger, other: Ledger, seed: int) -> None:
                 led.forgotten.add(atom_id)
 
 
-async def admin_during(home: Path, ledgers: list[Ledger], done: asyncio.Event, log: list[str], pinned: set[str]) -> None:
+async def admin_during(
+    home: Path, ledgers: list[Ledger], done: asyncio.Event, log: list[str], pinned: set[str]
+) -> None:
     """The admin CLI, as a person would run it, while the servers write."""
     exe = str(console_script("trusted-memory-admin"))
     step = 0
     # At least one full round (stats, list, pin) even if the servers finish first on a slow machine.
     while (not done.is_set() or step < 3) and step < 20:
         keep = [a for led in ledgers for a in led.keep if a not in pinned]
-        choices: list[tuple[str, ...]] = [("--json", "stats"), ("--json", "atoms", "list", "--status", "all"),
-                                          ("--json", "pin", keep[-1]) if keep else ("--json", "facts", "show", "env")]
+        choices: list[tuple[str, ...]] = [
+            ("--json", "stats"),
+            ("--json", "atoms", "list", "--status", "all"),
+            ("--json", "pin", keep[-1]) if keep else ("--json", "facts", "show", "env"),
+        ]
         args = choices[step % 3]
         step += 1
         proc = await asyncio.create_subprocess_exec(
-            exe, "--home", str(home), *args, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=child_env(home, EXTRA_ENV),
+            exe,
+            "--home",
+            str(home),
+            *args,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=child_env(home, EXTRA_ENV),
         )
         try:
             _, err = await asyncio.wait_for(proc.communicate(), ADMIN_TIMEOUT_S)
@@ -185,7 +242,9 @@ async def test_two_servers_and_the_admin_cli_lose_no_acknowledged_write(tmp_path
         done = asyncio.Event()
         admin_task = asyncio.create_task(admin_during(home, ledgers, done, admin_errors, pinned))
         try:
-            await asyncio.gather(drive(clients[0], ledgers[0], ledgers[1], 1), drive(clients[1], ledgers[1], ledgers[0], 2))
+            await asyncio.gather(
+                drive(clients[0], ledgers[0], ledgers[1], 1), drive(clients[1], ledgers[1], ledgers[0], 2)
+            )
         finally:
             done.set()
             await admin_task
@@ -227,12 +286,20 @@ async def test_two_servers_and_the_admin_cli_lose_no_acknowledged_write(tmp_path
 async def test_forgetting_an_atom_leaves_no_association_to_it(tmp_path: Path) -> None:
     home = tmp_path / "home"
     async with stdio_clients(tmp_path, home, ("a",)) as (client,):
-        first = await client.call_tool("memory", {"action": "add_atom", "content": "I prefer pytest over unittest for Python tests", "source": "user_said"})
+        first = await client.call_tool(
+            "memory",
+            {"action": "add_atom", "content": "I prefer pytest over unittest for Python tests", "source": "user_said"},
+        )
         # A later atom, so the forgotten one's row number is not reused by the next insert.
-        await client.call_tool("memory", {"action": "add_atom", "content": "Deploys happen on Fridays", "source": "user_said"})
+        await client.call_tool(
+            "memory", {"action": "add_atom", "content": "Deploys happen on Fridays", "source": "user_said"}
+        )
         await client.call_tool("memory", {"action": "search_atoms", "query": "pytest"})  # loads the in-memory index
         await client.call_tool("memory", {"action": "forget_atom", "id": first.structured_content["atom"]["id"]})
-        await client.call_tool("memory", {"action": "add_atom", "content": "I prefer pytest over nose for Python tests", "source": "user_said"})
+        await client.call_tool(
+            "memory",
+            {"action": "add_atom", "content": "I prefer pytest over nose for Python tests", "source": "user_said"},
+        )
     done = admin(home, "doctor")
     assert done.returncode == 0, done.stdout
 
@@ -246,8 +313,12 @@ class RawServer:
     def __init__(self, home: Path, stderr: Path) -> None:
         with stderr.open("wb") as err:
             self.proc = subprocess.Popen(
-                [str(console_script("trusted-memory"))], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
-                env=child_env(home, EXTRA_ENV), cwd=home.parent,
+                [str(console_script("trusted-memory"))],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                env=child_env(home, EXTRA_ENV),
+                cwd=home.parent,
             )
         self.buffer = b""
         self.next_id = 0
@@ -287,8 +358,14 @@ class RawServer:
                 return msg
 
     def initialize(self) -> None:
-        self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                    "clientInfo": {"name": "reliability-test", "version": "1"}})
+        self.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "reliability-test", "version": "1"},
+            },
+        )
         self.send("notifications/initialized", notify=True)
 
     def close(self) -> None:
@@ -380,10 +457,21 @@ def test_sigkill_mid_write_keeps_every_acknowledged_write(tmp_path: Path) -> Non
     again = RawServer(home, tmp_path / "restarted.stderr")
     try:
         again.initialize()
-        reply = again.request("tools/call", {"name": "memory", "arguments": {
-            "action": "add_atom", "content": "After the crash I still prefer tox", "source": "user_said"}})
+        reply = again.request(
+            "tools/call",
+            {
+                "name": "memory",
+                "arguments": {
+                    "action": "add_atom",
+                    "content": "After the crash I still prefer tox",
+                    "source": "user_said",
+                },
+            },
+        )
         assert reply["result"]["structuredContent"]["status"] == "added"
-        found = again.request("tools/call", {"name": "memory", "arguments": {"action": "search_atoms", "query": "tox crash"}})
+        found = again.request(
+            "tools/call", {"name": "memory", "arguments": {"action": "search_atoms", "query": "tox crash"}}
+        )
         assert "After the crash I still prefer tox" in [h["text"] for h in found["result"]["structuredContent"]["hits"]]
     finally:
         again.close()
@@ -399,8 +487,13 @@ async def test_a_deleted_vector_index_is_rebuilt_from_the_stored_text(tmp_path: 
     stored = "I prefer pytest over unittest"
     query = "which test framework do I like?"
     async with stdio_clients(tmp_path, home, ("before",)) as (client,):
-        for content in (stored, "Deploys run on Fridays after the standup", "The billing service uses Postgres 16",
-                        "My editor is neovim", "Build artefacts go to the dist folder"):
+        for content in (
+            stored,
+            "Deploys run on Fridays after the standup",
+            "The billing service uses Postgres 16",
+            "My editor is neovim",
+            "Build artefacts go to the dist folder",
+        ):
             r = await client.call_tool("memory", {"action": "add_atom", "content": content, "source": "user_said"})
             assert not r.is_error, text_of(r)
         found = await client.call_tool("memory", {"action": "search_atoms", "query": query})
@@ -445,7 +538,9 @@ async def test_a_damaged_file_names_the_repair_and_is_never_replaced(tmp_path: P
     home = tmp_path / "home"
     async with stdio_clients(tmp_path, home, ("seed",)) as (client,):
         for k in range(3):
-            r = await client.call_tool("memory", {"action": "add_atom", "content": f"I keep notebook {k} in the attic", "source": "user_said"})
+            r = await client.call_tool(
+                "memory", {"action": "add_atom", "content": f"I keep notebook {k} in the attic", "source": "user_said"}
+            )
             assert not r.is_error
     db = home / "memory.db"
     with sqlite3.connect(db) as conn:
@@ -455,8 +550,15 @@ async def test_a_damaged_file_names_the_repair_and_is_never_replaced(tmp_path: P
     damaged = db.read_bytes()
 
     started = await asyncio.to_thread(
-        subprocess.run, [str(console_script("trusted-memory"))], input="", capture_output=True, text=True,
-        env=child_env(home, EXTRA_ENV), cwd=tmp_path, timeout=ADMIN_TIMEOUT_S, check=False,
+        subprocess.run,
+        [str(console_script("trusted-memory"))],
+        input="",
+        capture_output=True,
+        text=True,
+        env=child_env(home, EXTRA_ENV),
+        cwd=tmp_path,
+        timeout=ADMIN_TIMEOUT_S,
+        check=False,
     )
     if started.returncode != 0:
         assert "doctor --repair" in started.stderr, started.stderr

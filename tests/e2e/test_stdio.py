@@ -29,14 +29,20 @@ FAKE_AWS_KEY = "AKIA" + "Z7Q3N5X2R8W4T6Y1"
 
 @asynccontextmanager
 async def stdio_server(
-    tmp_path: Path, *, mode: str = "auto", extra_env: Mapping[str, str] | None = None,
-    command: str | None = None, args: list[str] | None = None,
+    tmp_path: Path,
+    *,
+    mode: str = "auto",
+    extra_env: Mapping[str, str] | None = None,
+    command: str | None = None,
+    args: list[str] | None = None,
 ) -> AsyncIterator[Client]:
     """A connected SDK client on a fresh `trusted-memory` child; fails the test on any non-protocol stdout line."""
     exe = console_script("trusted-memory")
     params = StdioServerParameters(
-        command=command or str(exe), args=args or [],
-        env=child_env(tmp_path / "home", extra_env), cwd=str(tmp_path),
+        command=command or str(exe),
+        args=args or [],
+        env=child_env(tmp_path / "home", extra_env),
+        cwd=str(tmp_path),
     )
     transport_errors: list[Exception] = []
 
@@ -75,7 +81,9 @@ async def test_add_then_read_round_trip(tmp_path: Path, mode: str) -> None:
     async with stdio_server(tmp_path, mode=mode) as client:
         expected = "2025-11-25" if mode == "legacy" else "2026-07-28"
         assert client.protocol_version == expected
-        added = await client.call_tool("memory", {"action": "add", "target": "user", "content": "Prefers tabs over spaces"})
+        added = await client.call_tool(
+            "memory", {"action": "add", "target": "user", "content": "Prefers tabs over spaces"}
+        )
         assert not added.is_error, _text(added)
         assert added.structured_content is not None
         assert added.structured_content["status"] == "added"
@@ -124,7 +132,8 @@ async def test_overflowing_the_cap_lists_the_entries(tmp_path: Path) -> None:
 async def test_credentials_are_refused_naming_what_was_found(tmp_path: Path, secret: str, kind: str) -> None:
     async with stdio_server(tmp_path) as client:
         r = await client.call_tool(
-            "memory", {"action": "add", "target": "env", "content": f"deploy with key {secret} please"},
+            "memory",
+            {"action": "add", "target": "env", "content": f"deploy with key {secret} please"},
         )
         assert r.is_error
         text = _text(r)
@@ -169,10 +178,15 @@ async def test_stdout_carries_only_protocol_and_logs_go_to_stderr(tmp_path: Path
     exe = console_script("trusted-memory")
     env = child_env(tmp_path / "home", {"MCP_MEMORY_LOG_LEVEL": "INFO"})
     requests = [
-        _rpc(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                               "clientInfo": {"name": "e2e", "version": "0"}}),
+        _rpc(
+            1,
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "0"}},
+        ),
         _rpc(None, "notifications/initialized"),
-        _rpc(2, "tools/call", {"name": "memory", "arguments": {"action": "add", "target": "env", "content": "Uses zsh"}}),
+        _rpc(
+            2, "tools/call", {"name": "memory", "arguments": {"action": "add", "target": "env", "content": "Uses zsh"}}
+        ),
         _rpc(3, "tools/call", {"name": "memory", "arguments": {"action": "read"}}),
     ]
     responses: dict[int, dict[str, Any]] = {}
@@ -221,8 +235,9 @@ async def test_stdout_carries_only_protocol_and_logs_go_to_stderr(tmp_path: Path
 def test_bad_setting_fails_on_stderr_with_nothing_on_stdout(tmp_path: Path) -> None:
     exe = console_script("trusted-memory")
     env = child_env(tmp_path / "home", {"MCP_MEMORY_SERVER__PORT": "notanumber"})
-    done = subprocess.run([str(exe)], env=env, cwd=tmp_path, stdin=subprocess.DEVNULL,
-                          capture_output=True, timeout=20, check=False)
+    done = subprocess.run(
+        [str(exe)], env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, timeout=20, check=False
+    )
     assert done.returncode == 2
     assert done.stdout == b""
     err = done.stderr.decode()
@@ -236,8 +251,9 @@ def test_unopenable_store_fails_with_a_message(tmp_path: Path) -> None:
     blocker = tmp_path / "blocker"
     blocker.write_text("a file where the store folder's parent should be")
     env = child_env(tmp_path / "home", {"MCP_MEMORY_HOME": str(blocker / "home")})
-    done = subprocess.run([str(exe)], env=env, cwd=tmp_path, stdin=subprocess.DEVNULL,
-                          capture_output=True, timeout=20, check=False)
+    done = subprocess.run(
+        [str(exe)], env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, timeout=20, check=False
+    )
     assert done.stdout == b""
     err = done.stderr.decode()
     assert "cannot create the memory store" in err

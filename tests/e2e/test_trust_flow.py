@@ -25,8 +25,10 @@ async def test_web_atom_needs_the_admin_cli_to_become_memory(tmp_path: Path) -> 
         added = await call(client, action="add_atom", content="The quarterly review moved to Thursday", source="web")
         assert added.structured_content["status"] == "quarantined"
         atom_id = added.structured_content["notice"].split()[-1]
-        for listing in (await call(client, action="list_atoms"), await call(client, action="search_atoms",
-                                                                             query="quarterly review Thursday")):
+        for listing in (
+            await call(client, action="list_atoms"),
+            await call(client, action="search_atoms", query="quarterly review Thursday"),
+        ):
             assert atom_id not in str(listing.structured_content)
         assert (await call(client, action="view", id=atom_id)).is_error
         quarantine = await call(client, action="list_quarantine")
@@ -35,11 +37,25 @@ async def test_web_atom_needs_the_admin_cli_to_become_memory(tmp_path: Path) -> 
         assert refused.is_error and f"trusted-memory-admin promote {atom_id}" in refused.content[0].text  # type: ignore[union-attr]
 
     admin = console_script("trusted-memory-admin")
-    no_tty = subprocess.run([str(admin), "promote", atom_id], env=child_env(home), stdin=subprocess.DEVNULL,
-                            capture_output=True, text=True, timeout=60, check=False)
+    no_tty = subprocess.run(
+        [str(admin), "promote", atom_id],
+        env=child_env(home),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert no_tty.returncode == 1 and "--yes" in no_tty.stderr
-    done = subprocess.run([str(admin), "promote", atom_id, "--yes"], env=child_env(home), stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [str(admin), "promote", atom_id, "--yes"],
+        env=child_env(home),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
 
     async with Client(server) as client:

@@ -132,7 +132,7 @@ def test_meaning_part_joins_words_that_share_no_letters() -> None:
 def test_text_without_lexicon_words_is_lexical_only() -> None:
     emb = HashingEmbedder(256)
     vec = emb.embed_sync(["Zqxv Wvbrt"])[0]
-    assert not vec[256 - 64:].any()  # no meaning part: nothing the lexicon knows
+    assert not vec[256 - 64 :].any()  # no meaning part: nothing the lexicon knows
     assert float(np.linalg.norm(vec)) == pytest.approx(1.0, abs=1e-5)
 
 
@@ -257,10 +257,5 @@ def test_rejects_tiny_dims() -> None:
 
 
 def test_base_module_does_not_import_numpy() -> None:
-    code = (
-        "import sys; import trusted_memory.embed.base; "
-        "sys.exit(1 if 'numpy' in sys.modules else 0)"
-    )
-    subprocess.run(
-        [sys.executable, "-c", code], check=True, cwd=REPO_ROOT, env={"PYTHONPATH": str(REPO_ROOT)}
-    )
+    code = "import sys; import trusted_memory.embed.base; sys.exit(1 if 'numpy' in sys.modules else 0)"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO_ROOT, env={"PYTHONPATH": str(REPO_ROOT)})

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from trusted_memory.llm.heuristic import (
+from trusted_memory.heuristics import (
     Extracted,
     extract,
     looks_like_turn_or_refusal,
@@ -42,21 +42,37 @@ def _only(message: str) -> Extracted:
         ("I'd rather not use ORMs", "preference", "I'd rather not use ORMs"),
         ("we decided to use postgres instead of mysql", "decision", "We decided to use postgres instead of mysql"),
         ("let's use pnpm from here on", "decision", "Let's use pnpm from here on"),
-        ("from now on, always run black before committing", "convention",
-         "From now on, always run black before committing"),
-        ("our convention is snake_case for module names", "convention", "Our convention is snake_case for module names"),
-        ("commit messages should follow conventional commits", "convention",
-         "Commit messages should follow conventional commits"),
-        ("I'm trying to get CI under 5 minutes by the end of the month", "goal",
-         "I'm trying to get CI under 5 minutes by the end of the month"),
+        (
+            "from now on, always run black before committing",
+            "convention",
+            "From now on, always run black before committing",
+        ),
+        (
+            "our convention is snake_case for module names",
+            "convention",
+            "Our convention is snake_case for module names",
+        ),
+        (
+            "commit messages should follow conventional commits",
+            "convention",
+            "Commit messages should follow conventional commits",
+        ),
+        (
+            "I'm trying to get CI under 5 minutes by the end of the month",
+            "goal",
+            "I'm trying to get CI under 5 minutes by the end of the month",
+        ),
         ("I plan to migrate to kubernetes", "intent", "I plan to migrate to kubernetes"),
         ("I live in Lisbon", "fact", "I live in Lisbon"),
         ("my sister Ana works as a nurse", "fact", "My sister Ana works as a nurse"),
         ("our API is written in Go", "fact", "Our API is written in Go"),
         ("redis is on port 6380", "fact", "Redis is on port 6380"),
         ("the config lives in ~/.config/tool/config.toml", "file", "The config lives in ~/.config/tool/config.toml"),
-        ("I keep getting ConnectionResetError from the worker", "error",
-         "I keep getting ConnectionResetError from the worker"),
+        (
+            "I keep getting ConnectionResetError from the worker",
+            "error",
+            "I keep getting ConnectionResetError from the worker",
+        ),
         ("the deploy fails with HTTP 502 every time", "error", "The deploy fails with HTTP 502 every time"),
     ],
 )
@@ -100,8 +116,10 @@ def test_an_unresolvable_pronoun_is_dropped() -> None:
 
 
 def test_atoms_are_well_formed() -> None:
-    message = ("i prefer tabs btw lol. My dog's name is Biscuit :) we always squash merge PRs. "
-               "I hate meetings before 10am 😩 and I work at a hospital. " + "I want to learn " + "rust and go " * 40)
+    message = (
+        "i prefer tabs btw lol. My dog's name is Biscuit :) we always squash merge PRs. "
+        "I hate meetings before 10am 😩 and I work at a hospital. " + "I want to learn " + "rust and go " * 40
+    )
     atoms = extract(message)
     assert len(atoms) >= 4
     for atom in atoms:
@@ -118,19 +136,38 @@ def test_atoms_are_well_formed() -> None:
     "message",
     [
         # questions
-        "can you fix the failing test in test_api.py?", "how do I configure nginx to proxy websockets",
-        "do you prefer tabs or spaces?", "why do I keep getting this error?", "what's 15% of 240",
+        "can you fix the failing test in test_api.py?",
+        "how do I configure nginx to proxy websockets",
+        "do you prefer tabs or spaces?",
+        "why do I keep getting this error?",
+        "what's 15% of 240",
         "Can you remind me what we decided about the database?",
         # requests
-        "write a unit test for parse_date", "please refactor this into smaller functions", "Run the tests again",
-        "fix the bug in auth.py", "I'd like you to write a poem about autumn", "I need you to review this PR",
-        "i want to see the full error", "open ~/.bashrc and add an alias", "show me src/main.py",
+        "write a unit test for parse_date",
+        "please refactor this into smaller functions",
+        "Run the tests again",
+        "fix the bug in auth.py",
+        "I'd like you to write a poem about autumn",
+        "I need you to review this PR",
+        "i want to see the full error",
+        "open ~/.bashrc and add an alias",
+        "show me src/main.py",
         # chit-chat and vague statements
-        "hi there", "thanks!! that worked", "ok that works", "this is weird", "lol", "You're right, my bad",
-        "I have a question about decorators", "let's see what happens", "I like that idea", "nope, still broken",
+        "hi there",
+        "thanks!! that worked",
+        "ok that works",
+        "this is weird",
+        "lol",
+        "You're right, my bad",
+        "I have a question about decorators",
+        "let's see what happens",
+        "I like that idea",
+        "nope, still broken",
         # hypotheticals
-        "If I were you I'd just use redis", "Suppose we used kafka instead, would that be overkill?",
-        "if I switch to postgres, will the migrations still work?", "Imagine we had unlimited budget",
+        "If I were you I'd just use redis",
+        "Suppose we used kafka instead, would that be overkill?",
+        "if I switch to postgres, will the migrations still work?",
+        "Imagine we had unlimited budget",
     ],
 )
 def test_nothing_from_questions_requests_chit_chat_or_hypotheticals(message: str) -> None:
@@ -172,9 +209,9 @@ BEFORE, AFTER = "I live in Porto", "We use flake8 with max-line-length 100"
         ("<tool_output>\n{}\n</tool_output>", [BEFORE, AFTER]),
         ("<tool_result>{}</tool_result>", [BEFORE, AFTER]),
         ("<function_results>\n{}\n</function_results>", [BEFORE, AFTER]),
-        ("<document source=\"a.pdf\">{}</document>", [BEFORE, AFTER]),
-        ("<file path=\"notes.md\">\n{}\n</file>", [BEFORE, AFTER]),
-        ("<web url=\"https://example.com\">{}</web>", [BEFORE, AFTER]),
+        ('<document source="a.pdf">{}</document>', [BEFORE, AFTER]),
+        ('<file path="notes.md">\n{}\n</file>', [BEFORE, AFTER]),
+        ('<web url="https://example.com">{}</web>', [BEFORE, AFTER]),
         ("<search_results>{}</search_results>", [BEFORE, AFTER]),
         ("<system-reminder>\n{}\n</system-reminder>", [BEFORE, AFTER]),
         ("<context>{}</context>", [BEFORE, AFTER]),
@@ -198,7 +235,7 @@ def test_strip_untrusted_keeps_the_users_prose() -> None:
     message = (
         "here's my function:\n```python\ndef f(x):\n    return x\n```\n"
         "I prefer early returns.\n"
-        "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n    main()\n"
+        'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    main()\n'
         "KeyError: 'id'\n\n"
         "2024-05-01 12:00:01 INFO starting\n2024-05-01 12:00:02 ERROR failed\n"
         "> quoted reply from someone else\n"
@@ -206,14 +243,16 @@ def test_strip_untrusted_keeps_the_users_prose() -> None:
     )
     kept = strip_untrusted(message)
     assert "I prefer early returns." in kept and "I keep getting this KeyError" in kept
-    for foreign in ("def f", "Traceback", "File \"app.py\"", "INFO starting", "quoted reply"):
+    for foreign in ("def f", "Traceback", 'File "app.py"', "INFO starting", "quoted reply"):
         assert foreign not in kept
     assert strip_untrusted(kept) == kept
     assert [a.type for a in extract(message)] == ["preference", "error"]
 
 
 def test_prose_that_merely_looks_technical_survives() -> None:
-    message = "If possible (no rush), keep it simple.\nFor context: we use Django (4.2) at work.\nI prefer FBVs (views)."
+    message = (
+        "If possible (no rush), keep it simple.\nFor context: we use Django (4.2) at work.\nI prefer FBVs (views)."
+    )
     assert strip_untrusted(message) == message
     assert [a.text for a in extract(message)] == ["We use Django (4.2) at work", "I prefer FBVs (views)"]
 

@@ -40,13 +40,17 @@ Handler = Callable[[dict[str, Any]], Awaitable[Response]]
 
 def answer(content: str | None, finish_reason: str = "stop") -> JSONResponse:
     """A chat-completions response body, as OpenAI/Ollama/llama.cpp/vLLM send it."""
-    return JSONResponse({
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "model": "tiny-test",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish_reason}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-    })
+    return JSONResponse(
+        {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "model": "tiny-test",
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish_reason}
+            ],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+        }
+    )
 
 
 @dataclass
@@ -134,8 +138,15 @@ async def test_json_answer_is_parsed_into_the_schema(chat: ChatServer, llm: Open
     stats = LLMStats()
     out = await job(llm, stats)
     assert out == MergeJudgmentOut(same_fact=True, merged="I use neovim with the lazy.nvim plugin manager")
-    assert stats.as_dict() == {"calls": 1, "answered": 1, "fallbacks": 0, "timeouts": 0, "invalid": 0,
-                               "rejected_by_scan": 0, "errors": 0}
+    assert stats.as_dict() == {
+        "calls": 1,
+        "answered": 1,
+        "fallbacks": 0,
+        "timeouts": 0,
+        "invalid": 0,
+        "rejected_by_scan": 0,
+        "errors": 0,
+    }
 
 
 @pytest.mark.anyio
@@ -297,7 +308,9 @@ async def test_json_mode_refusal_is_retried_once_without_response_format(chat: C
 @pytest.mark.anyio
 async def test_other_client_errors_are_not_retried_and_show_an_excerpt(chat: ChatServer, llm: OpenAIChatLLM) -> None:
     async def bad_model(body: dict[str, Any]) -> Response:
-        return JSONResponse({"error": {"message": "model 'tiny-test' not found, try pulling it first"}}, status_code=404)
+        return JSONResponse(
+            {"error": {"message": "model 'tiny-test' not found, try pulling it first"}}, status_code=404
+        )
 
     chat.handler = bad_model
     with pytest.raises(LLMError, match=r"\(404\).*not found, try pulling it first") as caught:
@@ -410,7 +423,11 @@ async def test_unexpected_bodies_are_invalid_output(response: httpx.Response) ->
 
 @pytest.mark.anyio
 async def test_content_parts_are_joined() -> None:
-    parts = [{"type": "text", "text": '{"same_fact": false,'}, {"type": "image_url"}, {"type": "text", "text": ' "merged": null}'}]
+    parts = [
+        {"type": "text", "text": '{"same_fact": false,'},
+        {"type": "image_url"},
+        {"type": "text", "text": ' "merged": null}'},
+    ]
     client = mock_llm(lambda request: httpx.Response(200, json=chat_body(parts)))
     assert await client.complete("s", "u", MergeJudgmentOut) == MergeJudgmentOut(same_fact=False)
     await client.aclose()
@@ -456,8 +473,14 @@ async def test_from_settings_reads_the_llm_group() -> None:
         seen.append(request)
         return httpx.Response(200, json=chat_body('{"same_fact": false}'))
 
-    conf = LLMSettings(provider="http", base_url="http://llm.test/v1/", model="qwen2.5:3b", api_key="k1",
-                       max_tokens=64, temperature=0.0)
+    conf = LLMSettings(
+        provider="http",
+        base_url="http://llm.test/v1/",
+        model="qwen2.5:3b",
+        api_key="k1",
+        max_tokens=64,
+        temperature=0.0,
+    )
     client = OpenAIChatLLM.from_settings(conf, transport=httpx.MockTransport(handler))
     assert client.name == "http:qwen2.5:3b"
     await client.complete("s", "u", MergeJudgmentOut)
@@ -475,12 +498,14 @@ async def test_from_settings_reads_the_llm_group() -> None:
     [
         ('{"a": 1}', {"a": 1}),
         ('  {"a": "}{"}  ', {"a": "}{"}),
-        ('Answer: {"a": "say \\"}\\" twice", "b": {"c": [1, {"d": 2}]}} trailing {"x": 1}',
-         {"a": 'say "}" twice', "b": {"c": [1, {"d": 2}]}}),
-        ("```JSON\n{\"a\": 1}\n```", {"a": 1}),
-        ("```json\n{\"a\": 1}\n", {"a": 1}),  # fence never closed: the answer was cut after the object
-        ("{not json} then {\"a\": 1}", {"a": 1}),
-        ("<thinking>maybe {\"a\": 0}</thinking>{\"a\": 2}", {"a": 2}),
+        (
+            'Answer: {"a": "say \\"}\\" twice", "b": {"c": [1, {"d": 2}]}} trailing {"x": 1}',
+            {"a": 'say "}" twice', "b": {"c": [1, {"d": 2}]}},
+        ),
+        ('```JSON\n{"a": 1}\n```', {"a": 1}),
+        ('```json\n{"a": 1}\n', {"a": 1}),  # fence never closed: the answer was cut after the object
+        ('{not json} then {"a": 1}', {"a": 1}),
+        ('<thinking>maybe {"a": 0}</thinking>{"a": 2}', {"a": 2}),
     ],
 )
 def test_extract_json_object(text: str, expected: dict[str, Any]) -> None:

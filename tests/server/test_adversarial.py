@@ -47,7 +47,10 @@ async def test_no_route_to_trust(client: Client, runtime: Runtime, admin: AdminS
     trusted = await call(client, action="add_atom", content="I prefer pytest over unittest", source="user_said")
     trusted_id = trusted.structured_content["atom"]["id"]
     pending = await AtomsService(runtime.store, runtime.settings).propose(
-        "style.verbosity", "terse", evidence="asked for shorter answers", confidence=0.6,
+        "style.verbosity",
+        "terse",
+        evidence="asked for shorter answers",
+        confidence=0.6,
     )
     assert pending is not None
 
@@ -68,8 +71,14 @@ async def test_no_route_to_trust(client: Client, runtime: Runtime, admin: AdminS
     assert declared.is_error
 
     # 4. Re-adding the quarantined text as the user's words, plain and with hidden characters.
-    for variant in (PAYLOAD, PAYLOAD.upper(), PAYLOAD.replace("send", "se\u200bnd"),
-                    PAYLOAD.replace("a", "\u0430"), "\u202e" + PAYLOAD, PAYLOAD + "\U000e0041"):
+    for variant in (
+        PAYLOAD,
+        PAYLOAD.upper(),
+        PAYLOAD.replace("send", "se\u200bnd"),
+        PAYLOAD.replace("a", "\u0430"),
+        "\u202e" + PAYLOAD,
+        PAYLOAD + "\U000e0041",
+    ):
         again = await call(client, action="add_atom", content=variant, source="user_said")
         assert not again.is_error
         assert again.structured_content["status"] in ("existing", "quarantined"), variant
@@ -128,7 +137,8 @@ async def test_strict_mode_holds_even_user_said(tmp_path: Any) -> None:
     from trusted_memory.server.app import build_server
 
     settings = load_settings(
-        environ={"MCP_MEMORY_HOME": str(tmp_path / "h"), "MCP_MEMORY_TRUST__AGENT_WRITES": "quarantine"}, cwd=tmp_path,
+        environ={"MCP_MEMORY_HOME": str(tmp_path / "h"), "MCP_MEMORY_TRUST__AGENT_WRITES": "quarantine"},
+        cwd=tmp_path,
     )
     async with Client(build_server(settings)) as client:
         result = await call(client, action="add_atom", content="I like tea", source="user_said")

@@ -16,10 +16,14 @@ from trusted_memory.server.app import build_server
 
 pytestmark = pytest.mark.anyio
 
-EPISODE = {"summary": "The user planned a rename of atlas to beacon, kept an alias, and set a Monday announcement.",
-           "facts": [], "notes": []}
-EXTRACTION = {"atoms": [{"type": "preference", "text": "I prefer short commit messages", "confidence": 0.9,
-                         "tags": ["git"]}]}
+EPISODE = {
+    "summary": "The user planned a rename of atlas to beacon, kept an alias, and set a Monday announcement.",
+    "facts": [],
+    "notes": [],
+}
+EXTRACTION = {
+    "atoms": [{"type": "preference", "text": "I prefer short commit messages", "confidence": 0.9, "tags": ["git"]}]
+}
 
 
 class HostModel:
@@ -42,16 +46,20 @@ class HostModel:
 
 
 def sampling_settings(tmp_path: Path) -> Settings:
-    return load_settings(environ={"MCP_MEMORY_HOME": str(tmp_path / "h"), "MCP_MEMORY_LLM__PROVIDER": "sampling"},
-                         cwd=tmp_path)
+    return load_settings(
+        environ={"MCP_MEMORY_HOME": str(tmp_path / "h"), "MCP_MEMORY_LLM__PROVIDER": "sampling"}, cwd=tmp_path
+    )
 
 
 async def run_session(client: Client) -> Any:
-    for user in ("I prefer short commit messages. I want to rename atlas to beacon.",
-                 "We decided to keep the old name as an alias for a month.",
-                 "Let's announce the rename on Monday."):
-        result = await client.call_tool("memory", {"action": "observe", "session_id": "s", "user_message": user,
-                                                   "assistant_reply": "Done."})
+    for user in (
+        "I prefer short commit messages. I want to rename atlas to beacon.",
+        "We decided to keep the old name as an alias for a month.",
+        "Let's announce the rename on Monday.",
+    ):
+        result = await client.call_tool(
+            "memory", {"action": "observe", "session_id": "s", "user_message": user, "assistant_reply": "Done."}
+        )
         assert not result.is_error, result.content[0].text  # type: ignore[union-attr]
     ended = await client.call_tool("memory", {"action": "end_session", "session_id": "s"})
     assert not ended.is_error, ended.content[0].text  # type: ignore[union-attr]

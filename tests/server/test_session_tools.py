@@ -18,32 +18,51 @@ async def call(client: Client, **arguments: Any) -> Any:
 
 
 async def test_observe_then_search_and_context(client: Client) -> None:
-    observed = await call(client, action="observe", session_id="t1",
-                          user_message="I prefer pytest over unittest and we deploy with Docker",
-                          assistant_reply="Noted: pytest and Docker.")
+    observed = await call(
+        client,
+        action="observe",
+        session_id="t1",
+        user_message="I prefer pytest over unittest and we deploy with Docker",
+        assistant_reply="Noted: pytest and Docker.",
+    )
     assert observed["session"]["turns"] == 1 and observed["session"]["untrusted"] is False
     assert {a["source_class"] for a in observed["atoms"]} == {"user_said"}
     found = await call(client, action="search_atoms", query="which test framework?")
     assert "pytest" in found["hits"][0]["text"]
-    block = await call(client, action="context", message="which test framework do I use?", session_id="t1",
-                       budget_chars=1500)
+    block = await call(
+        client, action="context", message="which test framework do I use?", session_id="t1", budget_chars=1500
+    )
     assert block["rendered"].startswith("<memory") and "pytest" in block["rendered"]
     assert len(block["rendered"]) <= 1500 and set(block["sections"]) >= {"facts", "atoms", "index"}
 
 
 async def test_tool_events_mark_the_session_untrusted(client: Client) -> None:
-    observed = await call(client, action="observe", session_id="t2", user_message="read this page for me",
-                          tool_events=[{"tool": "fetch", "kind": "network", "url": "https://example.com"}])
+    observed = await call(
+        client,
+        action="observe",
+        session_id="t2",
+        user_message="read this page for me",
+        tool_events=[{"tool": "fetch", "kind": "network", "url": "https://example.com"}],
+    )
     assert observed["session"]["untrusted"] is True and "untrusted" in observed["message"]
-    bad = await client.call_tool("memory", {"action": "observe", "session_id": "t2", "user_message": "x",
-                                            "tool_events": [{"tool": "fetch", "secret": "y"}]})
+    bad = await client.call_tool(
+        "memory",
+        {
+            "action": "observe",
+            "session_id": "t2",
+            "user_message": "x",
+            "tool_events": [{"tool": "fetch", "secret": "y"}],
+        },
+    )
     assert bad.is_error and "tool_events" in bad.content[0].text  # type: ignore[union-attr]
 
 
 async def test_end_session_episode_resources_and_prompt(client: Client) -> None:
-    for user, reply in (("I want to rename the atlas service to beacon.", "I renamed the package."),
-                        ("We decided to keep the old name as an alias for a month.", "I added the alias."),
-                        ("Let's announce the rename on Monday.", "I drafted the announcement.")):
+    for user, reply in (
+        ("I want to rename the atlas service to beacon.", "I renamed the package."),
+        ("We decided to keep the old name as an alias for a month.", "I added the alias."),
+        ("Let's announce the rename on Monday.", "I drafted the announcement."),
+    ):
         await call(client, action="observe", session_id="t3", user_message=user, assistant_reply=reply)
     ended = await call(client, action="end_session", session_id="t3")
     assert ended["status"] == "ok" and ended["episode"]["status"] == "live"

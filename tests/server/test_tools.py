@@ -92,7 +92,9 @@ async def test_cap_overflow_returns_entry_list(client: Client) -> None:
 
 
 async def test_credential_is_refused_naming_the_finding(client: Client) -> None:
-    text = await error(client, action="add", target="env", content="deploy token ghp_abcdefghijklmnopqrstuvwxyz0123456789")
+    text = await error(
+        client, action="add", target="env", content="deploy token ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    )
     assert "credential" in text and "ghp_abcdefghijklmnopqrstuvwxyz0123456789" not in text
 
 
@@ -107,8 +109,14 @@ async def test_resources(client: Client) -> None:
 
 
 async def test_atom_actions(client: Client) -> None:
-    added = await call(client, action="add_atom", content="We deploy with Docker", source="user_said",
-                       atom_type="decision", tags=["ops"])
+    added = await call(
+        client,
+        action="add_atom",
+        content="We deploy with Docker",
+        source="user_said",
+        atom_type="decision",
+        tags=["ops"],
+    )
     atom_id = added["atom"]["id"]
     assert added["atom"]["trust"] == "trusted"
     viewed = await call(client, action="view", id=atom_id)

@@ -6,14 +6,13 @@ import dataclasses
 from typing import Any
 
 import pytest
+from fakes import FakeLLM
 from pydantic import BaseModel
 
 from trusted_memory.errors import StoreError
 from trusted_memory.services.atoms import AtomDraft
 from trusted_memory.services.runtime import Runtime
 from trusted_memory.services.wiring import Services, build_services
-
-from fakes import FakeLLM
 
 pytestmark = pytest.mark.anyio
 
@@ -26,6 +25,7 @@ def with_llm(runtime: Runtime, **answers: Any) -> tuple[Services, FakeLLM]:
         if isinstance(answer, Exception):
             raise answer
         return answer
+
     fake = FakeLLM(script)
     return build_services(dataclasses.replace(runtime, llm=fake)), fake
 
@@ -56,14 +56,36 @@ async def test_the_llm_predicts_the_next_intent_after_a_turn(runtime: Runtime) -
 
 
 async def test_llm_user_state_applies_grounded_statements_and_queues_guesses(runtime: Runtime) -> None:
-    services, _ = with_llm(runtime, ExtractionOut={"atoms": []}, UserStateOut={"updates": [
-        {"field_path": "technical.languages", "value": "Elixir", "evidence": "we write Elixir at work",
-         "confidence": 0.9, "stated": True},
-        {"field_path": "style.humor", "value": "playful", "evidence": "haha", "confidence": 0.7, "stated": False},
-        {"field_path": "style.tone", "value": "direct", "evidence": "be blunt with me always", "confidence": 0.9,
-         "stated": True},  # the quote is not in anything the user wrote: treated as a guess
-        {"field_path": "system.prompt", "value": "obey", "evidence": "x", "confidence": 0.9, "stated": True},
-    ]})
+    services, _ = with_llm(
+        runtime,
+        ExtractionOut={"atoms": []},
+        UserStateOut={
+            "updates": [
+                {
+                    "field_path": "technical.languages",
+                    "value": "Elixir",
+                    "evidence": "we write Elixir at work",
+                    "confidence": 0.9,
+                    "stated": True,
+                },
+                {
+                    "field_path": "style.humor",
+                    "value": "playful",
+                    "evidence": "haha",
+                    "confidence": 0.7,
+                    "stated": False,
+                },
+                {
+                    "field_path": "style.tone",
+                    "value": "direct",
+                    "evidence": "be blunt with me always",
+                    "confidence": 0.9,
+                    "stated": True,
+                },  # the quote is not in anything the user wrote: treated as a guess
+                {"field_path": "system.prompt", "value": "obey", "evidence": "x", "confidence": 0.9, "stated": True},
+            ]
+        },
+    )
     await services.sessions.observe("u1", "we write Elixir at work, haha")
     report = await services.user_state.infer("u1")
     model = await services.user_state.model()
@@ -75,8 +97,12 @@ async def test_llm_user_state_applies_grounded_statements_and_queues_guesses(run
 
 
 async def test_a_failing_llm_leaves_literal_recall_and_counts_the_fallback(runtime: Runtime) -> None:
-    services, _ = with_llm(runtime, ExtractionOut={"atoms": []}, IntentsOut=RuntimeError("model crashed"),
-                           UserStateOut=RuntimeError("model crashed"))
+    services, _ = with_llm(
+        runtime,
+        ExtractionOut={"atoms": []},
+        IntentsOut=RuntimeError("model crashed"),
+        UserStateOut=RuntimeError("model crashed"),
+    )
     await seed(services)
     await services.sessions.observe("f1", "I just finished the coffee grinder review.")
     await services.anticipation.settle()
@@ -87,7 +113,8 @@ async def test_a_failing_llm_leaves_literal_recall_and_counts_the_fallback(runti
 
 
 async def test_a_failing_predictive_search_falls_back_to_the_literal_query(
-    runtime: Runtime, monkeypatch: pytest.MonkeyPatch,
+    runtime: Runtime,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     services = build_services(runtime)
     await seed(services)
@@ -96,13 +123,18 @@ async def test_a_failing_predictive_search_falls_back_to_the_literal_query(
         raise StoreError("injected failure")
 
     monkeypatch.setattr(services.anticipation, "_search_many", broken)
-    block = await services.sessions.context("I just finished the coffee grinder, which roast do I like?", session_id="x")
+    block = await services.sessions.context(
+        "I just finished the coffee grinder, which roast do I like?", session_id="x"
+    )
     assert block.prediction_fell_back and "dark roast" in block.rendered and block.predicted == frozenset()
 
 
 async def test_the_recap_prompt_uses_the_llm_words_when_it_answers(runtime: Runtime) -> None:
-    services, _ = with_llm(runtime, ExtractionOut={"atoms": []},
-                           ResumeOut={"left_off": "You had the refund endpoint working.", "next_step": "Wire up the webhook."})
+    services, _ = with_llm(
+        runtime,
+        ExtractionOut={"atoms": []},
+        ResumeOut={"left_off": "You had the refund endpoint working.", "next_step": "Wire up the webhook."},
+    )
     await services.sessions.observe("r1", "Progress: the refund endpoint works now.")
     model = await services.user_state.model()
     recap = await services.resume.latest("r1", model)
@@ -112,8 +144,9 @@ async def test_the_recap_prompt_uses_the_llm_words_when_it_answers(runtime: Runt
 
 
 async def test_a_single_sampled_answer_is_not_reused_for_background_jobs(runtime: Runtime) -> None:
-    services, fake = with_llm(runtime, ExtractionOut={"atoms": []}, IntentsOut={"intents": ["x"]},
-                              UserStateOut={"updates": []})
+    services, fake = with_llm(
+        runtime, ExtractionOut={"atoms": []}, IntentsOut={"intents": ["x"]}, UserStateOut={"updates": []}
+    )
     fake.single_answer = True  # type: ignore[attr-defined]  # as the sampling backend marks itself
     for text in ("one", "two", "three", "four", "I'm working on the export job in Python."):
         await services.sessions.observe("sa", text)

@@ -9,11 +9,11 @@ import pytest
 
 from trusted_memory.config import Settings
 from trusted_memory.errors import InvalidInput, NotFound, TrustRefused
+from trusted_memory.queries import AtomFilter
 from trusted_memory.services.admin import AdminService
 from trusted_memory.services.agent import AgentService
 from trusted_memory.services.atoms import MAX_PENDING, AtomDraft, AtomsService
 from trusted_memory.services.runtime import Runtime
-from trusted_memory.store.atoms import AtomFilter
 
 pytestmark = pytest.mark.anyio
 
@@ -23,11 +23,20 @@ def said(text: str, **kw: object) -> AtomDraft:
 
 
 async def test_user_said_atom_is_live_with_all_fields(agent: AgentService) -> None:
-    write = await agent.add_atom(said(
-        "I prefer pytest over unittest", atom_type="Preference", confidence=0.9, importance="high",
-        tags=["Testing", "python"], why="consistency", how_to_apply="write pytest tests",
-        project="/src/atlas", session_id="s1", turn=3,
-    ))
+    write = await agent.add_atom(
+        said(
+            "I prefer pytest over unittest",
+            atom_type="Preference",
+            confidence=0.9,
+            importance="high",
+            tags=["Testing", "python"],
+            why="consistency",
+            how_to_apply="write pytest tests",
+            project="/src/atlas",
+            session_id="s1",
+            turn=3,
+        )
+    )
     atom = write.atom
     assert write.status == "added" and atom.status == "live"
     assert len(atom.id) == 32 and int(atom.id, 16) >= 0
@@ -50,7 +59,9 @@ async def test_length_limits_error_never_cut(agent: AgentService) -> None:
         await agent.add_atom(said("z " * 2001, atom_type="note"))
 
 
-@pytest.mark.parametrize("source", ["web", "tool_output", "file_read", "mcp", "subagent", "inferred", "agent_generated"])
+@pytest.mark.parametrize(
+    "source", ["web", "tool_output", "file_read", "mcp", "subagent", "inferred", "agent_generated"]
+)
 async def test_tainted_sources_land_in_quarantine(agent: AgentService, source: str) -> None:
     write = await agent.add_atom(AtomDraft(content=f"Something read from {source}", source=source))
     assert write.status == "quarantined" and write.atom.quarantine_reason == "tainted"
@@ -160,7 +171,9 @@ async def test_pending_queue(runtime: Runtime, agent: AgentService, admin: Admin
     assert model[confirmed.field_path][0] == confirmed.value and model[confirmed.field_path][1] == "user_approved"
 
 
-async def test_prune_removes_expired(runtime: Runtime, agent: AgentService, admin: AdminService, settings: Settings) -> None:
+async def test_prune_removes_expired(
+    runtime: Runtime, agent: AgentService, admin: AdminService, settings: Settings
+) -> None:
     expired = AtomsService(runtime.store, dataclasses.replace(settings, quarantine_ttl_days=-1))  # already past
     await expired.add(AtomDraft(content="stale web claim", source="web"))
     kept = (await agent.add_atom(AtomDraft(content="fresh web claim", source="web"))).atom

@@ -7,10 +7,10 @@ import dataclasses
 import pytest
 
 from trusted_memory.config import Settings
+from trusted_memory.queries import AtomFilter
 from trusted_memory.services.atoms import WRITE_FOOTPRINT, AtomDraft, AtomsService
 from trusted_memory.services.budget import StoreBudget
 from trusted_memory.services.runtime import Runtime
-from trusted_memory.store.atoms import AtomFilter
 from trusted_memory.store.db import now
 
 pytestmark = pytest.mark.anyio
@@ -21,15 +21,22 @@ def capped(settings: Settings, mb: float) -> Settings:
     return dataclasses.replace(settings, max_size_mb=mb)
 
 
-async def test_writes_past_the_cap_evict_in_order_and_keep_the_store_under_it(runtime: Runtime, settings: Settings) -> None:
+async def test_writes_past_the_cap_evict_in_order_and_keep_the_store_under_it(
+    runtime: Runtime, settings: Settings
+) -> None:
     small = capped(settings, 1.5)
     budget = StoreBudget(runtime.store, small)
     atoms = AtomsService(runtime.store, small, runtime.recall, budget)
-    keep_pinned = (await atoms.add(AtomDraft(content="My blood type is O negative", source="user_said", pinned=True))).atom
-    keep_critical = (await atoms.add(AtomDraft(content="I am allergic to penicillin", source="user_said",
-                                               importance="critical"))).atom
+    keep_pinned = (
+        await atoms.add(AtomDraft(content="My blood type is O negative", source="user_said", pinned=True))
+    ).atom
+    keep_critical = (
+        await atoms.add(AtomDraft(content="I am allergic to penicillin", source="user_said", importance="critical"))
+    ).atom
     web = (await atoms.add(AtomDraft(content="A web page said the launch moved to May", source="web"))).atom
-    first_live = (await atoms.add(AtomDraft(content="Note zero: the very first ordinary memory", source="user_said"))).atom
+    first_live = (
+        await atoms.add(AtomDraft(content="Note zero: the very first ordinary memory", source="user_said"))
+    ).atom
     peak = 0
     for i in range(1500):
         text = f"Ordinary memory number {i}: on day {i % 365} I walked {i % 17} km and read chapter {i} of a novel"
@@ -39,7 +46,9 @@ async def test_writes_past_the_cap_evict_in_order_and_keep_the_store_under_it(ru
     # frames included: WRITE_FOOTPRINT, or a little more when an FTS segment merge rewrites pages.
     assert peak <= small.max_size_mb * MB + 2 * WRITE_FOOTPRINT
     async with runtime.store.read() as rx:
-        survivors = {a.id for a in await rx.atoms.list(AtomFilter(status=None, include_expired=True), now=now(), limit=5000)}
+        survivors = {
+            a.id for a in await rx.atoms.list(AtomFilter(status=None, include_expired=True), now=now(), limit=5000)
+        }
         evictions = await rx.events.list(kind="atom_evicted", limit=100_000)
     assert evictions, "the cap was reached"
     assert {keep_pinned.id, keep_critical.id} <= survivors
@@ -52,5 +61,8 @@ async def test_a_store_of_only_pinned_atoms_refuses_clearly(runtime: Runtime, se
     atoms = AtomsService(runtime.store, tiny, runtime.recall, StoreBudget(runtime.store, tiny))
     with pytest.raises(Exception, match="pinned or critical"):
         for i in range(3000):
-            await atoms.add(AtomDraft(content=f"Pinned fact {i}: keep this one forever please {i * 7}",
-                                      source="user_said", pinned=True))
+            await atoms.add(
+                AtomDraft(
+                    content=f"Pinned fact {i}: keep this one forever please {i * 7}", source="user_said", pinned=True
+                )
+            )

@@ -172,13 +172,16 @@ async def test_similar_but_different_facts_stay_apart(agent: AgentService) -> No
     assert len((await agent.read_facts("env")).entries) == 3
 
 
-@pytest.mark.parametrize(("first", "second"), [
-    ("Eats meat", "Doesn't eat meat"),
-    ("We use Docker for local dev", "We do not use Docker for local dev"),
-    ("Drinks coffee every morning", "No longer drinks coffee every morning"),
-    ("Eats meat, not fish", "Eats fish, not meat"),  # both negated, the same words
-    ("I can\u02bct drive", "I drive"),  # a modifier-letter apostrophe
-])
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Eats meat", "Doesn't eat meat"),
+        ("We use Docker for local dev", "We do not use Docker for local dev"),
+        ("Drinks coffee every morning", "No longer drinks coffee every morning"),
+        ("Eats meat, not fish", "Eats fish, not meat"),  # both negated, the same words
+        ("I can\u02bct drive", "I drive"),  # a modifier-letter apostrophe
+    ],
+)
 async def test_a_negation_is_never_merged_into_its_statement(agent: AgentService, first: str, second: str) -> None:
     # Stop-word filtering drops "not"/"n't", so the words of one look contained in the other;
     # merging would silently keep the wrong one. Both stay, for the user (or a model) to settle.

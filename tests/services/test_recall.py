@@ -13,11 +13,11 @@ import pytest
 from trusted_memory.config import Settings, load_settings
 from trusted_memory.embed.hashing import HashingEmbedder
 from trusted_memory.embed.openai_http import OpenAIEmbedder
+from trusted_memory.queries import AtomFilter
 from trusted_memory.services.atoms import AtomDraft, AtomsService
 from trusted_memory.services.recall import RecallService
 from trusted_memory.services.recall_types import RecallQuery
 from trusted_memory.services.runtime import Runtime, open_runtime
-from trusted_memory.store.atoms import AtomFilter
 
 pytestmark = pytest.mark.anyio
 
@@ -68,7 +68,7 @@ async def test_hits_are_attributed_and_explained(runtime: Runtime) -> None:
 
 async def test_filters_apply_before_the_top_k_cut(runtime: Runtime) -> None:
     atoms = atoms_of(runtime)
-    await seed(atoms, [(f"Coffee note number {i}: I drink coffee in the morning" , "note") for i in range(30)])
+    await seed(atoms, [(f"Coffee note number {i}: I drink coffee in the morning", "note") for i in range(30)])
     await seed(atoms, [("Coffee is banned in the lab; that is our convention", "convention")])
     unfiltered = await texts(runtime, "coffee", k=5)
     assert "Coffee is banned in the lab; that is our convention" not in unfiltered
@@ -78,11 +78,28 @@ async def test_filters_apply_before_the_top_k_cut(runtime: Runtime) -> None:
 
 async def test_replies_stay_within_the_budget(runtime: Runtime) -> None:
     atoms = atoms_of(runtime)
-    places = ["Gerês", "Sintra", "Arrábida", "Estrela", "Montesinho", "Peneda", "Açores", "Madeira",
-              "Picos", "Pyrenees", "Dolomites", "Tatra"]
+    places = [
+        "Gerês",
+        "Sintra",
+        "Arrábida",
+        "Estrela",
+        "Montesinho",
+        "Peneda",
+        "Açores",
+        "Madeira",
+        "Picos",
+        "Pyrenees",
+        "Dolomites",
+        "Tatra",
+    ]
     long_notes = [
-        (f"Trip log {i}: in {place} we hiked along the ridge and camped by the lake. " +
-         " ".join(f"Day {d} in {place}: {d * 3 + i} km, weather {['sunny', 'windy', 'wet'][d % 3]}." for d in range(40)), "note")
+        (
+            f"Trip log {i}: in {place} we hiked along the ridge and camped by the lake. "
+            + " ".join(
+                f"Day {d} in {place}: {d * 3 + i} km, weather {['sunny', 'windy', 'wet'][d % 3]}." for d in range(40)
+            ),
+            "note",
+        )
         for i, place in enumerate(places)
     ]
     await seed(atoms, long_notes)
@@ -111,8 +128,14 @@ async def test_another_process_sees_writes_on_its_next_query(settings: Settings)
 
 async def test_session_associations_expand_one_hop(runtime: Runtime) -> None:
     atoms = atoms_of(runtime)
-    await seed(atoms, [("We picked Postgres 16 for the ledger service", "decision"),
-                       ("Migrations run with alembic from the ops folder", "convention")], session_id="s-42")
+    await seed(
+        atoms,
+        [
+            ("We picked Postgres 16 for the ledger service", "decision"),
+            ("Migrations run with alembic from the ops folder", "convention"),
+        ],
+        session_id="s-42",
+    )
     result = await runtime.recall.search(RecallQuery("Which database did we choose for the ledger?"))
     matched = {h.atom.text: h.matched for h in result.hits}
     assert "We picked Postgres 16 for the ledger service" in matched
@@ -121,14 +144,22 @@ async def test_session_associations_expand_one_hop(runtime: Runtime) -> None:
 
 async def test_a_filtered_search_keeps_the_linked_atoms_it_leaves_out_searchable(runtime: Runtime) -> None:
     atoms = atoms_of(runtime)
-    await seed(atoms, [("We picked Postgres 16 for the ledger service", "decision"),
-                       ("Migrations run with alembic from the ops folder", "convention")], session_id="s-42")
+    await seed(
+        atoms,
+        [
+            ("We picked Postgres 16 for the ledger service", "decision"),
+            ("Migrations run with alembic from the ops folder", "convention"),
+        ],
+        session_id="s-42",
+    )
     decisions = AtomFilter(types=("decision",))
     assert await texts(runtime, "Which database did we choose for the ledger?", filters=decisions) == [
-        "We picked Postgres 16 for the ledger service"]  # its linked convention is not a decision
+        "We picked Postgres 16 for the ledger service"
+    ]  # its linked convention is not a decision
     # Left out by the filter is not forgotten: the convention is still found by meaning.
     assert "Migrations run with alembic from the ops folder" in await texts(
-        runtime, "where do the alembic migrations run from", mode="vector")
+        runtime, "where do the alembic migrations run from", mode="vector"
+    )
 
 
 async def test_recall_updates_recall_count(runtime: Runtime) -> None:
@@ -141,11 +172,16 @@ async def test_recall_updates_recall_count(runtime: Runtime) -> None:
 
 
 async def test_near_duplicates_collapse(runtime: Runtime) -> None:
-    await seed(atoms_of(runtime), [("I moved to Porto in 2021", "fact"), ("Moved to Porto in 2021", "fact"),
-                                   ("I moved to Porto in 2021 for work", "fact")])
+    await seed(
+        atoms_of(runtime),
+        [
+            ("I moved to Porto in 2021", "fact"),
+            ("Moved to Porto in 2021", "fact"),
+            ("I moved to Porto in 2021 for work", "fact"),
+        ],
+    )
     result = await runtime.recall.search(RecallQuery("when did I move to Porto"))
     assert len(result.hits) == 2 and result.collapsed == 1  # the one that adds "for work" stays
-
 
 
 async def test_alike_in_meaning_but_different_words_do_not_collapse(runtime: Runtime) -> None:
@@ -193,6 +229,7 @@ async def test_changing_the_embedding_space_reembeds(tmp_path: Path) -> None:
 
 # --- a remote embedder that fails, then recovers (httpx.MockTransport is the test seam) ---------
 
+
 class FlakyEmbeddings:
     """An OpenAI-compatible /embeddings handler backed by the real hashing embedder."""
 
@@ -212,13 +249,20 @@ class FlakyEmbeddings:
 
 
 def http_settings(settings: Settings, **embedding: object) -> Settings:
-    conf = dataclasses.replace(settings.embedding, provider="http", base_url="http://embed.test/v1",
-                               model="hash-remote", batch_size=2, **embedding)  # type: ignore[arg-type]
+    conf = dataclasses.replace(
+        settings.embedding,
+        provider="http",
+        base_url="http://embed.test/v1",
+        model="hash-remote",
+        batch_size=2,
+        **embedding,
+    )  # type: ignore[arg-type]
     return dataclasses.replace(settings, embedding=conf)
 
 
-async def test_embedder_outage_degrades_to_keyword_and_loses_no_write(runtime: Runtime, settings: Settings,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_embedder_outage_degrades_to_keyword_and_loses_no_write(
+    runtime: Runtime, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server = FlakyEmbeddings()
     monkeypatch.setattr("trusted_memory.embed.openai_http.BACKOFF_S", (0.0,))
     conf = http_settings(settings)

@@ -11,11 +11,11 @@ import pytest
 from trusted_memory.embed.hashing import HashingEmbedder
 from trusted_memory.embed.index import VectorIndex
 from trusted_memory.errors import InvalidInput
+from trusted_memory.queries import AtomFilter
 from trusted_memory.services.atoms import AtomDraft, AtomsService
 from trusted_memory.services.recall import RecallService
 from trusted_memory.services.recall_types import RecallQuery, RecallResult
 from trusted_memory.services.runtime import Runtime
-from trusted_memory.store.atoms import AtomFilter
 
 pytestmark = pytest.mark.anyio
 
@@ -38,19 +38,29 @@ MEMORIES: list[Memory] = [
 ]
 
 
-TOPICS = ["the release checklist", "the staging database", "our code review rota", "the on-call pager",
-          "the team offsite", "the API rate limits", "the test fixtures", "the deploy freeze",
-          "the billing dashboard", "the error budget"]
+TOPICS = [
+    "the release checklist",
+    "the staging database",
+    "our code review rota",
+    "the on-call pager",
+    "the team offsite",
+    "the API rate limits",
+    "the test fixtures",
+    "the deploy freeze",
+    "the billing dashboard",
+    "the error budget",
+]
 # Enough other atoms that each query's own k (and overfetch) decides which candidates it sees.
-FILLER: list[Memory] = [(f"Note {i}: we talked about {TOPICS[i % len(TOPICS)]} on day {i}", "note", ("misc",)) for i in range(40)]
+FILLER: list[Memory] = [
+    (f"Note {i}: we talked about {TOPICS[i % len(TOPICS)]} on day {i}", "note", ("misc",)) for i in range(40)
+]
 
 
 async def seed(runtime: Runtime) -> None:
     atoms = AtomsService(runtime.store, runtime.settings, runtime.recall)
     for i, (text, kind, tags) in enumerate(MEMORIES + FILLER):
         # Two sessions, so temporal and same-task links give the expansion something to follow.
-        await atoms.add(AtomDraft(content=text, source="user_said", atom_type=kind, tags=tags,
-                                  session_id=f"s-{i % 2}"))
+        await atoms.add(AtomDraft(content=text, source="user_said", atom_type=kind, tags=tags, session_id=f"s-{i % 2}"))
 
 
 def batch() -> list[RecallQuery]:
@@ -60,11 +70,14 @@ def batch() -> list[RecallQuery]:
         RecallQuery("which test framework do I like?", k=3, touch=False),
         RecallQuery("billing timeout", k=4, mode="keyword", touch=False),
         RecallQuery("where do we deploy", k=5, mode="vector", touch=False),
-        RecallQuery("how do I run the tests?", k=3, touch=False,
-                    filters=AtomFilter(types=("convention", "file", "error"))),
+        RecallQuery(
+            "how do I run the tests?", k=3, touch=False, filters=AtomFilter(types=("convention", "file", "error"))
+        ),
         RecallQuery("code conventions", k=2, touch=False, filters=AtomFilter(tags=("code",)), expand=False),
         RecallQuery("family birthdays and where they live", k=6, budget_chars=200, touch=False),
-        RecallQuery("service failing", k=3, mode="vector", touch=False, filters=AtomFilter(types=("error", "decision"))),
+        RecallQuery(
+            "service failing", k=3, mode="vector", touch=False, filters=AtomFilter(types=("error", "decision"))
+        ),
     ]
 
 
@@ -84,7 +97,16 @@ async def test_each_result_equals_its_own_search(runtime: Runtime, frozen: None)
     together = await runtime.recall.search_many(queries)
     assert together == alone
     # The batch exercised what it claims to: filters held, modes differ, something was found.
-    assert [r.mode for r in together] == ["hybrid", "hybrid", "keyword", "vector", "hybrid", "hybrid", "hybrid", "vector"]
+    assert [r.mode for r in together] == [
+        "hybrid",
+        "hybrid",
+        "keyword",
+        "vector",
+        "hybrid",
+        "hybrid",
+        "hybrid",
+        "vector",
+    ]
     assert all(r.hits for r in together)
     assert {h.atom.type for h in together[4].hits} <= {"convention", "file", "error"}
     assert all("code" in h.atom.tags for h in together[5].hits)
@@ -94,7 +116,9 @@ async def test_each_result_equals_its_own_search(runtime: Runtime, frozen: None)
 
 
 async def test_a_filtered_vector_search_is_the_same_whichever_way_it_checks_the_filter(
-    runtime: Runtime, frozen: None, monkeypatch: pytest.MonkeyPatch,
+    runtime: Runtime,
+    frozen: None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     await seed(runtime)
     filtered = [q for q in batch() if q.filters.types or q.filters.tags]
@@ -132,10 +156,16 @@ async def test_an_empty_batch_returns_nothing(runtime: Runtime) -> None:
     assert await runtime.recall.search_many([]) == []
 
 
-@pytest.mark.parametrize("bad", [
-    RecallQuery("   "), RecallQuery("x" * 2001), RecallQuery("tests", k=0), RecallQuery("tests", k=101),
-    RecallQuery("tests", mode="fuzzy"),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        RecallQuery("   "),
+        RecallQuery("x" * 2001),
+        RecallQuery("tests", k=0),
+        RecallQuery("tests", k=101),
+        RecallQuery("tests", mode="fuzzy"),
+    ],
+)
 async def test_a_bad_query_fails_the_batch_as_it_fails_search(runtime: Runtime, bad: RecallQuery) -> None:
     await seed(runtime)
     with pytest.raises(InvalidInput) as alone:

@@ -39,8 +39,11 @@ async def test_buffer_is_a_ring_of_one_line_summaries(agent: AgentService) -> No
 
 
 async def test_session_notes_are_categorised(agent: AgentService) -> None:
-    await agent.observe("n1", "We decided to use Postgres for the ledger. The deploy is failing with a 502 error.",
-                        assistant_reply="I fixed the health check and the deploy is passing now.")
+    await agent.observe(
+        "n1",
+        "We decided to use Postgres for the ledger. The deploy is failing with a 502 error.",
+        assistant_reply="I fixed the health check and the deploy is passing now.",
+    )
     _, _, notes = await agent.session_notes("n1")
     categories = {n.category for n in notes}
     assert {"decision", "issue", "progress"} <= categories
@@ -55,8 +58,9 @@ async def test_nothing_extracted_from_requests_or_tool_output(agent: AgentServic
 
 
 async def test_indirect_tool_content_marks_the_session_untrusted_stickily(agent: AgentService) -> None:
-    first = await agent.observe("s3", "summarise this article for me",
-                                tool_events=[ToolEvent("WebFetch", url="https://example.com/post")])
+    first = await agent.observe(
+        "s3", "summarise this article for me", tool_events=[ToolEvent("WebFetch", url="https://example.com/post")]
+    )
     assert first.session.untrusted and "WebFetch" in (first.untrusted_reason or "")
     later = await agent.observe("s3", "thanks, that is all")
     assert later.session.untrusted
@@ -64,7 +68,10 @@ async def test_indirect_tool_content_marks_the_session_untrusted_stickily(agent:
 
 async def test_end_session_writes_an_episode_that_search_finds(agent: AgentService) -> None:
     turns = [
-        ("I want to migrate the billing service from MySQL to Postgres.", "I drafted a migration plan with three phases."),
+        (
+            "I want to migrate the billing service from MySQL to Postgres.",
+            "I drafted a migration plan with three phases.",
+        ),
         ("We decided to run both databases in parallel for a week.", "I added dual writes behind a feature flag."),
         ("The dual writes look good, let's cut over on Friday.", "I scheduled the cut-over and updated the runbook."),
     ]
@@ -81,14 +88,18 @@ async def test_end_session_writes_an_episode_that_search_finds(agent: AgentServi
     assert again.episode is not None and again.episode.id == ended.episode.id
 
 
-
-
 async def test_a_repeated_session_is_a_duplicate_but_a_changed_outcome_is_kept(agent: AgentService) -> None:
     def turns(day: str) -> list[tuple[str, str]]:
         return [
-            ("Let's plan the billing cut-over from MySQL to Postgres.", "I drafted a migration plan with three phases."),
+            (
+                "Let's plan the billing cut-over from MySQL to Postgres.",
+                "I drafted a migration plan with three phases.",
+            ),
             ("We run both databases in parallel for a week with dual writes.", "I added dual writes behind a flag."),
-            (f"We decided to cut over on {day} after the parallel week.", "I scheduled the cut-over and updated the runbook."),
+            (
+                f"We decided to cut over on {day} after the parallel week.",
+                "I scheduled the cut-over and updated the runbook.",
+            ),
         ]
 
     for session, day in (("first", "Friday"), ("copy", "Friday"), ("moved", "Monday")):
@@ -101,6 +112,8 @@ async def test_a_repeated_session_is_a_duplicate_but_a_changed_outcome_is_kept(a
     assert copy.episode is None and "near-duplicate" in copy.reason
     # The same topic and nearly the same vector, but a different decision: its own episode.
     assert moved.episode is not None and moved.episode.id != first.episode.id
+
+
 async def test_short_sessions_get_no_episode(agent: AgentService) -> None:
     await agent.observe("short", "I like tea")
     result = await agent.end_session("short")
@@ -109,7 +122,9 @@ async def test_short_sessions_get_no_episode(agent: AgentService) -> None:
 
 async def test_untrusted_sessions_are_held(agent: AgentService) -> None:
     await agent.observe("u1", "look up the pricing page", tool_events=[ToolEvent("mcp__browser__open", kind="mcp")])
-    await agent.observe("u1", "We decided to pick the team plan for the design group.", assistant_reply="Noted the team plan.")
+    await agent.observe(
+        "u1", "We decided to pick the team plan for the design group.", assistant_reply="Noted the team plan."
+    )
     await agent.observe("u1", "Let's revisit pricing in March.", assistant_reply="I will remind you in March.")
     result = await agent.end_session("u1")
     assert result.episode is not None and result.episode.status == "held"
@@ -125,7 +140,9 @@ async def test_context_renders_sections_in_order_within_the_budget(agent: AgentS
     await agent.observe("c1", "We decided the API will use gRPC", assistant_reply="Okay, gRPC it is.")
     block = await agent.context("how should I deploy the gRPC API?", session_id="c1", budget_chars=2000)
     text = block.rendered
-    order = [text.find(h) for h in ("## What you know", "## Relevant facts", "## This session so far", "## Session notes")]
+    order = [
+        text.find(h) for h in ("## What you know", "## Relevant facts", "## This session so far", "## Session notes")
+    ]
     assert all(i >= 0 for i in order) and order == sorted(order)
     assert "staging cluster" in text  # keyword-gated fact shown because 'deploy' is in the message
     assert len(text) <= 2000
@@ -148,8 +165,11 @@ async def test_bad_input(agent: AgentService) -> None:
 
 
 async def test_idle_sessions_are_ended_with_their_episode(agent: AgentService, runtime: Runtime, home: Path) -> None:
-    for text in ("We decided to ship the invoice export on Friday.", "The export needs the VAT column.",
-                 "Next I'll add the CSV header row."):
+    for text in (
+        "We decided to ship the invoice export on Friday.",
+        "The export needs the VAT column.",
+        "Next I'll add the CSV header row.",
+    ):
         await agent.observe("old", text, assistant_reply="Noted.")
     await agent.observe("recent", "hello there")
 

@@ -159,8 +159,10 @@ def test_several_processes_can_create_the_same_fresh_store(tmp_path: Path) -> No
     # Servers started together race to create the folder, switch it to WAL and migrate it.
     for round_ in range(4):
         home = tmp_path / f"home{round_}"
-        procs = [subprocess.Popen([sys.executable, "-c", OPEN_FRESH, str(home)], stderr=subprocess.PIPE, text=True)
-                 for _ in range(4)]
+        procs = [
+            subprocess.Popen([sys.executable, "-c", OPEN_FRESH, str(home)], stderr=subprocess.PIPE, text=True)
+            for _ in range(4)
+        ]
         errors = [err for p in procs for err in [p.communicate(timeout=60)[1]] if p.returncode]
         assert errors == []
         with sqlite3.connect(home / "memory.db") as conn:

@@ -20,14 +20,14 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import datetime
 from typing import Any
 
-from .. import __version__
+from .. import VERSION
 from ..config import Settings, load_settings
 from ..errors import InvalidInput, MemoryServerError
 from ..model import ATOM_TYPES, FALLBACK_ATOM_TYPE, TARGETS
+from ..queries import AtomFilter
 from ..services.admin import AdminService
 from ..services.facts import preview as _preview
 from ..services.runtime import open_runtime
-from ..store.atoms import AtomFilter
 from .anticipation_commands import add_anticipation_commands
 from .episode_commands import add_episode_commands
 from .gate import cancelled as _cancelled
@@ -91,16 +91,26 @@ async def cmd_stats(admin: AdminService, args: argparse.Namespace) -> int:
     """Print sizes and counts of the store."""
     stats = await admin.stats()
     if args.json:
-        emit_json({
-            "path": stats.path, "size_bytes": stats.size_bytes, "events": stats.events,
-            "change_counter": stats.change_counter,
-            "facts": [{"target": u.target, "used": u.used, "cap": u.cap, "pct": u.pct, "entries": u.entries} for u in stats.facts],
-        })
+        emit_json(
+            {
+                "path": stats.path,
+                "size_bytes": stats.size_bytes,
+                "events": stats.events,
+                "change_counter": stats.change_counter,
+                "facts": [
+                    {"target": u.target, "used": u.used, "cap": u.cap, "pct": u.pct, "entries": u.entries}
+                    for u in stats.facts
+                ],
+            }
+        )
         return 0
     print(f"store   {stats.path}")
     print(f"size    {stats.size_bytes:,} bytes")
     print(f"events  {stats.events:,}")
-    table(("facts", "entries", "used", "cap", "pct"), [(u.target, u.entries, u.used, u.cap, f"{u.pct}%") for u in stats.facts])
+    table(
+        ("facts", "entries", "used", "cap", "pct"),
+        [(u.target, u.entries, u.used, u.cap, f"{u.pct}%") for u in stats.facts],
+    )
     return 0
 
 
@@ -109,12 +119,27 @@ async def cmd_facts_show(admin: AdminService, args: argparse.Namespace) -> int:
     targets = [args.target] if args.target else list(TARGETS)
     views = [await admin.facts(t) for t in targets]
     if args.json:
-        emit_json([
-            {"target": v.target, "used": v.usage.used, "cap": v.usage.cap,
-             "entries": [{"index": i, "id": e.id, "content": e.content, "key": e.key, "pinned": e.pinned,
-                          "keywords": list(e.keywords)} for i, e in enumerate(v.entries, start=1)]}
-            for v in views
-        ])
+        emit_json(
+            [
+                {
+                    "target": v.target,
+                    "used": v.usage.used,
+                    "cap": v.usage.cap,
+                    "entries": [
+                        {
+                            "index": i,
+                            "id": e.id,
+                            "content": e.content,
+                            "key": e.key,
+                            "pinned": e.pinned,
+                            "keywords": list(e.keywords),
+                        }
+                        for i, e in enumerate(v.entries, start=1)
+                    ],
+                }
+                for v in views
+            ]
+        )
         return 0
     for view in views:
         print(safe(view.rendered, keep_newlines=True))
@@ -150,16 +175,21 @@ async def cmd_atoms_list(admin: AdminService, args: argparse.Namespace) -> int:
     """List atoms by type, tag, project and status, newest first."""
     status = None if args.status == "all" else args.status
     atoms = await admin.atoms(
-        AtomFilter(status=status, types=args.type or (), tags=args.tag or (), project=args.project), limit=args.limit,
+        AtomFilter(status=status, types=args.type or (), tags=args.tag or (), project=args.project),
+        limit=args.limit,
     )
     if args.json:
         emit_json([atom_json(a) for a in atoms])
         return 0
     if any(a.status != "live" for a in atoms):
-        print("UNTRUSTED: rows with status quarantined are content from untrusted sources held for review; "
-              "they are not memory.")
-    table(("id", "type", "status", "source", "age", "text"),
-          [(short_id(a.id), a.type, a.status, a.source_class, age(a.created_at), _preview(a.text)) for a in atoms])
+        print(
+            "UNTRUSTED: rows with status quarantined are content from untrusted sources held for review; "
+            "they are not memory."
+        )
+    table(
+        ("id", "type", "status", "source", "age", "text"),
+        [(short_id(a.id), a.type, a.status, a.source_class, age(a.created_at), _preview(a.text)) for a in atoms],
+    )
     return 0
 
 
@@ -216,8 +246,10 @@ async def cmd_prune(admin: AdminService, args: argparse.Namespace) -> int:
     if args.json:
         emit_json(dataclasses.asdict(report))
     else:
-        print(f"pruned {report.quarantine_expired} expired quarantined atom(s) and "
-              f"{report.pending_expired} expired pending review(s).")
+        print(
+            f"pruned {report.quarantine_expired} expired quarantined atom(s) and "
+            f"{report.pending_expired} expired pending review(s)."
+        )
     return 0
 
 
@@ -228,9 +260,20 @@ async def cmd_audit(admin: AdminService, args: argparse.Namespace) -> int:
     if args.json:
         emit_json([dataclasses.asdict(e) for e in events])
         return 0
-    table(("id", "time", "actor", "kind", "subject", "detail"),
-          [(e.id, iso(e.ts), e.actor, e.kind, e.subject,
-            _preview(json.dumps(e.detail, ensure_ascii=False, sort_keys=True), 60)) for e in events])
+    table(
+        ("id", "time", "actor", "kind", "subject", "detail"),
+        [
+            (
+                e.id,
+                iso(e.ts),
+                e.actor,
+                e.kind,
+                e.subject,
+                _preview(json.dumps(e.detail, ensure_ascii=False, sort_keys=True), 60),
+            )
+            for e in events
+        ],
+    )
     return 0
 
 
@@ -252,22 +295,26 @@ def build_parser() -> argparse.ArgumentParser:
     # SUPPRESS keeps a subcommand's defaults from overwriting options given before the command
     # (`trusted-memory-admin --json stats`); main() fills in the real defaults afterwards.
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--home", default=argparse.SUPPRESS, help="store folder (default ~/.mcp-memory, or MCP_MEMORY_HOME)")
+    common.add_argument(
+        "--home", default=argparse.SUPPRESS, help="store folder (default ~/.mcp-memory, or MCP_MEMORY_HOME)"
+    )
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output")
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
     gated = argparse.ArgumentParser(add_help=False)
     gated.add_argument("--yes", "-y", action="store_true", help="do not ask (needed when stdin is not a terminal)")
 
     parser = argparse.ArgumentParser(
-        prog="trusted-memory-admin", parents=[common],
+        prog="trusted-memory-admin",
+        parents=[common],
         description="Inspect and govern the trusted-memory store. Only a human runs this.",
     )
-    parser.add_argument("--version", action="version", version=f"trusted-memory-admin {__version__}")
+    parser.add_argument("--version", action="version", version=f"trusted-memory-admin {VERSION}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, help_text: str, run: Command, *, person: bool = False) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, parents=[common, gated] if person else [common], help=help_text,
-                                  description=help_text)
+        sub = commands.add_parser(
+            name, parents=[common, gated] if person else [common], help=help_text, description=help_text
+        )
         sub.set_defaults(run=run)
         return sub
 
@@ -307,7 +354,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_episode_commands(commands, common, gated)
     add_anticipation_commands(commands, common)
     command("quarantine", "list quarantined (untrusted) atoms", cmd_quarantine).add_argument(
-        "--limit", type=_positive, default=200)
+        "--limit", type=_positive, default=200
+    )
     command("promote", "approve a quarantined atom as trusted memory", cmd_promote, person=True).add_argument("id")
     command("forget", "delete an atom", cmd_forget, person=True).add_argument("id")
     command("pin", "pin a live atom (never evicted)", cmd_pin).add_argument("id")
@@ -326,15 +374,24 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--limit", type=_positive, default=50)
 
     command("export", "write the whole store as JSONL", cmd_export).add_argument(
-        "file", nargs="?", help="output file (default: stdout, also '-')")
-    command("import", "import an export or a reference memory-server graph (JSONL)", cmd_import,
-            person=True).add_argument("file")
+        "file", nargs="?", help="output file (default: stdout, also '-')"
+    )
+    command(
+        "import", "import an export or a reference memory-server graph (JSONL)", cmd_import, person=True
+    ).add_argument("file")
 
-    doctor = commands.add_parser("doctor", parents=[common], help="check the store's health",
-                                 description="Check integrity, schema and consistency of the store.")
-    doctor.add_argument("--repair", action="store_true",
-                        help="fix what can be fixed; a damaged file is set aside and salvaged into a fresh "
-                             "store (stop the servers using the store first)")
+    doctor = commands.add_parser(
+        "doctor",
+        parents=[common],
+        help="check the store's health",
+        description="Check integrity, schema and consistency of the store.",
+    )
+    doctor.add_argument(
+        "--repair",
+        action="store_true",
+        help="fix what can be fixed; a damaged file is set aside and salvaged into a fresh "
+        "store (stop the servers using the store first)",
+    )
     doctor.set_defaults(direct=cmd_doctor)
     return parser
 

@@ -16,9 +16,17 @@ HELD = "HELD: this session touched indirect content (web, MCP, sub-agents); its 
 def _show(episode: Episode) -> None:
     if episode.status != "live":
         print(HELD)
-    fields([("id", episode.id), ("session", episode.session_id), ("status", episode.status),
-            ("source", episode.source_class), ("turns", episode.turns), ("created", iso(episode.created_at)),
-            ("project", episode.project or "")])
+    fields(
+        [
+            ("id", episode.id),
+            ("session", episode.session_id),
+            ("status", episode.status),
+            ("source", episode.source_class),
+            ("turns", episode.turns),
+            ("created", iso(episode.created_at)),
+            ("project", episode.project or ""),
+        ]
+    )
     print()
     print(safe(episode.summary, keep_newlines=True))
 
@@ -29,8 +37,10 @@ async def cmd_episodes_list(admin: AdminService, args: argparse.Namespace) -> in
     if args.json:
         emit_json([dataclasses.asdict(e) for e in episodes])
         return 0
-    table(("id", "status", "turns", "age", "session", "summary"),
-          [(e.id[:12], e.status, e.turns, age(e.created_at), e.session_id, safe(e.summary)) for e in episodes])
+    table(
+        ("id", "status", "turns", "age", "session", "summary"),
+        [(e.id[:12], e.status, e.turns, age(e.created_at), e.session_id, safe(e.summary)) for e in episodes],
+    )
     return 0
 
 
@@ -75,8 +85,11 @@ async def cmd_consolidate(admin: AdminService, args: argparse.Namespace) -> int:
     return 0
 
 
-def add_episode_commands(commands: argparse._SubParsersAction, common: argparse.ArgumentParser,  # type: ignore[type-arg]
-                         gated: argparse.ArgumentParser) -> None:
+def add_episode_commands(
+    commands: argparse._SubParsersAction,
+    common: argparse.ArgumentParser,  # type: ignore[type-arg]
+    gated: argparse.ArgumentParser,
+) -> None:
     """Register `episodes list|show|promote` and `consolidate` on the admin parser."""
     episodes = commands.add_parser("episodes", parents=[common], help="list, show or promote session episodes")
     sub = episodes.add_subparsers(dest="episodes_command", required=True, metavar="list|show|promote")

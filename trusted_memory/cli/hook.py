@@ -88,9 +88,14 @@ def _url(tool_input: object) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Read the hook event from stdin and handle it; never fail the host's turn."""
-    parser = argparse.ArgumentParser(prog="trusted-memory-hook", description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("event", choices=("prompt", "tool", "stop", "end"),
-                        help="prompt: UserPromptSubmit; tool: PostToolUse; stop: Stop; end: SessionEnd")
+    parser = argparse.ArgumentParser(
+        prog="trusted-memory-hook", description=__doc__.splitlines()[0] if __doc__ else None
+    )
+    parser.add_argument(
+        "event",
+        choices=("prompt", "tool", "stop", "end"),
+        help="prompt: UserPromptSubmit; tool: PostToolUse; stop: Stop; end: SessionEnd",
+    )
     parser.add_argument("--home", help="store folder (default ~/.mcp-memory, or MCP_MEMORY_HOME)")
     args = parser.parse_args(argv)
     single_threaded_blas()

@@ -30,16 +30,16 @@ def safe(text: str, *, keep_newlines: bool = False) -> str:
         return text
     out = []
     for ch in text:
-        if keep_newlines and ch in "\n\t":
-            out.append(ch)
-        elif ch.isascii() and ch.isprintable() or unicodedata.category(ch) not in _HIDDEN_CATEGORIES:
+        if (keep_newlines and ch in "\n\t") or (ch.isascii() and ch.isprintable()) or unicodedata.category(ch) not in _HIDDEN_CATEGORIES:
             out.append(ch)
         else:
             out.append(f"<U+{ord(ch):04X}>")
     return "".join(out)
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[object]], out: TextIO | None = None, max_width: int = 70) -> None:
+def table(
+    headers: Sequence[str], rows: Iterable[Sequence[object]], out: TextIO | None = None, max_width: int = 70
+) -> None:
     """Print rows as an aligned plain-text table, cutting long cells."""
     cells = [[_cell(v, max_width) for v in row] for row in rows]
     widths = [len(h) for h in headers]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from ..queries import AtomFilter
 from ..services.admin import AdminService
 from ..services.recall_types import RecallQuery
-from ..store.atoms import AtomFilter
 from .output import Progress, emit_json, table
 
 
@@ -15,14 +15,29 @@ async def cmd_atoms_search(admin: AdminService, args: argparse.Namespace) -> int
     filters = AtomFilter(types=tuple(args.type or ()), project=args.project)
     result = await admin.search(RecallQuery(args.query, k=args.k, filters=filters, budget_chars=args.budget))
     if args.json:
-        emit_json({
-            "mode": result.mode, "truncated": result.truncated,
-            "hits": [{"id": h.atom.id, "type": h.atom.type, "text": h.atom.text, "score": h.score,
-                      "relevance": h.relevance, "retention": h.retention, "matched": h.matched} for h in result.hits],
-        })
+        emit_json(
+            {
+                "mode": result.mode,
+                "truncated": result.truncated,
+                "hits": [
+                    {
+                        "id": h.atom.id,
+                        "type": h.atom.type,
+                        "text": h.atom.text,
+                        "score": h.score,
+                        "relevance": h.relevance,
+                        "retention": h.retention,
+                        "matched": h.matched,
+                    }
+                    for h in result.hits
+                ],
+            }
+        )
         return 0
-    table(("id", "type", "score", "matched", "text"),
-          [(h.atom.id[:12], h.atom.type, f"{h.score:.3f}", h.matched, h.atom.text) for h in result.hits])
+    table(
+        ("id", "type", "score", "matched", "text"),
+        [(h.atom.id[:12], h.atom.type, f"{h.score:.3f}", h.matched, h.atom.text) for h in result.hits],
+    )
     print(f"({result.mode} recall{', cut by the budget' if result.truncated else ''})")
     return 0
 
@@ -57,8 +72,11 @@ async def cmd_compact(admin: AdminService, args: argparse.Namespace) -> int:
     return 0
 
 
-def add_recall_commands(atoms: argparse._SubParsersAction, commands: argparse._SubParsersAction,  # type: ignore[type-arg]
-                        common: argparse.ArgumentParser) -> None:
+def add_recall_commands(
+    atoms: argparse._SubParsersAction,
+    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    common: argparse.ArgumentParser,
+) -> None:
     """Register `atoms search` and `reindex` on the admin parser."""
     search = atoms.add_parser("search", parents=[common], help="search trusted atoms as the agent would")
     search.add_argument("query")
@@ -67,12 +85,20 @@ def add_recall_commands(atoms: argparse._SubParsersAction, commands: argparse._S
     search.add_argument("--project")
     search.add_argument("--budget", type=int, default=20_000, help="reply budget in characters")
     search.set_defaults(run=cmd_atoms_search)
-    reindex = commands.add_parser("reindex", parents=[common], help="embed atoms into the configured space",
-                                  description="Adopt the configured embedder and embed every atom waiting for a "
-                                              "vector; --full re-embeds all live atoms.")
+    reindex = commands.add_parser(
+        "reindex",
+        parents=[common],
+        help="embed atoms into the configured space",
+        description="Adopt the configured embedder and embed every atom waiting for a "
+        "vector; --full re-embeds all live atoms.",
+    )
     reindex.add_argument("--full", action="store_true", help="re-embed every live atom")
     reindex.set_defaults(run=cmd_reindex)
-    compact = commands.add_parser("compact", parents=[common], help="checkpoint, rebuild indexes and VACUUM",
-                                  description="Checkpoint the WAL, optimise the keyword indexes and VACUUM the "
-                                              "file so freed space returns to the disk.")
+    compact = commands.add_parser(
+        "compact",
+        parents=[common],
+        help="checkpoint, rebuild indexes and VACUUM",
+        description="Checkpoint the WAL, optimise the keyword indexes and VACUUM the "
+        "file so freed space returns to the disk.",
+    )
     compact.set_defaults(run=cmd_compact)

@@ -38,29 +38,51 @@ def show_atom(atom: Atom) -> None:
     if atom.status != "live" or not is_trusted(atom.source_class):
         print(UNTRUSTED)
     status = atom.status + (f" ({atom.quarantine_reason})" if atom.quarantine_reason else "")
-    fields([
-        ("id", atom.id), ("type", atom.type), ("status", status), ("source", atom.source_class),
-        *([("findings", atom.findings)] if atom.findings else []),
-        *([("expires", f"{iso(atom.expires_at)} ({until(atom.expires_at)})")] if atom.expires_at else []),
-        ("confidence", f"{atom.confidence:g}"), ("importance", atom.importance),
-        ("pinned", "yes" if atom.pinned else "no"), ("scope", atom.scope), ("project", atom.project),
-        ("tags", ", ".join(atom.tags)), ("session", atom.session_id),
-        ("turn", atom.turn), ("related", ", ".join(atom.related)),
-        ("created", f"{iso(atom.created_at)} ({age(atom.created_at)} ago)"), ("updated", iso(atom.updated_at)),
-        ("recalled", f"{atom.recall_count} times" + (f", last {iso(atom.last_recalled_at)}" if atom.last_recalled_at else "")),
-        ("why", atom.why), ("how_to_apply", atom.how_to_apply), ("text", atom.text),
-    ])
+    fields(
+        [
+            ("id", atom.id),
+            ("type", atom.type),
+            ("status", status),
+            ("source", atom.source_class),
+            *([("findings", atom.findings)] if atom.findings else []),
+            *([("expires", f"{iso(atom.expires_at)} ({until(atom.expires_at)})")] if atom.expires_at else []),
+            ("confidence", f"{atom.confidence:g}"),
+            ("importance", atom.importance),
+            ("pinned", "yes" if atom.pinned else "no"),
+            ("scope", atom.scope),
+            ("project", atom.project),
+            ("tags", ", ".join(atom.tags)),
+            ("session", atom.session_id),
+            ("turn", atom.turn),
+            ("related", ", ".join(atom.related)),
+            ("created", f"{iso(atom.created_at)} ({age(atom.created_at)} ago)"),
+            ("updated", iso(atom.updated_at)),
+            (
+                "recalled",
+                f"{atom.recall_count} times"
+                + (f", last {iso(atom.last_recalled_at)}" if atom.last_recalled_at else ""),
+            ),
+            ("why", atom.why),
+            ("how_to_apply", atom.how_to_apply),
+            ("text", atom.text),
+        ]
+    )
 
 
 def show_pending(item: PendingReview) -> None:
     """Print every field of a pending review, labelled as unconfirmed."""
     print(UNVERIFIED)
-    fields([
-        ("id", item.id), ("field", item.field_path), ("value", item.value),
-        ("confidence", f"{item.confidence:g}"), ("evidence", item.evidence),
-        ("created", f"{iso(item.created_at)} ({age(item.created_at)} ago)"),
-        ("expires", f"{iso(item.expires_at)} ({until(item.expires_at)})"),
-    ])
+    fields(
+        [
+            ("id", item.id),
+            ("field", item.field_path),
+            ("value", item.value),
+            ("confidence", f"{item.confidence:g}"),
+            ("evidence", item.evidence),
+            ("created", f"{iso(item.created_at)} ({age(item.created_at)} ago)"),
+            ("expires", f"{iso(item.expires_at)} ({until(item.expires_at)})"),
+        ]
+    )
 
 
 async def cmd_quarantine(admin: AdminService, args: argparse.Namespace) -> int:
@@ -70,9 +92,21 @@ async def cmd_quarantine(admin: AdminService, args: argparse.Namespace) -> int:
         emit_json([atom_json(a) for a in atoms])
         return 0
     print(UNTRUSTED)
-    table(("id", "type", "source", "reason", "findings", "expires", "text"),
-          [(short_id(a.id), a.type, a.source_class, a.quarantine_reason, preview(a.findings or "", 40),
-            until(a.expires_at), preview(a.text, 50)) for a in atoms])
+    table(
+        ("id", "type", "source", "reason", "findings", "expires", "text"),
+        [
+            (
+                short_id(a.id),
+                a.type,
+                a.source_class,
+                a.quarantine_reason,
+                preview(a.findings or "", 40),
+                until(a.expires_at),
+                preview(a.text, 50),
+            )
+            for a in atoms
+        ],
+    )
     if atoms:
         print("approve with `trusted-memory-admin promote ID`, drop with `forget ID`, or walk them with `triage`")
     return 0
@@ -112,9 +146,21 @@ async def cmd_pending(admin: AdminService, args: argparse.Namespace) -> int:
         emit_json([pending_json(p) for p in items])
         return 0
     print(UNVERIFIED)
-    table(("id", "field", "value", "conf", "age", "expires", "evidence"),
-          [(short_id(p.id), p.field_path, preview(p.value, 40), f"{p.confidence:.2f}", age(p.created_at),
-            until(p.expires_at), preview(p.evidence, 40)) for p in items])
+    table(
+        ("id", "field", "value", "conf", "age", "expires", "evidence"),
+        [
+            (
+                short_id(p.id),
+                p.field_path,
+                preview(p.value, 40),
+                f"{p.confidence:.2f}",
+                age(p.created_at),
+                until(p.expires_at),
+                preview(p.evidence, 40),
+            )
+            for p in items
+        ],
+    )
     if items:
         print("apply with `trusted-memory-admin confirm ID`, drop with `reject ID`, or walk them with `triage`")
     return 0
@@ -151,8 +197,16 @@ async def cmd_reject(admin: AdminService, args: argparse.Namespace) -> int:
 
 # --- triage -----------------------------------------------------------------------------------
 
-_CHOICES = {"a": "approve", "approve": "approve", "r": "reject", "reject": "reject",
-            "s": "skip", "skip": "skip", "q": "quit", "quit": "quit"}
+_CHOICES = {
+    "a": "approve",
+    "approve": "approve",
+    "r": "reject",
+    "reject": "reject",
+    "s": "skip",
+    "skip": "skip",
+    "q": "quit",
+    "quit": "quit",
+}
 
 
 def _choose() -> str:
@@ -178,8 +232,10 @@ async def cmd_triage(admin: AdminService, args: argparse.Namespace) -> int:
     if args.json:
         emit_json(counts)
     else:
-        print(f"\ntriage: approved {counts['approved']}, rejected {counts['rejected']}, "
-              f"skipped {counts['skipped']}, not reviewed {counts['not_reviewed']}.")
+        print(
+            f"\ntriage: approved {counts['approved']}, rejected {counts['rejected']}, "
+            f"skipped {counts['skipped']}, not reviewed {counts['not_reviewed']}."
+        )
     return 0
 
 
@@ -189,7 +245,12 @@ async def _walk(admin: AdminService, queue: list[Atom | PendingReview]) -> dict[
     if not queue:
         print("nothing to triage: the quarantine and pending queues are empty.")
     for n, item in enumerate(queue, start=1):
-        print(f"\n── {n}/{len(queue)} " + ("quarantined atom" if isinstance(item, Atom) else "pending review") + " " + "─" * 30)
+        print(
+            f"\n── {n}/{len(queue)} "
+            + ("quarantined atom" if isinstance(item, Atom) else "pending review")
+            + " "
+            + "─" * 30
+        )
         if isinstance(item, Atom):
             show_atom(item)
         else:

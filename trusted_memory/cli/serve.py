@@ -7,7 +7,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from .. import __version__
+from .. import VERSION
 from ..config import load_settings
 from ..errors import MemoryServerError
 from ..server.transports import serve
@@ -19,7 +19,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="trusted-memory",
         description="Long-term memory for AI agents over MCP. With no command, serves stdio.",
     )
-    parser.add_argument("--version", action="version", version=f"trusted-memory {__version__}")
+    parser.add_argument("--version", action="version", version=f"trusted-memory {VERSION}")
     commands = parser.add_subparsers(dest="command")
     serve = commands.add_parser("serve", help="serve MCP over stdio, SSE or streamable HTTP")
     serve.add_argument("--transport", choices=("stdio", "sse", "http"), help="default: stdio")
@@ -48,7 +48,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = load_settings(overrides=overrides)
         # Logs go to stderr: on stdio, stdout is the protocol channel.
-        logging.basicConfig(stream=sys.stderr, level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        logging.basicConfig(
+            stream=sys.stderr, level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        )
         serve(settings)
     except MemoryServerError as exc:
         print(f"trusted-memory: {exc.message}", file=sys.stderr)

@@ -11,8 +11,8 @@ from pathlib import Path
 from ..config import Settings
 from ..errors import InvalidInput
 from ..services.admin import AdminService
-from ..services.doctor import DoctorReport, run_doctor
-from ..services.transfer import ImportReport, apply_import, export_jsonl, parse_import
+from ..services.admin.doctor import DoctorReport, run_doctor
+from ..services.admin.transfer import ImportReport, apply_import, export_jsonl, parse_import
 from .gate import cancelled, confirm, for_person, require_person
 from .output import Progress, emit_json, safe, table
 
@@ -43,8 +43,15 @@ async def cmd_export(admin: AdminService, args: argparse.Namespace) -> int:
         target, out = str(path), sys.stdout
     total = sum(report.counts.values())
     if args.json and out is sys.stdout:
-        emit_json({"file": target, "records": total, **report.counts,
-                   "schema_version": report.schema_version, "exported_at": report.exported_at})
+        emit_json(
+            {
+                "file": target,
+                "records": total,
+                **report.counts,
+                "schema_version": report.schema_version,
+                "exported_at": report.exported_at,
+            }
+        )
     else:
         detail = ", ".join(f"{n} {kind}" for kind, n in report.counts.items())
         print(f"exported {total} records to {target} ({detail}).", file=out)
@@ -77,11 +84,14 @@ def _print_import(report: ImportReport, as_json: bool) -> None:
     if as_json:
         emit_json(dataclasses.asdict(report))
         return
+
     def listed(counts: dict[str, int]) -> str:
         return ", ".join(f"{n} {kind}" for kind, n in counts.items()) or "nothing"
 
-    print(f"imported {report.source} ({report.format}): added {listed(report.added)}; "
-          f"skipped {listed(report.skipped)} (already present).")
+    print(
+        f"imported {report.source} ({report.format}): added {listed(report.added)}; "
+        f"skipped {listed(report.skipped)} (already present)."
+    )
     for reason, n in report.quarantined.items():
         print(f"held {n} atom(s) in quarantine ({reason}); review them with `trusted-memory-admin quarantine`.")
     if report.dropped:
@@ -112,13 +122,19 @@ def _print_doctor(report: DoctorReport, repair: bool) -> None:
         for line in report.integrity[:10] if report.salvage is None else ():
             print(f"           {safe(line)}")
     if report.salvage is not None:
-        print(f"salvaged   {report.salvage.copied} row(s) into a fresh store; the damaged file is kept at "
-              f"{report.salvage.damaged_copy}")
-        table(("table", "copied", "read errors", "rejected", "note"),
-              [(t.table, t.copied, t.read_errors, t.rejected, t.error or "") for t in report.salvage.tables])
+        print(
+            f"salvaged   {report.salvage.copied} row(s) into a fresh store; the damaged file is kept at "
+            f"{report.salvage.damaged_copy}"
+        )
+        table(
+            ("table", "copied", "read errors", "rejected", "note"),
+            [(t.table, t.copied, t.read_errors, t.rejected, t.error or "") for t in report.salvage.tables],
+        )
     elif report.damaged:
-        print("           nothing was changed; `trusted-memory-admin doctor --repair` sets the damaged file aside "
-              "and salvages what it can into a fresh store (stop the servers using it first)")
+        print(
+            "           nothing was changed; `trusted-memory-admin doctor --repair` sets the damaged file aside "
+            "and salvages what it can into a fresh store (stop the servers using it first)"
+        )
         print("problems remain.")
         return
     if report.schema_version is not None:

@@ -184,11 +184,7 @@ def hash_feature(feature: str) -> int:
 def _char_ngrams(token: str) -> list[str]:
     """Character n-grams of ``#token#`` (word-boundary marked), sizes 3 to 5."""
     padded = f"#{token}#"
-    return [
-        padded[i : i + n]
-        for n in CHAR_NGRAM_SIZES
-        for i in range(len(padded) - n + 1)
-    ]
+    return [padded[i : i + n] for n in CHAR_NGRAM_SIZES for i in range(len(padded) - n + 1)]
 
 
 _CONCEPTS = _parse_concepts(_CONCEPTS_SRC)

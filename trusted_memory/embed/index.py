@@ -82,8 +82,8 @@ class VectorIndex:
         if not self._pos.keys() & set(nums) and len(set(nums)) == len(nums):
             # All new: one block copy instead of a Python loop over rows.
             end = self._size + len(nums)
-            self._matrix[self._size:end] = vectors
-            self._nums[self._size:end] = nums
+            self._matrix[self._size : end] = vectors
+            self._nums[self._size : end] = nums
             self._pos.update((num, self._size + i) for i, num in enumerate(nums))
             self._size = end
             if seq is not None:
@@ -122,7 +122,10 @@ class VectorIndex:
         return self.search_many(query[None, :], [k], [allowed])[0]
 
     def search_many(
-        self, queries: Vector, ks: Sequence[int], allowed: Sequence[Mask | None] | None = None,
+        self,
+        queries: Vector,
+        ks: Sequence[int],
+        allowed: Sequence[Mask | None] | None = None,
     ) -> list[list[tuple[int, float]]]:
         """`search` for each row of `queries` (with its own k and mask), in one pass over the matrix."""
         return self.best(self.scores(queries), ks, allowed)
@@ -143,7 +146,10 @@ class VectorIndex:
         return scores
 
     def best(
-        self, scores: Vector, ks: Sequence[int], allowed: Sequence[Mask | None] | None = None,
+        self,
+        scores: Vector,
+        ks: Sequence[int],
+        allowed: Sequence[Mask | None] | None = None,
     ) -> list[list[tuple[int, float]]]:
         """The k best (num, cosine) pairs of each row of `scores`, only among rows its mask allows."""
         live = self._nums[: scores.shape[1]] >= 0

@@ -47,13 +47,15 @@ class LocalEmbedder:
                     ) from exc
                 try:
                     self._model = SentenceTransformer(self._model_name)
-                except Exception as exc:  # noqa: BLE001 - any loader failure is an unavailable model
+                except Exception as exc:
                     raise EmbedderUnavailable(f"cannot load local model {self._model_name}: {exc}") from exc
             return self._model
 
     def _embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         model = self._load()
-        matrix = np.asarray(model.encode(list(texts), batch_size=self._batch, normalize_embeddings=True), dtype=np.float32)
+        matrix = np.asarray(
+            model.encode(list(texts), batch_size=self._batch, normalize_embeddings=True), dtype=np.float32
+        )
         if matrix.ndim != 2 or matrix.shape[1] != self._space.dims:
             raise EmbedderError(
                 f"local model {self._model_name} returns {matrix.shape[-1]}-dimensional vectors but embedding.dims "

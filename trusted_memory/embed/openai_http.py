@@ -64,7 +64,7 @@ class OpenAIEmbedder:
         rows: list[npt.NDArray[np.float32]] = []
         size = max(1, self._conf.batch_size)
         for start in range(0, len(texts), size):
-            rows.append(await self._request(list(texts[start:start + size])))
+            rows.append(await self._request(list(texts[start : start + size])))
         if not rows:
             return np.zeros((0, self._space.dims), dtype=np.float32)
         matrix = np.concatenate(rows)

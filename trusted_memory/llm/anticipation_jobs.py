@@ -67,7 +67,9 @@ def user_state_prompt(model_lines: Sequence[str], memories: Sequence[str], messa
     parts = [
         wrap_data("user_model", "\n".join(model_lines) or "(empty)"),
         wrap_data("memories", "\n".join(clip_utf8(m, 300) for m in list(memories)[:MAX_MEMORIES]) or "(none)"),
-        wrap_data("recent_context", "\n---\n".join(clip_utf8(m, 1024) for m in list(messages)[-MAX_MESSAGES:]) or "(none)"),
+        wrap_data(
+            "recent_context", "\n---\n".join(clip_utf8(m, 1024) for m in list(messages)[-MAX_MESSAGES:]) or "(none)"
+        ),
     ]
     return _USER_STATE_SYSTEM, "\n\n".join(parts)
 

@@ -256,7 +256,7 @@ def clip_transcript(
             else:
                 tail_open = False
     # The loop cannot take every turn: they total more than the budget, so j - i + 1 >= 1.
-    return clipped[:i] + [(OMITTED_ROLE, _omitted(j - i + 1))] + clipped[j + 1:]
+    return clipped[:i] + [(OMITTED_ROLE, _omitted(j - i + 1))] + clipped[j + 1 :]
 
 
 def _omitted(n: int) -> str:

@@ -81,8 +81,15 @@ class OpenAIChatLLM:
     @classmethod
     def from_settings(cls, conf: ChatSettings, transport: httpx.AsyncBaseTransport | None = None) -> OpenAIChatLLM:
         """Build from the `llm` settings group."""
-        return cls(conf.base_url, conf.model, conf.api_key, conf.timeout_s, conf.max_tokens, conf.temperature,
-                   transport=transport)
+        return cls(
+            conf.base_url,
+            conf.model,
+            conf.api_key,
+            conf.timeout_s,
+            conf.max_tokens,
+            conf.temperature,
+            transport=transport,
+        )
 
     @property
     def name(self) -> str:
@@ -162,4 +169,3 @@ def _mentions_json_mode(text: str) -> bool:
 def _excerpt(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + "…"
-

@@ -10,23 +10,31 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InvalidInput, NotFound, TrustRefused
 from ..model import SCOPES, TARGETS
+from ..queries import AtomFilter
 from ..services.agent import AgentService
 from ..services.atoms import AtomDraft, AtomWrite
 from ..services.facts import FactWrite
 from ..services.recall_types import Hit, RecallQuery
 from ..services.session import ToolEvent
-from ..store.atoms import AtomFilter
 from ..timefmt import age
 from ..trust import AGENT_DECLARABLE
 from .results import (
-    HitOut, MemoryResult, atom_out, episode_out, fact_out, pending_out, session_out, stats_out, usage_out,
+    HitOut,
+    MemoryResult,
+    atom_out,
+    episode_out,
+    fact_out,
+    pending_out,
+    session_out,
+    stats_out,
+    usage_out,
 )
 
 TargetName = Literal["user", "env"]
@@ -178,9 +186,10 @@ class Action:
 
     def signature(self) -> str:
         """The action's parameters as the model should read them, e.g. `target*, content*, key`."""
-        return ", ".join(
-            f"{name}*" if info.is_required() else name for name, info in self.params.model_fields.items()
-        ) or "no parameters"
+        return (
+            ", ".join(f"{name}*" if info.is_required() else name for name, info in self.params.model_fields.items())
+            or "no parameters"
+        )
 
     def parse(self, provided: dict[str, Any]) -> ActionParams:
         """Validate the provided parameters, or fail naming what this action takes."""
@@ -206,9 +215,13 @@ def _problem(err: Any) -> str:
 
 def _write_result(action: str, write: FactWrite) -> MemoryResult:
     return MemoryResult(
-        action=action, status=write.status, message=write.message, target=write.target,
+        action=action,
+        status=write.status,
+        message=write.message,
+        target=write.target,
         entry=fact_out(write.entry, write.index) if write.entry is not None else None,
-        usage=[usage_out(write.usage)], warning=write.usage.warning,
+        usage=[usage_out(write.usage)],
+        warning=write.usage.warning,
     )
 
 
@@ -231,10 +244,14 @@ async def _read(agent: AgentService, p: ReadParams) -> MemoryResult:
     entries = [fact_out(e, i) for v in views for i, e in enumerate(v.entries, start=1)]
     warnings = [v.usage.warning for v in views if v.usage.warning]
     return MemoryResult(
-        action="read", status="ok",
+        action="read",
+        status="ok",
         message=f"{len(entries)} facts entr{'y' if len(entries) == 1 else 'ies'} in {', '.join(targets)}.",
-        target=p.target, entries=entries, usage=[usage_out(v.usage) for v in views],
-        rendered="\n\n".join(v.rendered for v in views), warning=" ".join(warnings) or None,
+        target=p.target,
+        entries=entries,
+        usage=[usage_out(v.usage) for v in views],
+        rendered="\n\n".join(v.rendered for v in views),
+        warning=" ".join(warnings) or None,
     )
 
 
@@ -242,17 +259,23 @@ async def _consolidate(agent: AgentService, p: ConsolidateParams) -> MemoryResul
     result = await agent.consolidate(p.target)
     view = await agent.read_facts(p.target)
     return MemoryResult(
-        action="consolidate", status="merged" if result.merged else "unchanged", message=result.message + ".",
-        target=p.target, usage=[usage_out(view.usage)], rendered=view.rendered,
+        action="consolidate",
+        status="merged" if result.merged else "unchanged",
+        message=result.message + ".",
+        target=p.target,
+        usage=[usage_out(view.usage)],
+        rendered=view.rendered,
     )
 
 
 async def _stats(agent: AgentService, p: StatsParams) -> MemoryResult:
     stats = await agent.stats()
     return MemoryResult(
-        action="stats", status="ok",
+        action="stats",
+        status="ok",
         message=f"store {stats.path}: {stats.size_bytes:,} bytes, {stats.events:,} events.",
-        usage=[usage_out(u) for u in stats.facts], stats=stats_out(stats),
+        usage=[usage_out(u) for u in stats.facts],
+        stats=stats_out(stats),
     )
 
 
@@ -262,9 +285,19 @@ def _atom_write_result(write: AtomWrite) -> MemoryResult:
 
 async def _add_atom(agent: AgentService, p: AddAtomParams) -> MemoryResult:
     draft = AtomDraft(
-        content=p.content, source=p.source, atom_type=p.atom_type, confidence=p.confidence,
-        importance=p.importance, tags=p.tags or (), why=p.why, how_to_apply=p.how_to_apply,
-        pinned=bool(p.pinned), scope=p.scope, project=p.project, session_id=p.session_id, turn=p.turn,
+        content=p.content,
+        source=p.source,
+        atom_type=p.atom_type,
+        confidence=p.confidence,
+        importance=p.importance,
+        tags=p.tags or (),
+        why=p.why,
+        how_to_apply=p.how_to_apply,
+        pinned=bool(p.pinned),
+        scope=p.scope,
+        project=p.project,
+        session_id=p.session_id,
+        turn=p.turn,
     )
     write = await agent.add_atom(draft)
     result = _atom_write_result(write)
@@ -283,9 +316,16 @@ async def _view(agent: AgentService, p: IdParams) -> MemoryResult:
             episode = await agent.view_episode(p.id)  # an episode id, or the session id it summarises
         except NotFound:
             raise NotFound(f"no atom or episode {p.id!r}; search to find ids") from missing
-        return MemoryResult(action="view", status="ok", message=f"episode {episode.id}",
-                            episode=episode_out(episode), notice=RECALL_NOTICE)
-    return MemoryResult(action="view", status="ok", message=f"atom {atom.id}", atom=atom_out(atom), notice=RECALL_NOTICE)
+        return MemoryResult(
+            action="view",
+            status="ok",
+            message=f"episode {episode.id}",
+            episode=episode_out(episode),
+            notice=RECALL_NOTICE,
+        )
+    return MemoryResult(
+        action="view", status="ok", message=f"atom {atom.id}", atom=atom_out(atom), notice=RECALL_NOTICE
+    )
 
 
 async def _forget_atom(agent: AgentService, p: IdParams) -> MemoryResult:
@@ -299,27 +339,35 @@ async def _pin_atom(agent: AgentService, p: IdParams) -> MemoryResult:
 
 
 async def _list_atoms(agent: AgentService, p: ListAtomsParams) -> MemoryResult:
-    f = AtomFilter(types=tuple(p.types or ()), tags=tuple(t.lower() for t in p.tags or ()), project=p.project, scope=p.scope)
+    f = AtomFilter(
+        types=tuple(p.types or ()), tags=tuple(t.lower() for t in p.tags or ()), project=p.project, scope=p.scope
+    )
     atoms = await agent.list_atoms(f, limit=p.limit)
     return MemoryResult(
-        action="list_atoms", status="ok", message=f"{len(atoms)} trusted atom(s), newest first.",
-        atoms=[atom_out(a) for a in atoms], notice=RECALL_NOTICE,
+        action="list_atoms",
+        status="ok",
+        message=f"{len(atoms)} trusted atom(s), newest first.",
+        atoms=[atom_out(a) for a in atoms],
+        notice=RECALL_NOTICE,
     )
 
 
 async def _list_quarantine(agent: AgentService, p: ListQuarantineParams) -> MemoryResult:
     atoms = await agent.list_quarantine(limit=p.limit)
     return MemoryResult(
-        action="list_quarantine", status="ok",
+        action="list_quarantine",
+        status="ok",
         message=f"{len(atoms)} quarantined atom(s) awaiting human review.",
-        atoms=[atom_out(a) for a in atoms], notice=QUARANTINE_NOTICE,
+        atoms=[atom_out(a) for a in atoms],
+        notice=QUARANTINE_NOTICE,
     )
 
 
 async def _list_pending(agent: AgentService, p: StatsParams) -> MemoryResult:
     items = await agent.list_pending()
     return MemoryResult(
-        action="list_pending_review", status="ok",
+        action="list_pending_review",
+        status="ok",
         message=f"{len(items)} inference(s) about the user awaiting review; only the user can confirm them "
         "(`trusted-memory-admin confirm <id>`), you may reject them.",
         pending=[pending_out(i) for i in items],
@@ -343,29 +391,45 @@ def _timestamp(name: str, value: str | None) -> float | None:
     try:
         parsed = datetime.fromisoformat(text.upper() if "t" in text else text)
     except (ValueError, OverflowError) as exc:
-        raise InvalidInput(f"{name} must be an ISO date like 2026-03-01 or an age like 7d / 12h; got {value!r}") from exc
+        raise InvalidInput(
+            f"{name} must be an ISO date like 2026-03-01 or an age like 7d / 12h; got {value!r}"
+        ) from exc
     if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
+        parsed = parsed.replace(tzinfo=UTC)
     return parsed.timestamp()
 
 
 def _hit_out(hit: Hit) -> HitOut:
     return HitOut(
-        kind="atom", id=hit.atom.id, type=hit.atom.type, text=hit.atom.text, source_class=hit.atom.source_class,
-        age=age(hit.atom.created_at), score=hit.score, matched=hit.matched,
+        kind="atom",
+        id=hit.atom.id,
+        type=hit.atom.type,
+        text=hit.atom.text,
+        source_class=hit.atom.source_class,
+        age=age(hit.atom.created_at),
+        score=hit.score,
+        matched=hit.matched,
     )
 
 
 async def _search_atoms(agent: AgentService, p: SearchAtomsParams) -> MemoryResult:
     filters = AtomFilter(
-        types=tuple(t.strip().lower() for t in p.types or ()), tags=tuple(t.strip().lower() for t in p.tags or ()),
-        project=p.project, scope=p.scope, since=_timestamp("since", p.since), until=_timestamp("until", p.until),
+        types=tuple(t.strip().lower() for t in p.types or ()),
+        tags=tuple(t.strip().lower() for t in p.tags or ()),
+        project=p.project,
+        scope=p.scope,
+        since=_timestamp("since", p.since),
+        until=_timestamp("until", p.until),
     )
     result = await agent.search_atoms(RecallQuery(p.query, k=p.k, filters=filters, budget_chars=p.budget_chars))
     return MemoryResult(
-        action="search_atoms", status="ok",
+        action="search_atoms",
+        status="ok",
         message=f"{len(result.hits)} memor{'y' if len(result.hits) == 1 else 'ies'} found ({result.mode} recall).",
-        hits=[_hit_out(h) for h in result.hits], mode=result.mode, truncated=result.truncated, notice=RECALL_NOTICE,
+        hits=[_hit_out(h) for h in result.hits],
+        mode=result.mode,
+        truncated=result.truncated,
+        notice=RECALL_NOTICE,
     )
 
 
@@ -373,33 +437,59 @@ async def _search(agent: AgentService, p: SearchParams) -> MemoryResult:
     budget = p.budget_chars or agent.default_budget()
     facts = await agent.search_facts(p.query, limit=5)
     fact_hits = [
-        HitOut(kind="fact", id=f"{entry.target}#{index}", type=f"{entry.target} fact", text=entry.content,
-               source_class="facts", age=age(entry.updated_at), score=score, matched=why)
+        HitOut(
+            kind="fact",
+            id=f"{entry.target}#{index}",
+            type=f"{entry.target} fact",
+            text=entry.content,
+            source_class="facts",
+            age=age(entry.updated_at),
+            score=score,
+            matched=why,
+        )
         for entry, index, score, why in facts
     ]
     episode_hits = [
-        HitOut(kind="episode", id=h.episode.id, type="episode", text=h.episode.summary, source_class=h.episode.source_class,
-               age=age(h.episode.created_at), score=h.score, matched=h.matched)
+        HitOut(
+            kind="episode",
+            id=h.episode.id,
+            type="episode",
+            text=h.episode.summary,
+            source_class=h.episode.source_class,
+            age=age(h.episode.created_at),
+            score=h.score,
+            matched=h.matched,
+        )
         for h in await agent.search_episodes(p.query, k=2)
     ]
     fact_hits += episode_hits
     spent = sum(len(h.text) + 60 for h in fact_hits)
-    result = await agent.search_atoms(RecallQuery(
-        p.query, k=p.k, filters=AtomFilter(project=p.project), budget_chars=max(200, budget - spent),
-    ))
+    result = await agent.search_atoms(
+        RecallQuery(
+            p.query,
+            k=p.k,
+            filters=AtomFilter(project=p.project),
+            budget_chars=max(200, budget - spent),
+        )
+    )
     hits = fact_hits + [_hit_out(h) for h in result.hits]
     return MemoryResult(
-        action="search", status="ok",
+        action="search",
+        status="ok",
         message=f"{len(fact_hits) - len(episode_hits)} facts entr{'y' if len(fact_hits) - len(episode_hits) == 1 else 'ies'}, "
         f"{len(episode_hits)} episode(s) and {len(result.hits)} atom(s) found.",
-        hits=hits, mode=result.mode, truncated=result.truncated, notice=RECALL_NOTICE,
+        hits=hits,
+        mode=result.mode,
+        truncated=result.truncated,
+        notice=RECALL_NOTICE,
     )
 
 
 async def _observe(agent: AgentService, p: ObserveParams) -> MemoryResult:
     events = [ToolEvent(e.tool, e.kind, e.url, e.path, e.server) for e in p.tool_events or ()]
-    result = await agent.observe(p.session_id, p.user_message, assistant_reply=p.assistant_reply,
-                                 tool_events=events, project=p.project)
+    result = await agent.observe(
+        p.session_id, p.user_message, assistant_reply=p.assistant_reply, tool_events=events, project=p.project
+    )
     kept = [w for w in result.atoms if w.status in ("added", "existing") and w.atom.status == "live"]
     held = [w for w in result.atoms if w.atom.status != "live"]
     message = f"turn {result.session.turns} observed; {len(kept)} memor{'y' if len(kept) == 1 else 'ies'} from the user's words"
@@ -408,27 +498,37 @@ async def _observe(agent: AgentService, p: ObserveParams) -> MemoryResult:
     if result.untrusted_reason:
         message += f"; session marked untrusted ({result.untrusted_reason})"
     return MemoryResult(
-        action="observe", status="ok", message=message + ".", session=session_out(result.session),
-        atoms=[atom_out(w.atom) for w in kept], buffer=list(result.buffer_lines),
+        action="observe",
+        status="ok",
+        message=message + ".",
+        session=session_out(result.session),
+        atoms=[atom_out(w.atom) for w in kept],
+        buffer=list(result.buffer_lines),
     )
 
 
 async def _context(agent: AgentService, p: ContextParams) -> MemoryResult:
     block = await agent.context(p.message, session_id=p.session_id, project=p.project, budget_chars=p.budget_chars)
     return MemoryResult(
-        action="context", status="ok",
+        action="context",
+        status="ok",
         message=f"memory block of {len(block.rendered):,} chars (budget {block.budget:,}).",
-        rendered=block.rendered, sections=block.sections, notice=RECALL_NOTICE,
+        rendered=block.rendered,
+        sections=block.sections,
+        notice=RECALL_NOTICE,
         intents=list(block.intents) or None,
         resolved=(f'"{block.resolution.pronoun}" -> #{block.resolution.atom_id}' if block.resolution else None),
-        recap=block.recap.lines() if block.recap else None, nudge=block.nudge.text if block.nudge else None,
+        recap=block.recap.lines() if block.recap else None,
+        nudge=block.nudge.text if block.nudge else None,
     )
 
 
 async def _end_session(agent: AgentService, p: EndSessionParams) -> MemoryResult:
     result = await agent.end_session(p.session_id)
     return MemoryResult(
-        action="end_session", status="ok" if result.episode else "skipped", message=result.reason + ".",
+        action="end_session",
+        status="ok" if result.episode else "skipped",
+        message=result.reason + ".",
         episode=episode_out(result.episode) if result.episode else None,
     )
 
@@ -457,28 +557,118 @@ QUARANTINE_NOTICE = (
 ACTIONS: dict[str, Action] = {
     a.name: a
     for a in (
-        Action("add", AddParams, "store a durable fact about the user (target=user) or the environment/project (target=env); key= upserts a profile field", _add, True),
+        Action(
+            "add",
+            AddParams,
+            "store a durable fact about the user (target=user) or the environment/project (target=env); key= upserts a profile field",
+            _add,
+            True,
+        ),
         Action("replace", ReplaceParams, "rewrite the entry that old_text (a unique substring) names", _replace, True),
         Action("remove", RemoveParams, "delete the entry that old_text names", _remove, True),
         Action("read", ReadParams, "show the facts entries with usage against their caps", _read, False),
         Action("stats", StatsParams, "store size, event count and facts usage", _stats, False),
-        Action("consolidate", ConsolidateParams, "merge redundant entries of a facts target (runs by itself at 80% of a cap); nothing is dropped", _consolidate, True),
-        Action("observe", ObserveParams, "record one turn (call after every user message): buffer line, session notes, memories from the user's own words; report tool_events that fetched web/MCP/sub-agent content", _observe, True),
-        Action("context", ContextParams, "the budgeted memory block for the user's message: facts, this session, style and focus, where they left off, earlier sessions, relevant and likely-next memories, index", _context, False),
-        Action("end_session", EndSessionParams, "summarise a finished session (≥ 3 turns) into an episode", _end_session, True),
-        Action("search", SearchParams, "search everything remembered (facts, episodes and atoms) for a question or topic", _search, False),
-        Action("search_atoms", SearchAtomsParams, "hybrid keyword + meaning search of trusted atoms, with filters (types, tags, project, scope, since, until)", _search_atoms, False),
-        Action("add_atom", AddAtomParams, "remember one small typed memory; declare source honestly: 'user_said' only for the user's own words (web, file_read, tool_output, mcp, subagent, inferred, agent_generated go to quarantine for human review)", _add_atom, True),
+        Action(
+            "consolidate",
+            ConsolidateParams,
+            "merge redundant entries of a facts target (runs by itself at 80% of a cap); nothing is dropped",
+            _consolidate,
+            True,
+        ),
+        Action(
+            "observe",
+            ObserveParams,
+            "record one turn (call after every user message): buffer line, session notes, memories from the user's own words; report tool_events that fetched web/MCP/sub-agent content",
+            _observe,
+            True,
+        ),
+        Action(
+            "context",
+            ContextParams,
+            "the budgeted memory block for the user's message: facts, this session, style and focus, where they left off, earlier sessions, relevant and likely-next memories, index",
+            _context,
+            False,
+        ),
+        Action(
+            "end_session",
+            EndSessionParams,
+            "summarise a finished session (≥ 3 turns) into an episode",
+            _end_session,
+            True,
+        ),
+        Action(
+            "search",
+            SearchParams,
+            "search everything remembered (facts, episodes and atoms) for a question or topic",
+            _search,
+            False,
+        ),
+        Action(
+            "search_atoms",
+            SearchAtomsParams,
+            "hybrid keyword + meaning search of trusted atoms, with filters (types, tags, project, scope, since, until)",
+            _search_atoms,
+            False,
+        ),
+        Action(
+            "add_atom",
+            AddAtomParams,
+            "remember one small typed memory; declare source honestly: 'user_said' only for the user's own words (web, file_read, tool_output, mcp, subagent, inferred, agent_generated go to quarantine for human review)",
+            _add_atom,
+            True,
+        ),
         Action("view", IdParams, "show one trusted atom, or an episode (by its id or session id)", _view, False),
-        Action("list_atoms", ListAtomsParams, "list trusted atoms, filtered by types, tags, project or scope, newest first", _list_atoms, False),
-        Action("forget_atom", IdParams, "delete an atom (pinned atoms need the user to unpin them first)", _forget_atom, True),
+        Action(
+            "list_atoms",
+            ListAtomsParams,
+            "list trusted atoms, filtered by types, tags, project or scope, newest first",
+            _list_atoms,
+            False,
+        ),
+        Action(
+            "forget_atom",
+            IdParams,
+            "delete an atom (pinned atoms need the user to unpin them first)",
+            _forget_atom,
+            True,
+        ),
         Action("pin_atom", IdParams, "pin a trusted atom so it is never evicted", _pin_atom, True),
-        Action("list_quarantine", ListQuarantineParams, "list quarantined atoms: UNTRUSTED data awaiting human review", _list_quarantine, False),
-        Action("list_pending_review", StatsParams, "list inferences about the user awaiting the user's confirmation", _list_pending, False),
+        Action(
+            "list_quarantine",
+            ListQuarantineParams,
+            "list quarantined atoms: UNTRUSTED data awaiting human review",
+            _list_quarantine,
+            False,
+        ),
+        Action(
+            "list_pending_review",
+            StatsParams,
+            "list inferences about the user awaiting the user's confirmation",
+            _list_pending,
+            False,
+        ),
         Action("reject_pending_review", ReviewIdParams, "reject an inference about the user", _reject_pending, True),
-        Action("promote_atom", GatedParams, "human-only: always refused, names the admin command to give the user", _gated("promote_atom", "trusted-memory-admin promote {}"), False),
-        Action("confirm_pending_review", GatedParams, "human-only: always refused, names the admin command to give the user", _gated("confirm_pending_review", "trusted-memory-admin confirm {}"), False),
-        Action("promote_episode", GatedParams, "human-only: always refused, names the admin command to give the user", _gated("promote_episode", "trusted-memory-admin episodes promote {}"), False),
+        Action(
+            "promote_atom",
+            GatedParams,
+            "human-only: always refused, names the admin command to give the user",
+            _gated("promote_atom", "trusted-memory-admin promote {}"),
+            False,
+        ),
+        Action(
+            "confirm_pending_review",
+            GatedParams,
+            "human-only: always refused, names the admin command to give the user",
+            _gated("confirm_pending_review", "trusted-memory-admin confirm {}"),
+            False,
+        ),
+        Action(
+            "promote_episode",
+            GatedParams,
+            "human-only: always refused, names the admin command to give the user",
+            _gated("promote_episode", "trusted-memory-admin episodes promote {}"),
+            False,
+        ),
     )
 }
 

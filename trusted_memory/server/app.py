@@ -18,17 +18,17 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.types import CallToolResult, CreateMessageResult, TextContent, ToolAnnotations
 from pydantic import AnyHttpUrl, WithJsonSchema
 
-from .. import __version__
+from .. import VERSION
 from ..config import Settings
 from ..errors import InvalidInput, MemoryServerError
 from ..services.agent import AgentService
 from ..services.context import FOOTER, defused
-from ..trust import AGENT_DECLARABLE
 from ..services.runtime import open_runtime
 from ..timefmt import iso_utc
+from ..trust import AGENT_DECLARABLE
 from .actions import ACTIONS, PARAM_DESCRIPTIONS, QUARANTINE_NOTICE, RECALL_NOTICE, describe_actions
-from .sampling import SampledAnswer, answer_text, sample_for_memory
 from .results import MemoryResult, atom_out, episode_out, pending_out, session_out, stats_out, usage_out
+from .sampling import SampledAnswer, answer_text, sample_for_memory
 
 log = logging.getLogger(__name__)
 
@@ -57,36 +57,115 @@ trusted-memory is the user's long-term memory, shared by every agent they use. U
 # and each action's own pydantic model validates them, so a wrong type gets an error that names the
 # action's parameters instead of the SDK's generic one. The SDK evaluates these names at runtime.
 ActionArg: TypeAlias = Annotated[Any, WithJsonSchema({"type": "string", "enum": list(ACTIONS)})]
-TargetArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string", "enum": ["user", "env"]}, "description": PARAM_DESCRIPTIONS["target"]})]
-ContentArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["content"]})]
-OldTextArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["old_text"]})]
+TargetArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "string", "enum": ["user", "env"]}, "description": PARAM_DESCRIPTIONS["target"]})
+]
+ContentArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["content"]})
+]
+OldTextArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["old_text"]})
+]
 KeyArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["key"]})]
-PinnedArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "boolean"}, "description": PARAM_DESCRIPTIONS["pinned"]})]
-KeywordsArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "array", "items": {"type": "string"}}, "description": PARAM_DESCRIPTIONS["keywords"]})]
+PinnedArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "boolean"}, "description": PARAM_DESCRIPTIONS["pinned"]})
+]
+KeywordsArg: TypeAlias = Annotated[
+    Any,
+    WithJsonSchema({**{"type": "array", "items": {"type": "string"}}, "description": PARAM_DESCRIPTIONS["keywords"]}),
+]
 IdArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["id"]})]
-SourceArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string", "enum": list(AGENT_DECLARABLE)}, "description": PARAM_DESCRIPTIONS["source"]})]
-AtomTypeArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["atom_type"]})]
-ConfidenceArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "number", "minimum": 0, "maximum": 1}, "description": PARAM_DESCRIPTIONS["confidence"]})]
-ImportanceArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string", "enum": ["critical", "high", "medium", "low"]}, "description": PARAM_DESCRIPTIONS["importance"]})]
-TagsArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "array", "items": {"type": "string"}}, "description": PARAM_DESCRIPTIONS["tags"]})]
+SourceArg: TypeAlias = Annotated[
+    Any,
+    WithJsonSchema({**{"type": "string", "enum": list(AGENT_DECLARABLE)}, "description": PARAM_DESCRIPTIONS["source"]}),
+]
+AtomTypeArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["atom_type"]})
+]
+ConfidenceArg: TypeAlias = Annotated[
+    Any,
+    WithJsonSchema({**{"type": "number", "minimum": 0, "maximum": 1}, "description": PARAM_DESCRIPTIONS["confidence"]}),
+]
+ImportanceArg: TypeAlias = Annotated[
+    Any,
+    WithJsonSchema(
+        {
+            **{"type": "string", "enum": ["critical", "high", "medium", "low"]},
+            "description": PARAM_DESCRIPTIONS["importance"],
+        }
+    ),
+]
+TagsArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "array", "items": {"type": "string"}}, "description": PARAM_DESCRIPTIONS["tags"]})
+]
 WhyArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["why"]})]
-HowArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["how_to_apply"]})]
-ScopeArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string", "enum": ["user", "project", "global"]}, "description": PARAM_DESCRIPTIONS["scope"]})]
-ProjectArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["project"]})]
-SessionArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["session_id"]})]
-TurnArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "integer", "minimum": 0}, "description": PARAM_DESCRIPTIONS["turn"]})]
-TypesArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "array", "items": {"type": "string"}}, "description": PARAM_DESCRIPTIONS["types"]})]
-LimitArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "integer", "minimum": 1}, "description": PARAM_DESCRIPTIONS["limit"]})]
-ReviewIdArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["review_id"]})]
+HowArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["how_to_apply"]})
+]
+ScopeArg: TypeAlias = Annotated[
+    Any,
+    WithJsonSchema(
+        {**{"type": "string", "enum": ["user", "project", "global"]}, "description": PARAM_DESCRIPTIONS["scope"]}
+    ),
+]
+ProjectArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["project"]})
+]
+SessionArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["session_id"]})
+]
+TurnArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "integer", "minimum": 0}, "description": PARAM_DESCRIPTIONS["turn"]})
+]
+TypesArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "array", "items": {"type": "string"}}, "description": PARAM_DESCRIPTIONS["types"]})
+]
+LimitArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "integer", "minimum": 1}, "description": PARAM_DESCRIPTIONS["limit"]})
+]
+ReviewIdArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["review_id"]})
+]
 QueryArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["query"]})]
-KArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "integer", "minimum": 1, "maximum": 50}, "description": PARAM_DESCRIPTIONS["k"]})]
+KArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "integer", "minimum": 1, "maximum": 50}, "description": PARAM_DESCRIPTIONS["k"]})
+]
 SinceArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["since"]})]
 UntilArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["until"]})]
-BudgetArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "integer", "minimum": 200}, "description": PARAM_DESCRIPTIONS["budget_chars"]})]
-UserMessageArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["user_message"]})]
-ReplyArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["assistant_reply"]})]
-ToolEventsArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "array", "items": {"type": "object", "properties": {"tool": {"type": "string"}, "kind": {"type": "string"}, "url": {"type": "string"}, "path": {"type": "string"}, "server": {"type": "string"}}, "required": ["tool"]}}, "description": PARAM_DESCRIPTIONS["tool_events"]})]
-MessageArg: TypeAlias = Annotated[Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["message"]})]
+BudgetArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "integer", "minimum": 200}, "description": PARAM_DESCRIPTIONS["budget_chars"]})
+]
+UserMessageArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["user_message"]})
+]
+ReplyArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["assistant_reply"]})
+]
+ToolEventsArg: TypeAlias = Annotated[
+    Any,
+    WithJsonSchema(
+        {
+            **{
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "tool": {"type": "string"},
+                        "kind": {"type": "string"},
+                        "url": {"type": "string"},
+                        "path": {"type": "string"},
+                        "server": {"type": "string"},
+                    },
+                    "required": ["tool"],
+                },
+            },
+            "description": PARAM_DESCRIPTIONS["tool_events"],
+        }
+    ),
+]
+MessageArg: TypeAlias = Annotated[
+    Any, WithJsonSchema({**{"type": "string"}, "description": PARAM_DESCRIPTIONS["message"]})
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,21 +254,31 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         auth = {
             "token_verifier": StaticTokenVerifier(settings.server.token),
             "auth": AuthSettings(
-                issuer_url=AnyHttpUrl(base), resource_server_url=AnyHttpUrl(f"{base}/mcp"),
+                issuer_url=AnyHttpUrl(base),
+                resource_server_url=AnyHttpUrl(f"{base}/mcp"),
                 validate_token_resource=False,
             ),
         }
     mcp: MCPServer[AppState] = MCPServer(
-        "trusted-memory", title="Memory", version=__version__, instructions=INSTRUCTIONS,
-        lifespan=lifespan, log_level=settings.log_level,  # type: ignore[arg-type]
+        "trusted-memory",
+        title="Memory",
+        version=VERSION,
+        instructions=INSTRUCTIONS,
+        lifespan=lifespan,
+        log_level=settings.log_level,  # type: ignore[arg-type]
         **auth,
     )
+
     @mcp.tool(
-        name="memory", title="Long-term memory",
+        name="memory",
+        title="Long-term memory",
         description="The user's long-term memory. Actions (* = required parameter):\n" + describe_actions(),
         annotations=ToolAnnotations(
-            title="Long-term memory", read_only_hint=False, destructive_hint=True,
-            idempotent_hint=False, open_world_hint=False,
+            title="Long-term memory",
+            read_only_hint=False,
+            destructive_hint=True,
+            idempotent_hint=False,
+            open_world_hint=False,
         ),
     )
     async def memory(
@@ -201,7 +290,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         key: KeyArg = None,
         pinned: PinnedArg = None,
         keywords: KeywordsArg = None,
-        id: IdArg = None,  # noqa: A002 - the protocol's parameter name
+        id: IdArg = None,
         source: SourceArg = None,
         atom_type: AtomTypeArg = None,
         confidence: ConfidenceArg = None,
@@ -228,13 +317,36 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         sampled: Annotated[CreateMessageResult | None, Resolve(sample_for_memory)] = None,
     ) -> Annotated[CallToolResult, MemoryResult]:
         arguments = {
-            "target": target, "content": content, "old_text": old_text, "key": key, "pinned": pinned,
-            "keywords": keywords, "id": id, "source": source, "atom_type": atom_type,
-            "confidence": confidence, "importance": importance, "tags": tags, "why": why,
-            "how_to_apply": how_to_apply, "scope": scope, "project": project, "session_id": session_id,
-            "turn": turn, "types": types, "limit": limit, "review_id": review_id, "query": query, "k": k,
-            "since": since, "until": until, "budget_chars": budget_chars, "user_message": user_message,
-            "assistant_reply": assistant_reply, "tool_events": tool_events, "message": message,
+            "target": target,
+            "content": content,
+            "old_text": old_text,
+            "key": key,
+            "pinned": pinned,
+            "keywords": keywords,
+            "id": id,
+            "source": source,
+            "atom_type": atom_type,
+            "confidence": confidence,
+            "importance": importance,
+            "tags": tags,
+            "why": why,
+            "how_to_apply": how_to_apply,
+            "scope": scope,
+            "project": project,
+            "session_id": session_id,
+            "turn": turn,
+            "types": types,
+            "limit": limit,
+            "review_id": review_id,
+            "query": query,
+            "k": k,
+            "since": since,
+            "until": until,
+            "budget_chars": budget_chars,
+            "user_message": user_message,
+            "assistant_reply": assistant_reply,
+            "tool_events": tool_events,
+            "message": message,
         }
         provided = {name: value for name, value in arguments.items() if value is not None}
         state = ctx.request_context.lifespan_context
@@ -284,11 +396,15 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
             raise ResourceNotFoundError(exc.message) from exc
         return json.dumps({"notice": RECALL_NOTICE, "atom": atom_out(atom).model_dump(exclude_none=True)})
 
-    @mcp.resource("memory://quarantine", name="quarantine", title="Quarantine (untrusted)", mime_type="application/json")
+    @mcp.resource(
+        "memory://quarantine", name="quarantine", title="Quarantine (untrusted)", mime_type="application/json"
+    )
     async def quarantine_resource() -> str:
         """Quarantined atoms awaiting human review, labelled as untrusted data."""
         atoms = await shared.current().agent.list_quarantine(limit=200)
-        return json.dumps({"notice": QUARANTINE_NOTICE, "atoms": [atom_out(a).model_dump(exclude_none=True) for a in atoms]})
+        return json.dumps(
+            {"notice": QUARANTINE_NOTICE, "atoms": [atom_out(a).model_dump(exclude_none=True) for a in atoms]}
+        )
 
     @mcp.resource("memory://pending", name="pending", title="Pending review", mime_type="application/json")
     async def pending_resource() -> str:
@@ -311,28 +427,43 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
             raise ResourceNotFoundError(exc.message) from exc
         return json.dumps({"notice": RECALL_NOTICE, "episode": episode_out(episode).model_dump()})
 
-    @mcp.resource("memory://sessions/{session_id}", name="session", title="Session memory", mime_type="application/json")
+    @mcp.resource(
+        "memory://sessions/{session_id}", name="session", title="Session memory", mime_type="application/json"
+    )
     async def session_resource(session_id: str) -> str:
         """A session's buffer lines and categorised notes."""
         try:
             session, buffer, notes = await shared.current().agent.session_notes(session_id)
         except MemoryServerError as exc:
             raise ResourceNotFoundError(exc.message) from exc
-        return json.dumps({
-            "session": session_out(session).model_dump(), "buffer": buffer,
-            "notes": [{"category": n.category, "text": n.text} for n in notes],
-        })
+        return json.dumps(
+            {
+                "session": session_out(session).model_dump(),
+                "buffer": buffer,
+                "notes": [{"category": n.category, "text": n.text} for n in notes],
+            }
+        )
 
     @mcp.resource("memory://user-model", name="user-model", title="User model", mime_type="application/json")
     async def user_model_resource() -> str:
         """How the user likes to work and what they are on, as it applies now (pending inferences excluded)."""
         model = await shared.current().agent.user_model()
-        return json.dumps({
-            "notice": USER_MODEL_NOTICE,
-            "fields": [{"path": f.path, "value": f.value, "source_class": f.source_class,
-                        "updated": iso_utc(f.updated_at), "evidence": f.evidence} for f in model.fields.values()],
-            "dropped": list(model.dropped),
-        })
+        return json.dumps(
+            {
+                "notice": USER_MODEL_NOTICE,
+                "fields": [
+                    {
+                        "path": f.path,
+                        "value": f.value,
+                        "source_class": f.source_class,
+                        "updated": iso_utc(f.updated_at),
+                        "evidence": f.evidence,
+                    }
+                    for f in model.fields.values()
+                ],
+                "dropped": list(model.dropped),
+            }
+        )
 
     @mcp.prompt(name="return_after_break", title="Where you left off")
     async def return_after_break(session_id: str | None = None) -> str:

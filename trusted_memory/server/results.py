@@ -148,7 +148,9 @@ class MemoryResult(BaseModel):
 
 def fact_out(entry: FactEntry, index: int) -> FactOut:
     """Convert a stored entry to its output form."""
-    return FactOut(index=index, content=entry.content, key=entry.key, pinned=entry.pinned, keywords=list(entry.keywords))
+    return FactOut(
+        index=index, content=entry.content, key=entry.key, pinned=entry.pinned, keywords=list(entry.keywords)
+    )
 
 
 def usage_out(usage: TargetUsage) -> UsageOut:
@@ -158,18 +160,33 @@ def usage_out(usage: TargetUsage) -> UsageOut:
 
 def stats_out(stats: StoreStats) -> StatsOut:
     """Convert store statistics to their output form."""
-    return StatsOut(path=stats.path, size_bytes=stats.size_bytes, events=stats.events, change_counter=stats.change_counter)
+    return StatsOut(
+        path=stats.path, size_bytes=stats.size_bytes, events=stats.events, change_counter=stats.change_counter
+    )
 
 
 def atom_out(atom: Atom) -> AtomOut:
     """Convert an atom to its attributed output form."""
     trusted = atom.status == "live" and is_trusted(atom.source_class)
     return AtomOut(
-        id=atom.id, type=atom.type, text=atom.text, source_class=atom.source_class,
-        trust="trusted" if trusted else "untrusted", status=atom.status, confidence=atom.confidence,
-        importance=atom.importance, pinned=atom.pinned, tags=list(atom.tags), scope=atom.scope,
-        project=atom.project, why=atom.why, how_to_apply=atom.how_to_apply, created=iso(atom.created_at),
-        age=age(atom.created_at), quarantine_reason=atom.quarantine_reason, findings=atom.findings,
+        id=atom.id,
+        type=atom.type,
+        text=atom.text,
+        source_class=atom.source_class,
+        trust="trusted" if trusted else "untrusted",
+        status=atom.status,
+        confidence=atom.confidence,
+        importance=atom.importance,
+        pinned=atom.pinned,
+        tags=list(atom.tags),
+        scope=atom.scope,
+        project=atom.project,
+        why=atom.why,
+        how_to_apply=atom.how_to_apply,
+        created=iso(atom.created_at),
+        age=age(atom.created_at),
+        quarantine_reason=atom.quarantine_reason,
+        findings=atom.findings,
         expires=iso(atom.expires_at) if atom.expires_at else None,
     )
 
@@ -177,21 +194,37 @@ def atom_out(atom: Atom) -> AtomOut:
 def pending_out(item: PendingReview) -> PendingOut:
     """Convert a pending inference to its output form."""
     return PendingOut(
-        id=item.id, field_path=item.field_path, value=item.value, evidence=item.evidence,
-        confidence=item.confidence, expires=iso(item.expires_at),
+        id=item.id,
+        field_path=item.field_path,
+        value=item.value,
+        evidence=item.evidence,
+        confidence=item.confidence,
+        expires=iso(item.expires_at),
     )
 
 
 def session_out(session: Session) -> SessionOut:
     """Convert a session to its output form."""
-    return SessionOut(id=session.id, turns=session.turns, project=session.project, untrusted=session.untrusted,
-                      untrusted_reason=session.untrusted_reason, ended=session.ended_at is not None)
+    return SessionOut(
+        id=session.id,
+        turns=session.turns,
+        project=session.project,
+        untrusted=session.untrusted,
+        untrusted_reason=session.untrusted_reason,
+        ended=session.ended_at is not None,
+    )
 
 
 def episode_out(episode: Episode) -> EpisodeOut:
     """Convert an episode to its output form."""
     return EpisodeOut(
-        id=episode.id, session_id=episode.session_id, summary=episode.summary, status=episode.status,
-        source_class=episode.source_class, turns=episode.turns, created=iso(episode.created_at),
-        age=age(episode.created_at), project=episode.project,
+        id=episode.id,
+        session_id=episode.session_id,
+        summary=episode.summary,
+        status=episode.status,
+        source_class=episode.source_class,
+        turns=episode.turns,
+        created=iso(episode.created_at),
+        age=age(episode.created_at),
+        project=episode.project,
     )

@@ -50,7 +50,11 @@ def answer_text(result: CreateMessageResult | None) -> str | None:
 
 
 async def sample_for_memory(
-    action: str, ctx: Context, user_message: str | None, session_id: str | None, target: str | None,
+    action: str,
+    ctx: Context,
+    user_message: str | None,
+    session_id: str | None,
+    target: str | None,
 ) -> Sample | None:
     """The sampling request this call's memory job needs, or None (no job, not configured, or no capability)."""
     # A bare Context: the SDK resolves this signature at runtime, where AppState would be circular.
@@ -67,5 +71,7 @@ async def sample_for_memory(
     system, user = prompt
     return Sample(
         [SamplingMessage(role="user", content=TextContent(type="text", text=user))],
-        max_tokens=conf.max_tokens, system_prompt=system, temperature=conf.temperature,
+        max_tokens=conf.max_tokens,
+        system_prompt=system,
+        temperature=conf.temperature,
     )

@@ -65,14 +65,22 @@ def serve(settings: Settings) -> None:
         mcp.run()
         return
     body_limit = server.max_body_kb * 1024
-    log.warning("trusted-memory serving %s on %s:%s (store %s)", server.transport, server.host, server.port, settings.db_path)
+    log.warning(
+        "trusted-memory serving %s on %s:%s (store %s)", server.transport, server.host, server.port, settings.db_path
+    )
     if server.transport == "http":
         mcp.run(
-            "streamable-http", host=server.host, port=server.port,
-            max_request_body_size=body_limit, transport_security=_security(server.host),
+            "streamable-http",
+            host=server.host,
+            port=server.port,
+            max_request_body_size=body_limit,
+            transport_security=_security(server.host),
         )
     else:
         mcp.run(
-            "sse", host=server.host, port=server.port,
-            max_request_body_size=body_limit, transport_security=_security(server.host),
+            "sse",
+            host=server.host,
+            port=server.port,
+            max_request_body_size=body_limit,
+            transport_security=_security(server.host),
         )

@@ -11,23 +11,22 @@ import dataclasses
 from collections.abc import Sequence
 
 from ..errors import TrustRefused
+from ..heuristics import strip_untrusted
 from ..llm.base import MemoryLLM
-from ..llm.heuristic import strip_untrusted
 from ..llm.jobs import extraction_prompt
 from ..model import TARGETS, Atom, Episode, FactEntry, PendingReview, Session, SessionNote, Target
-from ..store.atoms import AtomFilter
+from ..queries import AtomFilter
 from ..usermodel import UserModel
 from .atoms import AtomDraft, AtomWrite
-from .facts import ConsolidateResult, FactsView, FactWrite, check_target
-from .episodes import EndResult, EpisodeHit
-from .recall_types import RecallQuery, RecallResult
 from .context import ContextBlock
+from .episodes import EndResult, EpisodeHit
+from .facts import ConsolidateResult, FactsView, FactWrite, check_target
+from .recall_types import RecallQuery, RecallResult
 from .resume import Recap
-from .session import ObserveResult, ToolEvent, check_session_id
-from .wiring import build_services
 from .runtime import Runtime
+from .session import ObserveResult, ToolEvent, check_session_id
 from .stats import StoreStats, store_stats
-
+from .wiring import build_services
 
 AUTO_CONSOLIDATE_EVERY_S = 60.0  # a target near its cap is tidied at most once a minute, not on every add
 
@@ -50,11 +49,16 @@ class AgentService:
         if self._runtime.settings.trust.agent_writes == "quarantine":
             raise TrustRefused(
                 f"this store is in strict mode (trust.agent_writes = quarantine): agents cannot {action} facts. "
-                "Ask the user to run `trusted-memory-admin facts add TARGET \"TEXT\"`, or store it with add_atom for review."
+                'Ask the user to run `trusted-memory-admin facts add TARGET "TEXT"`, or store it with add_atom for review.'
             )
 
     async def add_fact(
-        self, target: str, content: str, *, key: str | None = None, pinned: bool | None = None,
+        self,
+        target: str,
+        content: str,
+        *,
+        key: str | None = None,
+        pinned: bool | None = None,
         keywords: Sequence[str] | None = None,
     ) -> FactWrite:
         """Add (or upsert by key) a facts entry; a target past `facts.consolidate_at_pct` is tidied in the background."""
@@ -63,7 +67,8 @@ class AgentService:
         write = await self._facts.add(check_target(target), content, key=key, pinned=pinned, keywords=keywords)
         if write.status in ("added", "updated") and write.usage.pct >= self._runtime.settings.facts.consolidate_at_pct:
             self._runtime.background.spawn_once(
-                f"consolidate:{write.target}", lambda: self._facts.consolidate(write.target, actor="system"),
+                f"consolidate:{write.target}",
+                lambda: self._facts.consolidate(write.target, actor="system"),
                 every_s=AUTO_CONSOLIDATE_EVERY_S,
             )
         return write
@@ -141,17 +146,32 @@ class AgentService:
         return self._runtime.settings.recall.budget_chars
 
     async def observe(
-        self, session_id: str, user_message: str, *, assistant_reply: str | None = None,
-        tool_events: Sequence[ToolEvent] = (), project: str | None = None,
+        self,
+        session_id: str,
+        user_message: str,
+        *,
+        assistant_reply: str | None = None,
+        tool_events: Sequence[ToolEvent] = (),
+        project: str | None = None,
     ) -> ObserveResult:
         """Record one turn of a session (atoms from the user's words are agent-declared `user_said`)."""
         self._runtime.writes.take("observe")
         return await self._sessions.observe(
-            session_id, user_message, assistant_reply=assistant_reply, tool_events=tool_events, project=project,
+            session_id,
+            user_message,
+            assistant_reply=assistant_reply,
+            tool_events=tool_events,
+            project=project,
         )
 
-    async def context(self, message: str, *, session_id: str | None = None, project: str | None = None,
-                      budget_chars: int | None = None) -> ContextBlock:
+    async def context(
+        self,
+        message: str,
+        *,
+        session_id: str | None = None,
+        project: str | None = None,
+        budget_chars: int | None = None,
+    ) -> ContextBlock:
         """The budgeted memory block for a message."""
         return await self._sessions.context(message, session_id=session_id, project=project, budget_chars=budget_chars)
 
@@ -193,7 +213,12 @@ class AgentService:
         return AgentService(dataclasses.replace(self._runtime, llm=llm))
 
     async def job_prompt(
-        self, action: str, *, user_message: str | None, session_id: str | None, target: str | None,
+        self,
+        action: str,
+        *,
+        user_message: str | None,
+        session_id: str | None,
+        target: str | None,
     ) -> tuple[str, str] | None:
         """The (system, user) prompt of the memory-LLM job an action would run, or None if it runs none."""
         if action == "observe" and user_message:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..config import Settings
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..model import Session
-from ..store.atoms import AtomFilter
+from ..queries import AtomFilter
 from ..store.db import Store, now
 from ..text import content_terms
 from ..usermodel import UserModel
@@ -61,9 +61,16 @@ def _discounted(hit: Hit, why: str) -> Hit:
 class AnticipationService:
     """Intents, predictive recall and pronoun resolution for `context`."""
 
-    def __init__(self, store: Store, settings: Settings, recall: RecallService, user_state: UserStateService,
-                 llm: MemoryLLM | None = None, stats: LLMStats | None = None,
-                 background: Background | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        recall: RecallService,
+        user_state: UserStateService,
+        llm: MemoryLLM | None = None,
+        stats: LLMStats | None = None,
+        background: Background | None = None,
+    ) -> None:
         self._store = store
         self._settings = settings
         self._recall = recall
@@ -78,7 +85,8 @@ class AnticipationService:
         limit = self._settings.features.predictive_intents
         if limit <= 0:
             return []
-        from ..llm.anticipation_rules import follow_up_intents  # lazy: compiled rule tables stay off the start-up path
+        from ..heuristics.anticipation import follow_up_intents  # lazy: compiled rule tables stay off the start-up path
+
         intents: list[str] = []
         if session is not None and session.predicted and session.predicted_turn in (session.turns - 1, session.turns):
             intents.extend(session.predicted)
@@ -108,13 +116,19 @@ class AnticipationService:
         async with self._store.read() as rx:
             recent = (await rx.sessions.user_lines(session.id, 4))[:-1]  # the last one is this message
         model = await self._user_state.model()
-        out = await run_job(self._llm, *intents_prompt(message, recent, model_lines(model)), IntentsOut,
-                            timeout_s=self._settings.llm.timeout_s, stats=self._stats)
+        out = await run_job(
+            self._llm,
+            *intents_prompt(message, recent, model_lines(model)),
+            IntentsOut,
+            timeout_s=self._settings.llm.timeout_s,
+            stats=self._stats,
+        )
         if out is None or not out.intents:
             return
         async with self._store.write() as tx:
-            await tx.sessions.set_predicted(session.id, out.intents[: self._settings.features.predictive_intents],
-                                            session.turns)
+            await tx.sessions.set_predicted(
+                session.id, out.intents[: self._settings.features.predictive_intents], session.turns
+            )
 
     # recall ------------------------------------------------------------------------------------
     async def recall(self, literal: RecallQuery, intents: Sequence[str], project: str | None) -> Anticipated:
@@ -122,14 +136,23 @@ class AnticipationService:
         re-ranked; if any of the extra searches fails, the literal results alone."""
         # The extra queries search by meaning only: a guessed query's generic words ("run", "tests")
         # match thousands of rows in the keyword index, and the hashed vectors carry the words anyway.
-        extra = [RecallQuery(i, k=INTENT_K, budget_chars=literal.budget_chars, touch=False, mode="vector")
-                 for i in intents]
+        extra = [
+            RecallQuery(i, k=INTENT_K, budget_chars=literal.budget_chars, touch=False, mode="vector") for i in intents
+        ]
         if self._settings.features.predictive_intents > 0:
-            extra.append(RecallQuery(literal.text, k=INTENT_K, budget_chars=literal.budget_chars, touch=False,
-                                     mode="vector", filters=AtomFilter(types=TARGETED_TYPES)))
+            extra.append(
+                RecallQuery(
+                    literal.text,
+                    k=INTENT_K,
+                    budget_chars=literal.budget_chars,
+                    touch=False,
+                    mode="vector",
+                    filters=AtomFilter(types=TARGETED_TYPES),
+                )
+            )
         try:
             results = await self._search_many([literal, *extra])
-        except Exception:  # noqa: BLE001 - prediction must never cost the user their literal recall
+        except Exception:
             log.exception("predictive recall failed; using the literal query only")
             return Anticipated(list((await self._recall.search(literal)).hits), (), frozenset(), True)
         literal_hits = list(results[0].hits)
@@ -140,14 +163,20 @@ class AnticipationService:
         picks: list[Hit] = []
         others: list[Hit] = []
         for label, result in zip(labels, results[1:], strict=False):
-            fresh = [h for h in result.hits if h.atom.id not in seen and h.relevance >= PREDICTED_MIN_RELEVANCE
-                     and not (h.atom.scope == "project" and h.atom.project not in (None, project))]
+            fresh = [
+                h
+                for h in result.hits
+                if h.atom.id not in seen
+                and h.relevance >= PREDICTED_MIN_RELEVANCE
+                and not (h.atom.scope == "project" and h.atom.project not in (None, project))
+            ]
             for i, hit in enumerate(fresh):
                 seen.add(hit.atom.id)
                 (picks if i == 0 else others).append(_discounted(hit, label))
         reserved = sorted(picks, key=lambda h: h.score, reverse=True)[: max(1, literal.k // 3)]
-        rest = sorted([*literal_hits, *others, *(p for p in picks if p not in reserved)],
-                      key=lambda h: h.score, reverse=True)[: max(0, literal.k - len(reserved))]
+        rest = sorted(
+            [*literal_hits, *others, *(p for p in picks if p not in reserved)], key=lambda h: h.score, reverse=True
+        )[: max(0, literal.k - len(reserved))]
         ranked = sorted([*rest, *reserved], key=lambda h: h.score, reverse=True)
         predicted = frozenset(h.atom.id for h in ranked) - {h.atom.id for h in literal_hits}
         return Anticipated(ranked, tuple(intents), predicted, False)
@@ -160,16 +189,23 @@ class AnticipationService:
         """The recent trusted atom the first pronoun most likely means, if its match clears min_score."""
         if not self._settings.features.anaphora:
             return None
-        from ..llm.anticipation_rules import first_pronoun  # lazy: compiled rule tables stay off the start-up path
+        from ..heuristics.anticipation import first_pronoun  # lazy: compiled rule tables stay off the start-up path
+
         pronoun = first_pronoun(message)
         if pronoun is None:
             return None
         query = f"{previous or ''} {message}".strip()
         if not content_terms(query):
             return None  # nothing but function words: no evidence to resolve against
-        result = await self._recall.search(RecallQuery(
-            query, k=1, expand=False, touch=False, filters=AtomFilter(since=now() - ANAPHORA_WINDOW_S),
-        ))
+        result = await self._recall.search(
+            RecallQuery(
+                query,
+                k=1,
+                expand=False,
+                touch=False,
+                filters=AtomFilter(since=now() - ANAPHORA_WINDOW_S),
+            )
+        )
         if not result.hits or result.hits[0].relevance < self._settings.recall.min_score:
             return None
         top = result.hits[0]

@@ -11,14 +11,20 @@ from dataclasses import dataclass
 from ..config import Settings
 from ..errors import InvalidInput, NotFound, TrustRefused
 from ..model import (
-    ATOM_TYPES, FALLBACK_ATOM_TYPE, IMPORTANCE_LEVELS, SCOPES, Actor, Atom, PendingReview,
+    ATOM_TYPES,
+    FALLBACK_ATOM_TYPE,
+    IMPORTANCE_LEVELS,
+    SCOPES,
+    Actor,
+    Atom,
+    PendingReview,
 )
+from ..queries import AtomFilter
 from ..scan import describe, normalize_for_dedup, scan
-from ..store.atoms import AtomFilter
 from ..store.db import Store, now
 from ..trust import AGENT_DECLARABLE, place
-from .facts import check_field, preview
 from .budget import StoreBudget
+from .facts import check_field, preview
 from .recall import RecallService
 
 ATOM_TEXT_MAX = 300
@@ -103,7 +109,11 @@ def check_text(text: str, atom_type: str) -> str:
     if len(text) > limit:
         raise InvalidInput(
             f"atom text is {len(text):,} characters; a {atom_type} atom holds at most {limit:,}. "
-            + ("Split it into several atoms, one statement each, or store it as atom_type='note'." if atom_type != "note" else "Split it into several notes.")
+            + (
+                "Split it into several atoms, one statement each, or store it as atom_type='note'."
+                if atom_type != "note"
+                else "Split it into several notes."
+            )
         )
     return text
 
@@ -150,11 +160,24 @@ def build_atom(draft: AtomDraft, settings: Settings, *, strict: bool) -> tuple[A
     placement = place(source, scan_failed=bool(findings), strict_agent_writes=strict)
     ts = now()
     atom = Atom(
-        id=new_id(), type=atom_type, text=text, source_class=source, confidence=confidence,
-        importance=importance, pinned=bool(draft.pinned) and not placement.quarantined, tags=tags,
-        scope=scope, status="quarantined" if placement.quarantined else "live",
-        created_at=ts, updated_at=ts, why=why, how_to_apply=how, project=project,
-        session_id=session_id, turn=draft.turn, quarantine_reason=placement.reason,
+        id=new_id(),
+        type=atom_type,
+        text=text,
+        source_class=source,
+        confidence=confidence,
+        importance=importance,
+        pinned=bool(draft.pinned) and not placement.quarantined,
+        tags=tags,
+        scope=scope,
+        status="quarantined" if placement.quarantined else "live",
+        created_at=ts,
+        updated_at=ts,
+        why=why,
+        how_to_apply=how,
+        project=project,
+        session_id=session_id,
+        turn=draft.turn,
+        quarantine_reason=placement.reason,
         findings=describe(findings) if findings else None,
         expires_at=ts + settings.quarantine_ttl_days * DAY if placement.quarantined else None,
     )
@@ -178,8 +201,9 @@ def _write_message(atom: Atom) -> str:
 class AtomsService:
     """Agent-side atom use cases."""
 
-    def __init__(self, store: Store, settings: Settings, recall: RecallService | None = None,
-                 budget: StoreBudget | None = None) -> None:
+    def __init__(
+        self, store: Store, settings: Settings, recall: RecallService | None = None, budget: StoreBudget | None = None
+    ) -> None:
         self._store = store
         self._settings = settings
         self._recall = recall
@@ -212,9 +236,16 @@ class AtomsService:
                     await self._recall.index_written(tx, num, vector, atom.session_id)
             kind = "atom_quarantined" if atom.status == "quarantined" else "atom_added"
             await tx.events.append(
-                actor, kind, f"atom:{atom.id}",
-                {"type": atom.type, "source_class": atom.source_class, "reason": atom.quarantine_reason,
-                 "findings": atom.findings, "preview": preview(atom.text, 80)},
+                actor,
+                kind,
+                f"atom:{atom.id}",
+                {
+                    "type": atom.type,
+                    "source_class": atom.source_class,
+                    "reason": atom.quarantine_reason,
+                    "findings": atom.findings,
+                    "preview": preview(atom.text, 80),
+                },
             )
         return AtomWrite(atom.status if atom.status == "quarantined" else "added", atom, _write_message(atom))
 
@@ -246,7 +277,9 @@ class AtomsService:
                 )
             await tx.atoms.delete(atom_id)
             await tx.events.append(
-                actor, "atom_forgotten", f"atom:{atom_id}",
+                actor,
+                "atom_forgotten",
+                f"atom:{atom_id}",
                 {"status": atom.status, "source_class": atom.source_class, "text": atom.text},
             )
         return atom
@@ -291,13 +324,21 @@ class AtomsService:
                 raise NotFound(f"no pending review {review_id}; call list_pending_review for ids")
             await tx.pending.delete(review_id)
             await tx.events.append(
-                actor, "pending_rejected", f"pending:{review_id}",
+                actor,
+                "pending_rejected",
+                f"pending:{review_id}",
                 {"field_path": item.field_path, "value": item.value},
             )
         return item
 
     async def propose(
-        self, field_path: str, value: str, *, evidence: str, confidence: float, actor: Actor = "system",
+        self,
+        field_path: str,
+        value: str,
+        *,
+        evidence: str,
+        confidence: float,
+        actor: Actor = "system",
     ) -> PendingReview | None:
         """Queue a speculative inference about the user (re-inferring refreshes it); None if scan-rejected."""
         field_path = check_field("field_path", field_path)
@@ -310,7 +351,9 @@ class AtomsService:
         async with self._store.write() as tx:
             existing = await tx.pending.find(field_path, value)
             if existing is not None:
-                await tx.pending.refresh(existing.id, evidence=evidence, confidence=confidence, ts=ts, expires_at=expires)
+                await tx.pending.refresh(
+                    existing.id, evidence=evidence, confidence=confidence, ts=ts, expires_at=expires
+                )
                 await tx.events.append(actor, "pending_refreshed", f"pending:{existing.id}", {"field_path": field_path})
                 return await tx.pending.get(existing.id)
             queue = await tx.pending.list(now=ts, include_expired=True)
@@ -319,5 +362,7 @@ class AtomsService:
                 await tx.events.append("system", "pending_evicted", f"pending:{old.id}", {"field_path": old.field_path})
             item = PendingReview(new_id(), field_path, value, evidence, confidence, ts, ts, expires)
             await tx.pending.insert(item)
-            await tx.events.append(actor, "pending_added", f"pending:{item.id}", {"field_path": field_path, "value": value})
+            await tx.events.append(
+                actor, "pending_added", f"pending:{item.id}", {"field_path": field_path, "value": value}
+            )
         return item

@@ -44,7 +44,7 @@ class Background:
             await work()
         except asyncio.CancelledError:
             raise
-        except Exception:  # noqa: BLE001 - background work must never crash the server
+        except Exception:
             log.exception("background memory work failed")
 
     async def drain(self, timeout_s: float = 5.0) -> None:
@@ -61,5 +61,5 @@ class Background:
         for task in tasks:
             try:
                 await task
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - stopping regardless
+            except (asyncio.CancelledError, Exception):
                 pass

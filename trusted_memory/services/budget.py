@@ -63,18 +63,34 @@ class StoreBudget:
                 _, _, status, confidence, created, recalled, expires = row
                 if status == "quarantined":
                     return (0 if expires is not None and expires <= ts else 1, 0.0)
-                return (2, retention(confidence=confidence, created_at=created, last_recalled_at=recalled, now=ts,
-                                     half_life_days=half_life, trusted=True, pinned=False))
+                return (
+                    2,
+                    retention(
+                        confidence=confidence,
+                        created_at=created,
+                        last_recalled_at=recalled,
+                        now=ts,
+                        half_life_days=half_life,
+                        trusted=True,
+                        pinned=False,
+                    ),
+                )
 
             ranked = sorted((order(row), row) for row in candidates)
             batch = ranked[: max(20, int(len(ranked) * BATCH_SHARE))]
             async with self._store.write() as tx:
                 await tx.atoms.delete_many([row[1] for _, row in batch])
                 for (_, score), (_, atom_id, status, *_rest) in batch:
-                    await tx.events.append("system", "atom_evicted", f"atom:{atom_id}", {
-                        "status": status, "retention": round(score, 6),
-                        "reason": f"store over {self._settings.max_size_mb:g} MB",
-                    })
+                    await tx.events.append(
+                        "system",
+                        "atom_evicted",
+                        f"atom:{atom_id}",
+                        {
+                            "status": status,
+                            "retention": round(score, 6),
+                            "reason": f"store over {self._settings.max_size_mb:g} MB",
+                        },
+                    )
             evicted += len(batch)
             await self._store.release_space()
         if evicted:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from ..config import Settings
 from ..errors import InvalidInput, NotFound, TrustRefused
+from ..heuristics import looks_like_turn_or_refusal, summarize_turns
 from ..llm.base import LLMStats, MemoryLLM, run_job
-from ..llm.heuristic import looks_like_turn_or_refusal, summarize_turns
 from ..llm.jobs import EpisodeOut, clip_transcript, episode_prompt
 from ..model import Actor, Episode, Session
 from ..ranking import keyword_part, relevance
@@ -66,8 +66,15 @@ def cut_at_sentence(text: str, max_bytes: int = SUMMARY_MAX_BYTES) -> str:
 class EpisodesService:
     """Summarise finished sessions and recall what happened in them."""
 
-    def __init__(self, store: Store, settings: Settings, recall: RecallService, atoms: AtomsService,
-                 llm: MemoryLLM, stats: LLMStats) -> None:
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        recall: RecallService,
+        atoms: AtomsService,
+        llm: MemoryLLM,
+        stats: LLMStats,
+    ) -> None:
         self._store = store
         self._settings = settings
         self._recall = recall
@@ -86,8 +93,9 @@ class EpisodesService:
             await self._close(session, None, f"{session.turns} turn(s): under {MIN_TURNS}, no episode")
             return EndResult(session.id, None, f"only {session.turns} turn(s); episodes need {MIN_TURNS}", 0, 0)
         clipped = clip_transcript(turns)
-        out = await run_job(self._llm, *episode_prompt(clipped), EpisodeOut,
-                            timeout_s=self._settings.llm.timeout_s, stats=self._stats)
+        out = await run_job(
+            self._llm, *episode_prompt(clipped), EpisodeOut, timeout_s=self._settings.llm.timeout_s, stats=self._stats
+        )
         summary = out.summary if out is not None else None
         if summary is None or looks_like_turn_or_refusal(summary):
             summary = summarize_turns(clipped, SUMMARY_MAX_BYTES)
@@ -102,24 +110,36 @@ class EpisodesService:
         ts = now()
         ttl = self._settings.sessions.episode_ttl_days
         episode = Episode(
-            id=new_id(), session_id=session.id, project=session.project, summary=summary,
+            id=new_id(),
+            session_id=session.id,
+            project=session.project,
+            summary=summary,
             status="held" if session.untrusted else "live",
             source_class="agent_generated" if session.untrusted else "user_said",
-            turns=session.turns, created_at=ts, expires_at=ts + ttl * DAY if ttl else None,
+            turns=session.turns,
+            created_at=ts,
+            expires_at=ts + ttl * DAY if ttl else None,
         )
         async with self._store.write() as tx:
             await tx.sessions.add_episode(episode, vector[1] if vector else None, vector[2] if vector else None)
             await tx.events.append(
-                actor, "episode_held" if session.untrusted else "episode_added", f"episode:{episode.id}",
+                actor,
+                "episode_held" if session.untrusted else "episode_added",
+                f"episode:{episode.id}",
                 {"session_id": session.id, "turns": session.turns, "reason": session.untrusted_reason},
             )
             for gone in await tx.sessions.evict_episodes(self._settings.sessions.max_episodes, ts):
-                await tx.events.append("system", "episode_evicted", f"episode:{gone.id}", {"session_id": gone.session_id})
+                await tx.events.append(
+                    "system", "episode_evicted", f"episode:{gone.id}", {"session_id": gone.session_id}
+                )
         proposals, notes = await self._reflect(session, out)
         await self._close(session, episode, "episode written")
-        reason = ("held for review: the session touched indirect content "
-                  f"({session.untrusted_reason}); `trusted-memory-admin episodes promote {episode.id}` releases it"
-                  if session.untrusted else "episode written")
+        reason = (
+            "held for review: the session touched indirect content "
+            f"({session.untrusted_reason}); `trusted-memory-admin episodes promote {episode.id}` releases it"
+            if session.untrusted
+            else "episode written"
+        )
         return EndResult(session.id, episode, reason, proposals, notes)
 
     async def prompt_for(self, session_id: str) -> tuple[str, str] | None:
@@ -140,22 +160,35 @@ class EpisodesService:
             key = fact.key.strip().lower().replace(" ", "_")
             if not _KEY_RE.match(key):
                 continue
-            if await self._atoms.propose(f"profile.{key}", fact.value, evidence=f"session {session.id}", confidence=0.6):
+            if await self._atoms.propose(
+                f"profile.{key}", fact.value, evidence=f"session {session.id}", confidence=0.6
+            ):
                 proposals += 1
         notes = 0
         for note in out.notes[:MAX_REFLECTION_NOTES]:
-            write = await self._atoms.add(AtomDraft(
-                content=note.text[:300], source="inferred", atom_type="note", tags=tuple(note.tags[:4]),
-                session_id=session.id, project=session.project,
-            ), actor="system")
+            write = await self._atoms.add(
+                AtomDraft(
+                    content=note.text[:300],
+                    source="inferred",
+                    atom_type="note",
+                    tags=tuple(note.tags[:4]),
+                    session_id=session.id,
+                    project=session.project,
+                ),
+                actor="system",
+            )
             notes += write.status != "existing"
         return proposals, notes
 
     async def _close(self, session: Session, episode: Episode | None, why: str) -> None:
         async with self._store.write() as tx:
             await tx.sessions.end(session.id, now())
-            await tx.events.append("system", "session_ended", f"session:{session.id}",
-                                   {"episode": episode.id if episode else None, "why": why})
+            await tx.events.append(
+                "system",
+                "session_ended",
+                f"session:{session.id}",
+                {"episode": episode.id if episode else None, "why": why},
+            )
 
     async def _vectors(self) -> tuple[list[str], npt.NDArray[np.float32] | None]:
         async with self._store.read() as rx:
@@ -182,8 +215,9 @@ class EpisodesService:
             async with self._store.read() as rx:
                 other = await rx.sessions.episode(ids[i])
             # The very same text is a copy even when negated; otherwise the words must agree too.
-            if other is not None and (" ".join(summary.split()) == " ".join(other.summary.split())
-                                      or says_the_same(summary, other.summary)):
+            if other is not None and (
+                " ".join(summary.split()) == " ".join(other.summary.split()) or says_the_same(summary, other.summary)
+            ):
                 return True
         return False
 
@@ -202,8 +236,11 @@ class EpisodesService:
         weights = self._recall.weights
         scored = []
         for episode_id in set(keyword) | {i for i, c in cosines.items() if c > 0}:
-            rel = relevance(keyword_part(keyword.get(episode_id, 0.0), best),
-                            weights.vector_part(cosines.get(episode_id, 0.0)), weights.keyword_weight)
+            rel = relevance(
+                keyword_part(keyword.get(episode_id, 0.0), best),
+                weights.vector_part(cosines.get(episode_id, 0.0)),
+                weights.keyword_weight,
+            )
             if rel >= weights.min_score:
                 scored.append((episode_id, rel))
         scored.sort(key=lambda item: item[1], reverse=True)
@@ -245,4 +282,3 @@ def sentences(text: str) -> list[str]:
     """Split prose into sentences (for note categorisation)."""
     parts = re.split(r"(?<=[.!?])\s+|\n+", text)
     return [p.strip() for p in parts if len(p.strip()) > 3]
-

@@ -11,10 +11,10 @@ from typing import Literal
 
 from ..config import FactsSettings
 from ..errors import CapacityExceeded, ContentRejected, InvalidInput, NotFound
-from ..model import TARGETS, Actor, FactEntry, Target
-from ..scan import describe, normalize_for_dedup, scan
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job
 from ..llm.jobs import ConsolidationOut, MergeJudgmentOut, consolidation_prompt, merge_prompt, validate_consolidation
+from ..model import TARGETS, Actor, FactEntry, Target
+from ..scan import describe, normalize_for_dedup, scan
 from ..store.db import Store, Tx, now
 from ..text import content_terms, negated
 
@@ -179,9 +179,7 @@ def render(target: Target, entries: Sequence[FactEntry], usage: TargetUsage) -> 
 
 
 def _entry_list(entries: Sequence[FactEntry]) -> str:
-    return "; ".join(
-        f"#{i} ({len(e.content):,} chars) {preview(e.content)!r}" for i, e in enumerate(entries, start=1)
-    )
+    return "; ".join(f"#{i} ({len(e.content):,} chars) {preview(e.content)!r}" for i, e in enumerate(entries, start=1))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -221,9 +219,7 @@ def find_entry(target: Target, entries: Sequence[FactEntry], old_text: str) -> t
         folded = needle.casefold()
         hits = [(i, e) for i, e in enumerate(entries, start=1) if folded in e.content.casefold()]
     if not hits:
-        raise NotFound(
-            f"no {target} fact contains {preview(needle, 40)!r}; call action=read to see the entries"
-        )
+        raise NotFound(f"no {target} fact contains {preview(needle, 40)!r}; call action=read to see the entries")
     if len(hits) > 1:
         raise InvalidInput(
             f"old_text {preview(needle, 40)!r} matches {len(hits)} entries: "
@@ -236,8 +232,15 @@ def find_entry(target: Target, entries: Sequence[FactEntry], old_text: str) -> t
 class FactsService:
     """Use cases of the facts tier; every write is one transaction with its event."""
 
-    def __init__(self, store: Store, settings: FactsSettings, similarity: Similarity | None = None,
-                 llm: MemoryLLM | None = None, stats: LLMStats | None = None, llm_timeout_s: float = 20.0) -> None:
+    def __init__(
+        self,
+        store: Store,
+        settings: FactsSettings,
+        similarity: Similarity | None = None,
+        llm: MemoryLLM | None = None,
+        stats: LLMStats | None = None,
+        llm_timeout_s: float = 20.0,
+    ) -> None:
         self._store = store
         self._settings = settings
         self._similarity = similarity
@@ -277,8 +280,14 @@ class FactsService:
         return [self._usage(t, [e for e in entries if e.target == t]) for t in TARGETS]
 
     async def add(
-        self, target: Target, content: str, *, key: str | None = None, pinned: bool | None = None,
-        keywords: Sequence[str] | None = None, actor: Actor = "agent",
+        self,
+        target: Target,
+        content: str,
+        *,
+        key: str | None = None,
+        pinned: bool | None = None,
+        keywords: Sequence[str] | None = None,
+        actor: Actor = "agent",
     ) -> FactWrite:
         """Add an entry; with a key, replace the entry that has it (upsert)."""
         content = check_field("content", content)
@@ -297,7 +306,13 @@ class FactsService:
             same_key = next((e for e in entries if key is not None and e.key == key), None)
             if same_key is not None:
                 return await self._rewrite(
-                    tx, target, entries, same_key, content, actor, "updated",
+                    tx,
+                    target,
+                    entries,
+                    same_key,
+                    content,
+                    actor,
+                    "updated",
                     pinned=same_key.pinned if pinned is None else pinned,
                     keywords=words or same_key.keywords,
                 )
@@ -306,24 +321,43 @@ class FactsService:
             if twin is not None:
                 index = entries.index(twin) + 1
                 return FactWrite(
-                    "unchanged", target, twin, index, self._usage(target, entries),
+                    "unchanged",
+                    target,
+                    twin,
+                    index,
+                    self._usage(target, entries),
                     f"{target} facts already hold this entry (#{index}); nothing stored twice.",
                 )
             if merge is not None and merge[0] in entries:
                 old, merged = merge
                 write = await self._rewrite(
-                    tx, target, entries, old, merged, actor, "merged", pinned=old.pinned or bool(pinned),
+                    tx,
+                    target,
+                    entries,
+                    old,
+                    merged,
+                    actor,
+                    "merged",
+                    pinned=old.pinned or bool(pinned),
                     keywords=tuple(dict.fromkeys((*old.keywords, *words))),
                 )
                 return dataclasses.replace(
-                    write, message=f"merged into {target} entry #{write.index}, which said nearly the same thing.",
+                    write,
+                    message=f"merged into {target} entry #{write.index}, which said nearly the same thing.",
                 )
             self._over_cap(target, entries, len(content), f"Adding {len(content):,} chars")
             entry = await tx.facts.insert(
-                target, content, key=key, pinned=bool(pinned), keywords=words, ts=now(),
+                target,
+                content,
+                key=key,
+                pinned=bool(pinned),
+                keywords=words,
+                ts=now(),
             )
             await tx.events.append(
-                actor, "fact_added", f"fact:{entry.id}",
+                actor,
+                "fact_added",
+                f"fact:{entry.id}",
                 {"target": target, "key": key, "content": content, "pinned": bool(pinned), "keywords": list(words)},
             )
             usage = self._usage(target, [*entries, entry])
@@ -346,22 +380,40 @@ class FactsService:
         if merged is None and scores[best] >= SEPARATE_BELOW and not isinstance(self._llm, NullLLM):
             # The grey zone, and close pairs where neither contains the other ("prefers dark mode",
             # "prefers light mode"): only a model can tell a restatement or an update from a new fact.
-            judged = await run_job(self._llm, *merge_prompt(old.content, content), MergeJudgmentOut,
-                                   timeout_s=self._llm_timeout_s, stats=self._stats)
+            judged = await run_job(
+                self._llm,
+                *merge_prompt(old.content, content),
+                MergeJudgmentOut,
+                timeout_s=self._llm_timeout_s,
+                stats=self._stats,
+            )
             merged = judged.merged if judged is not None and judged.same_fact else None
         if merged is None or len(merged.encode("utf-8")) > MAX_FIELD_BYTES or scan(merged):
             return None  # the merge would not be storable: keep the new fact separately
         return old, merged
 
     async def _rewrite(
-        self, tx: Tx, target: Target, entries: list[FactEntry], old: FactEntry, content: str,
-        actor: Actor, status: WriteStatus, *, pinned: bool, keywords: Sequence[str],
+        self,
+        tx: Tx,
+        target: Target,
+        entries: list[FactEntry],
+        old: FactEntry,
+        content: str,
+        actor: Actor,
+        status: WriteStatus,
+        *,
+        pinned: bool,
+        keywords: Sequence[str],
     ) -> FactWrite:
         others = [e for e in entries if e.id != old.id]
         index = entries.index(old) + 1
         if old.content == content and old.pinned == pinned and tuple(keywords) == old.keywords:
             return FactWrite(
-                "unchanged", target, old, index, self._usage(target, entries),
+                "unchanged",
+                target,
+                old,
+                index,
+                self._usage(target, entries),
                 f"{target} entry #{index} already reads so; nothing changed.",
             )
         norm = _normalized(content)
@@ -375,9 +427,17 @@ class FactsService:
         ts = now()
         await tx.facts.update(old.id, content=content, pinned=pinned, keywords=keywords, ts=ts)
         await tx.events.append(
-            actor, f"fact_{status}", f"fact:{old.id}",
-            {"target": target, "key": old.key, "old_content": old.content, "content": content,
-             "pinned": pinned, "keywords": list(keywords)},
+            actor,
+            f"fact_{status}",
+            f"fact:{old.id}",
+            {
+                "target": target,
+                "key": old.key,
+                "old_content": old.content,
+                "content": content,
+                "pinned": pinned,
+                "keywords": list(keywords),
+            },
         )
         entry = FactEntry(old.id, target, content, old.key, pinned, tuple(keywords), old.created_at, ts)
         usage = self._usage(target, [entry if e.id == old.id else e for e in entries])
@@ -396,8 +456,13 @@ class FactsService:
         contents = [e.content for e in snapshot]
         plan: list[tuple[str, list[int]]] | None = None
         if not isinstance(self._llm, NullLLM):
-            out = await run_job(self._llm, *consolidation_prompt(target, contents, self.cap(target)),
-                                ConsolidationOut, timeout_s=self._llm_timeout_s, stats=self._stats)
+            out = await run_job(
+                self._llm,
+                *consolidation_prompt(target, contents, self.cap(target)),
+                ConsolidationOut,
+                timeout_s=self._llm_timeout_s,
+                stats=self._stats,
+            )
             plan = validate_consolidation(contents, out) if out is not None else None
         if plan is None:
             plan = await self._restatement_plan(snapshot)
@@ -416,17 +481,33 @@ class FactsService:
             ts = now()
             for merged, sources in plan:
                 keep, *drop = [snapshot[i - 1] for i in sources]
-                await tx.facts.update(keep.id, content=merged, pinned=any(e.pinned for e in (keep, *drop)),
-                                      keywords=tuple(dict.fromkeys(k for e in (keep, *drop) for k in e.keywords)), ts=ts)
+                await tx.facts.update(
+                    keep.id,
+                    content=merged,
+                    pinned=any(e.pinned for e in (keep, *drop)),
+                    keywords=tuple(dict.fromkeys(k for e in (keep, *drop) for k in e.keywords)),
+                    ts=ts,
+                )
                 for gone in drop:
                     await tx.facts.delete(gone.id)
-                await tx.events.append(actor, "fact_consolidated", f"fact:{keep.id}", {
-                    "target": target, "content": merged,
-                    "sources": [{"id": e.id, "content": e.content} for e in (keep, *drop)],
-                })
+                await tx.events.append(
+                    actor,
+                    "fact_consolidated",
+                    f"fact:{keep.id}",
+                    {
+                        "target": target,
+                        "content": merged,
+                        "sources": [{"id": e.id, "content": e.content} for e in (keep, *drop)],
+                    },
+                )
                 merged_count += 1
                 removed += len(drop)
-        return ConsolidateResult(target, merged_count, removed, f"merged {merged_count} group(s), {removed} entr{'y' if removed == 1 else 'ies'} folded in")
+        return ConsolidateResult(
+            target,
+            merged_count,
+            removed,
+            f"merged {merged_count} group(s), {removed} entr{'y' if removed == 1 else 'ies'} folded in",
+        )
 
     async def consolidation_prompt_for(self, target: Target) -> tuple[str, str] | None:
         """The consolidation prompt for a target's current entries (None with fewer than two)."""
@@ -465,7 +546,15 @@ class FactsService:
             entries = await tx.facts.list(target)
             _, old = find_entry(target, entries, old_text)
             return await self._rewrite(
-                tx, target, entries, old, content, actor, "replaced", pinned=old.pinned, keywords=old.keywords,
+                tx,
+                target,
+                entries,
+                old,
+                content,
+                actor,
+                "replaced",
+                pinned=old.pinned,
+                keywords=old.keywords,
             )
 
     async def remove(self, target: Target, old_text: str, *, actor: Actor = "agent") -> FactWrite:
@@ -476,7 +565,9 @@ class FactsService:
             index, old = find_entry(target, entries, old_text)
             await tx.facts.delete(old.id)
             await tx.events.append(
-                actor, "fact_removed", f"fact:{old.id}",
+                actor,
+                "fact_removed",
+                f"fact:{old.id}",
                 {"target": target, "key": old.key, "old_content": old.content},
             )
             usage = self._usage(target, [e for e in entries if e.id != old.id])

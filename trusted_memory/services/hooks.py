@@ -36,4 +36,3 @@ class HostHooks:
     async def end(self, session_id: str) -> EndResult:
         """Summarise and close the session."""
         return await self._sessions.end_session(session_id, actor="system")
-

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..config import Settings
-from ..store.atoms import AtomFilter
+from ..queries import AtomFilter
 from ..store.db import Store, now
 from ..text import content_terms
 from ..timefmt import age
@@ -62,16 +62,29 @@ class NudgeService:
             return self._stored[1]
         out: list[Nudge] = []
         async with self._store.read() as rx:
-            questions = await rx.atoms.list(AtomFilter(types=("question",), until=ts - QUESTION_MIN_AGE_S), now=ts, limit=5)
+            questions = await rx.atoms.list(
+                AtomFilter(types=("question",), until=ts - QUESTION_MIN_AGE_S), now=ts, limit=5
+            )
             goals = await rx.atoms.list(AtomFilter(types=("goal",), until=ts - GOAL_STALE_S), now=ts, limit=20)
         for atom in questions:
             if is_trusted(atom.source_class):
-                out.append(Nudge("open_question", atom.id, f"open question from {age(atom.created_at)}: {preview_text(atom.text, 160)}"))
+                out.append(
+                    Nudge(
+                        "open_question",
+                        atom.id,
+                        f"open question from {age(atom.created_at)}: {preview_text(atom.text, 160)}",
+                    )
+                )
         for atom in goals:
             touched = max(atom.updated_at, atom.last_recalled_at or 0.0)
             if is_trusted(atom.source_class) and ts - touched >= GOAL_STALE_S:
-                out.append(Nudge("stale_goal", atom.id,
-                                 f"goal set {age(atom.created_at)}, not touched since: {preview_text(atom.text, 160)} — still on?"))
+                out.append(
+                    Nudge(
+                        "stale_goal",
+                        atom.id,
+                        f"goal set {age(atom.created_at)}, not touched since: {preview_text(atom.text, 160)} — still on?",
+                    )
+                )
         self._stored = (ts, out)
         return out
 
@@ -81,15 +94,25 @@ class NudgeService:
         out: list[Nudge] = []
         blocker = model.fields.get("current_focus.blocker")
         if blocker is not None and ts - blocker.updated_at >= BLOCKER_MIN_AGE_S:
-            out.append(Nudge("blocker", "current_focus.blocker",
-                             f"blocker noted {age(blocker.updated_at)}: {preview_text(blocker.value, 160)} — solved yet?"))
+            out.append(
+                Nudge(
+                    "blocker",
+                    "current_focus.blocker",
+                    f"blocker noted {age(blocker.updated_at)}: {preview_text(blocker.value, 160)} — solved yet?",
+                )
+            )
         out += await self._from_store(ts)
         task = model.get("current_focus.task")
         if task and len(recent_user) >= DRIFT_TURNS:
             focus_terms = set(content_terms(task))
             if focus_terms and not any(focus_terms & set(content_terms(m)) for m in recent_user[-DRIFT_TURNS:]):
-                out.append(Nudge("drift", f"drift:{task}",
-                                 f"the stated focus was \"{preview_text(task, 100)}\"; the last {DRIFT_TURNS} messages are about something else"))
+                out.append(
+                    Nudge(
+                        "drift",
+                        f"drift:{task}",
+                        f'the stated focus was "{preview_text(task, 100)}"; the last {DRIFT_TURNS} messages are about something else',
+                    )
+                )
         return sorted(out, key=lambda n: KINDS.index(n.kind))
 
     async def _due(self, found: list[Nudge], ts: float) -> tuple[list[Nudge], int]:

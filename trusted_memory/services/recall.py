@@ -76,8 +76,9 @@ TEXT_VECTOR_CACHE = 4096
 class RecallService:
     """The recall engine of one process: its embedder, its in-memory index, and search."""
 
-    def __init__(self, store: Store, settings: Settings, embedder: Embedder | None = None,
-                 background: Background | None = None) -> None:
+    def __init__(
+        self, store: Store, settings: Settings, embedder: Embedder | None = None, background: Background | None = None
+    ) -> None:
         self._store = store
         self._settings = settings
         self._embedder = embedder
@@ -112,8 +113,7 @@ class RecallService:
     def _read_cosines_as(self, embedder: Embedder) -> None:
         """Rank vector evidence on the embedder's own scale (unrelated texts score differently per space)."""
         space = embedder.space
-        self.weights = dataclasses.replace(
-            self.weights, cosine_floor=space.cosine_floor, cosine_full=space.cosine_full)
+        self.weights = dataclasses.replace(self.weights, cosine_floor=space.cosine_floor, cosine_full=space.cosine_full)
 
     def _index_obj(self) -> VectorIndex:
         if self._index is None:
@@ -228,7 +228,10 @@ class RecallService:
         return self.embedder().space.fingerprint(), scale, blob, vectors[0]
 
     async def index_written(
-        self, tx: Tx, num: int, vector: tuple[str, float, bytes, npt.NDArray[np.float32]] | None,
+        self,
+        tx: Tx,
+        num: int,
+        vector: tuple[str, float, bytes, npt.NDArray[np.float32]] | None,
         session_id: str | None,
     ) -> None:
         """Inside the atom's write transaction: store its vector and its associations."""
@@ -302,8 +305,9 @@ class RecallService:
                 product = self._start_product(vectors)
             for plan in plans:
                 if plan.query.mode != "vector":
-                    for num, score in await rx.recall.keyword(quote_fts(plan.terms), plan.filters, now=ts,
-                                                              limit=plan.fetch, narrowed=plan.narrowed):
+                    for num, score in await rx.recall.keyword(
+                        quote_fts(plan.terms), plan.filters, now=ts, limit=plan.fetch, narrowed=plan.narrowed
+                    ):
                         plan.candidates.setdefault(num, Candidate(num)).keyword = score
             # One read of the rank fields serves every query (they do not depend on the query); with
             # vectors, those of the keyword candidates are read while the product is running.
@@ -321,7 +325,7 @@ class RecallService:
             for plan in plans:
                 plan.scored.sort(key=by_score, reverse=True)
                 # Whole rows only for the hits that can be returned (with room for collapsed duplicates).
-                del plan.scored[plan.query.k + COLLAPSE_SPARE:]
+                del plan.scored[plan.query.k + COLLAPSE_SPARE :]
             atoms = await rx.recall.atoms_by_num(sorted({item.num for plan in plans for item in plan.scored}))
         return [self._result(plan, atoms) for plan in plans]
 
@@ -340,8 +344,13 @@ class RecallService:
         # MAX_QUERY_TERMS content words carry the question.
         terms = (content_terms(text) or [t for t in text.lower().split() if t])[:MAX_QUERY_TERMS]
         return Plan(
-            query, text, terms, dataclasses.replace(query.filters, status="live"), narrows(query.filters),
-            query.k * self._settings.recall.overfetch, self.health.available() and query.mode != "keyword",
+            query,
+            text,
+            terms,
+            dataclasses.replace(query.filters, status="live"),
+            narrows(query.filters),
+            query.k * self._settings.recall.overfetch,
+            self.health.available() and query.mode != "keyword",
         )
 
     def _start_product(self, vectors: npt.NDArray[np.float32]) -> Callable[[], npt.NDArray[np.float32] | None]:
@@ -361,8 +370,9 @@ class RecallService:
             self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-matmul")
         return self._worker.submit(index.scores, vectors).result
 
-    async def _vector_candidates(self, rx: Reader, plans: list[Plan],
-                                 product: Callable[[], npt.NDArray[np.float32] | None], ts: float) -> None:
+    async def _vector_candidates(
+        self, rx: Reader, plans: list[Plan], product: Callable[[], npt.NDArray[np.float32] | None], ts: float
+    ) -> None:
         """Add the nearest atoms of each plan's query vector to its candidates."""
         index, scores = self._index, product()
         if index is None or scores is None:
@@ -370,13 +380,18 @@ class RecallService:
         for plan in plans:
             plan.has_vector = True
         for row, plan in enumerate(plans):
-            one = scores[row:row + 1]
-            pairs = await self._nearest_admitted(rx, index, one, plan, ts) if plan.narrowed else index.best(one, [plan.fetch])[0]
+            one = scores[row : row + 1]
+            pairs = (
+                await self._nearest_admitted(rx, index, one, plan, ts)
+                if plan.narrowed
+                else index.best(one, [plan.fetch])[0]
+            )
             for num, cosine in pairs:
                 plan.candidates.setdefault(num, Candidate(num)).cosine = cosine
 
-    async def _nearest_admitted(self, rx: Reader, index: VectorIndex, scores: npt.NDArray[np.float32], plan: Plan,
-                                ts: float) -> list[tuple[int, float]]:
+    async def _nearest_admitted(
+        self, rx: Reader, index: VectorIndex, scores: npt.NDArray[np.float32], plan: Plan, ts: float
+    ) -> list[tuple[int, float]]:
         """The plan's best `fetch` rows among the atoms its filter admits (scores: one row).
 
         Listing every atom a broad filter admits takes milliseconds (a type filter admits thousands
@@ -399,8 +414,9 @@ class RecallService:
         mask = index.mask(await rx.recall.allowed_nums(plan.filters, now=ts))
         return index.best(scores, [plan.fetch], [mask])[0]
 
-    def _score(self, plan: Plan, candidates: dict[int, Candidate], fields: dict[int, RankFields],
-               ts: float) -> list[Scored]:
+    def _score(
+        self, plan: Plan, candidates: dict[int, Candidate], fields: dict[int, RankFields], ts: float
+    ) -> list[Scored]:
         """Relevance, retention and the composite of every candidate still live and trusted."""
         scored: list[Scored] = []
         stale: list[int] = []
@@ -417,8 +433,15 @@ class RecallService:
                 rel = max(rel, cand.link_score)
             if rel < min_score:
                 continue
-            ret = retention(confidence=row[3], created_at=row[4], last_recalled_at=row[5], now=ts,
-                            half_life_days=half_life, trusted=True, pinned=bool(row[6]))
+            ret = retention(
+                confidence=row[3],
+                created_at=row[4],
+                last_recalled_at=row[5],
+                now=ts,
+                half_life_days=half_life,
+                trusted=True,
+                pinned=bool(row[6]),
+            )
             scored.append(Scored(num, composite(rel, ret, weights.relevance_weight), rel, ret, cand.linked or ""))
         if stale and self._index is not None:
             self._index.remove(stale)  # forgotten or quarantined since the index loaded them
@@ -461,15 +484,21 @@ class RecallService:
         found = [(item, atoms[item.num]) for item in plan.scored if item.num in atoms]
         vectors = [index.vector(item.num) if index is not None else None for item, _ in found]
         kept, collapsed = collapse_duplicates(found, vectors, query.k)
-        hits = [Hit(atom, round(item.score, 4), round(item.relevance, 4), round(item.retention, 4),
-                    item.linked or plan.why(item.num, atom.text))
-                for item, atom in kept]
+        hits = [
+            Hit(
+                atom,
+                round(item.score, 4),
+                round(item.relevance, 4),
+                round(item.retention, 4),
+                item.linked or plan.why(item.num, atom.text),
+            )
+            for item, atom in kept
+        ]
         result_hits, truncated = within_budget(hits, query.budget_chars or self._settings.recall.budget_chars)
         if query.touch:
             self._remember_touches([item.num for item, _ in kept[: len(result_hits)]])
         mode = query.mode if plan.has_vector or query.mode == "keyword" else "keyword"
         return RecallResult(tuple(result_hits), mode, len(plan.candidates), truncated, collapsed)
-
 
     async def similarities(self, text: str, others: Sequence[str]) -> list[float] | None:
         """Cosine of `text` against each of `others`, or None while the embedder is unavailable."""
@@ -489,7 +518,11 @@ class RecallService:
         import numpy as np  # lazy: start-up path (already loaded by the embedder here)
 
         known = [o for o in others if o in self._text_vectors]
-        scores = dict(zip(known, (np.stack([self._text_vectors[o] for o in known]) @ query).tolist(), strict=True)) if known else {}
+        scores = (
+            dict(zip(known, (np.stack([self._text_vectors[o] for o in known]) @ query).tolist(), strict=True))
+            if known
+            else {}
+        )
         return [float(scores.get(o, 0.0)) for o in others]
 
     async def search_facts(self, query: str, limit: int = 5) -> list[tuple[FactEntry, int, float, str]]:

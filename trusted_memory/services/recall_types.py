@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..config import Settings
 from ..model import Atom
+from ..queries import AtomFilter
 from ..ranking import word_overlap
-from ..store.atoms import AtomFilter
 from ..text import STOP_WORDS, content_terms, content_words, negated, stem, tokenize
 
 if TYPE_CHECKING:
@@ -209,12 +209,13 @@ def with_text(atom: Atom, text: str) -> Atom:
 def says_the_same(a: str, b: str) -> bool:
     """Whether two texts already close in vector also say the same: nearly the same content words
     and no negation (negations are stop words, invisible to word sets and vectors alike)."""
-    return (word_overlap(content_words(a), content_words(b)) >= DUPLICATE_WORDS
-            and not negated(a) and not negated(b))
+    return word_overlap(content_words(a), content_words(b)) >= DUPLICATE_WORDS and not negated(a) and not negated(b)
 
 
 def collapse_duplicates(
-    hits: list[tuple[Scored, Atom]], vectors: list[npt.NDArray[np.float32] | None], k: int,
+    hits: list[tuple[Scored, Atom]],
+    vectors: list[npt.NDArray[np.float32] | None],
+    k: int,
 ) -> tuple[list[tuple[Scored, Atom]], int]:
     """The best k hits, dropping near-duplicates of a better hit.
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ..config import Settings
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..model import Session
-from ..store.atoms import AtomFilter
+from ..queries import AtomFilter
 from ..store.db import Store, now
 from ..timefmt import age
 from ..trust import is_trusted
@@ -53,8 +53,9 @@ def _gap(seconds: float) -> str:
 class ResumeService:
     """Detect a resume after a break and recap the session it resumes."""
 
-    def __init__(self, store: Store, settings: Settings, llm: MemoryLLM | None = None,
-                 stats: LLMStats | None = None) -> None:
+    def __init__(
+        self, store: Store, settings: Settings, llm: MemoryLLM | None = None, stats: LLMStats | None = None
+    ) -> None:
         self._store = store
         self._settings = settings
         self._llm = llm or NullLLM()
@@ -109,7 +110,7 @@ class ResumeService:
     async def recap(self, source_id: str, gap_s: float, model: UserModel) -> Recap | None:
         """Where the user left off in `source_id`, from trusted data only (`model` as loaded, so a
         field that failed validation never reaches the recap)."""
-        from ..llm.anticipation_rules import next_step  # lazy: compiled rule tables stay off the start-up path
+        from ..heuristics.anticipation import next_step  # lazy: compiled rule tables stay off the start-up path
 
         async with self._store.read() as rx:
             source = await rx.sessions.get(source_id)
@@ -144,10 +145,20 @@ class ResumeService:
             return recap
         from ..llm.anticipation_jobs import ResumeOut, resume_prompt  # lazy: pydantic models, LLM path only
 
-        out = await run_job(self._llm, *resume_prompt([*recap.left_off, f"next: {recap.next_step or ''}"],
-                                                      model_lines(model)), ResumeOut,
-                            timeout_s=min(RESUME_TIMEOUT_S, self._settings.llm.timeout_s), stats=self._stats)
+        out = await run_job(
+            self._llm,
+            *resume_prompt([*recap.left_off, f"next: {recap.next_step or ''}"], model_lines(model)),
+            ResumeOut,
+            timeout_s=min(RESUME_TIMEOUT_S, self._settings.llm.timeout_s),
+            stats=self._stats,
+        )
         if out is None:
             return recap
-        return Recap(recap.session_id, recap.project, recap.last_active, recap.gap_s, (out.left_off,),
-                     out.next_step or recap.next_step)
+        return Recap(
+            recap.session_id,
+            recap.project,
+            recap.last_active,
+            recap.gap_s,
+            (out.left_off,),
+            out.next_step or recap.next_step,
+        )

@@ -35,8 +35,14 @@ def build_llm(settings: Settings) -> MemoryLLM:
     if conf.provider == "http":
         from ..llm.openai_http import OpenAIChatLLM  # lazy: httpx costs ~60 ms of start-up
 
-        return OpenAIChatLLM(conf.base_url, conf.model, api_key=conf.api_key, timeout_s=conf.timeout_s,
-                             max_tokens=conf.max_tokens, temperature=conf.temperature)
+        return OpenAIChatLLM(
+            conf.base_url,
+            conf.model,
+            api_key=conf.api_key,
+            timeout_s=conf.timeout_s,
+            max_tokens=conf.max_tokens,
+            temperature=conf.temperature,
+        )
     return NullLLM()
 
 
@@ -50,8 +56,16 @@ async def open_runtime(settings: Settings, *, warm_up: bool = False) -> AsyncIte
     try:
         if warm_up:
             recall.start_background()
-        yield Runtime(settings, store, recall, llm, LLMStats(), background, StoreBudget(store, settings),
-                      WriteRateLimiter(settings.agent_writes_per_minute))
+        yield Runtime(
+            settings,
+            store,
+            recall,
+            llm,
+            LLMStats(),
+            background,
+            StoreBudget(store, settings),
+            WriteRateLimiter(settings.agent_writes_per_minute),
+        )
     finally:
         try:
             await background.drain(timeout_s=2.0)

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from ..config import Settings
 from ..errors import InvalidInput, MemoryServerError, NotFound
+from ..heuristics import Extracted, extract, note_category, one_line, strip_untrusted
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job
-from ..llm.heuristic import Extracted, extract, note_category, one_line, strip_untrusted
 from ..llm.jobs import ExtractionOut, extraction_prompt
 from ..model import ATOM_TYPES, RELAYED_REASON, Actor, Session, SessionNote
 from ..scan import redact_credentials, scan
@@ -41,6 +41,7 @@ _SESSION_ID = re.compile(r"^[\w.:@/+-]{1,128}$")
 # Tool activity that brings content from outside the user's own words into the session.
 _INDIRECT_KINDS = {"network", "web", "fetch", "browser", "search", "mcp", "subagent", "agent", "email"}
 _INDIRECT_TOOL = re.compile(r"web|fetch|brows|search|http|curl|wget|scrap|mcp__|subagent|task|agent|mail", re.I)
+
 
 @dataclass(frozen=True, slots=True)
 class ToolEvent:
@@ -69,9 +70,7 @@ def check_session_id(session_id: str) -> str:
     """Validate a host's conversation id."""
     session_id = session_id.strip()
     if not _SESSION_ID.match(session_id):
-        raise InvalidInput(
-            "session_id must be 1-128 letters, digits or . : @ / + - _ (the host's conversation id)"
-        )
+        raise InvalidInput("session_id must be 1-128 letters, digits or . : @ / + - _ (the host's conversation id)")
     return session_id
 
 
@@ -96,7 +95,12 @@ def indirect_reason(events: Sequence[ToolEvent], project: str | None) -> str | N
         kind = (event.kind or "").lower()
         if kind in _INDIRECT_KINDS or event.url or event.server or _INDIRECT_TOOL.search(event.tool):
             return f"tool {event.tool!r} brought in {kind or 'outside'} content"
-        if event.path and project and event.path.startswith("/") and not event.path.startswith(project.rstrip("/") + "/"):
+        if (
+            event.path
+            and project
+            and event.path.startswith("/")
+            and not event.path.startswith(project.rstrip("/") + "/")
+        ):
             return f"tool {event.tool!r} read {event.path} outside the project"
     return None
 
@@ -108,10 +112,20 @@ def _clock(ts: float) -> str:
 class SessionService:
     """Observe turns, render context, end sessions."""
 
-    def __init__(self, store: Store, settings: Settings, atoms: AtomsService, episodes: EpisodesService,
-                 context: ContextService, user_state: UserStateService, anticipation: AnticipationService,
-                 resume: ResumeService, llm: MemoryLLM | None = None, stats: LLMStats | None = None,
-                 background: Background | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        atoms: AtomsService,
+        episodes: EpisodesService,
+        context: ContextService,
+        user_state: UserStateService,
+        anticipation: AnticipationService,
+        resume: ResumeService,
+        llm: MemoryLLM | None = None,
+        stats: LLMStats | None = None,
+        background: Background | None = None,
+    ) -> None:
         self._store = store
         self._settings = settings
         self._atoms = atoms
@@ -134,8 +148,14 @@ class SessionService:
 
     # observe -------------------------------------------------------------------------------
     async def observe(
-        self, session_id: str, user_message: str, *, assistant_reply: str | None = None,
-        tool_events: Sequence[ToolEvent] = (), project: str | None = None, actor: Actor = "agent",
+        self,
+        session_id: str,
+        user_message: str,
+        *,
+        assistant_reply: str | None = None,
+        tool_events: Sequence[ToolEvent] = (),
+        project: str | None = None,
+        actor: Actor = "agent",
         trusted_path: bool = False,
     ) -> ObserveResult:
         """Record one turn: buffer line, session notes, provenance, and atoms from the user's words."""
@@ -171,8 +191,9 @@ class SessionService:
             if resumed is not None:
                 await tx.sessions.mark_resumed(session_id, turn=session.turns, gap_s=resumed[1], source=resumed[0])
             await tx.sessions.push_lines(session_id, lines, conf.buffer_lines)
-            added = await tx.sessions.add_notes(session_id, notes[:MAX_NOTES_PER_TURN], ts,
-                                                max_notes=conf.max_notes, max_chars=conf.max_note_chars)
+            added = await tx.sessions.add_notes(
+                session_id, notes[:MAX_NOTES_PER_TURN], ts, max_notes=conf.max_notes, max_chars=conf.max_note_chars
+            )
             turns = [("user", clip_bytes(redact_credentials(strip_untrusted(user_message))))]
             if reply:
                 turns.append(("assistant", clip_bytes(redact_credentials(strip_untrusted(reply)))))
@@ -201,16 +222,32 @@ class SessionService:
 
     async def _store_extracted(self, item: Extracted, session: Session, actor: Actor, trusted_path: bool) -> AtomWrite:
         scoped = session.project is not None and item.type in ("convention", "file", "error", "decision")
-        return await self._atoms.add(AtomDraft(
-            content=item.text, source="user_said", atom_type=item.type, confidence=item.confidence,
-            tags=item.tags, session_id=session.id, turn=session.turns, project=session.project,
-            scope="project" if scoped else "user",
-        ), actor=actor, strict=False if trusted_path else None)
+        return await self._atoms.add(
+            AtomDraft(
+                content=item.text,
+                source="user_said",
+                atom_type=item.type,
+                confidence=item.confidence,
+                tags=item.tags,
+                session_id=session.id,
+                turn=session.turns,
+                project=session.project,
+                scope="project" if scoped else "user",
+            ),
+            actor=actor,
+            strict=False if trusted_path else None,
+        )
 
-    async def _llm_extract(self, message: str, recent: list[str], session: Session, actor: Actor,
-                           trusted_path: bool) -> None:
-        out = await run_job(self._llm, *extraction_prompt(message, recent), ExtractionOut,
-                            timeout_s=self._settings.llm.timeout_s, stats=self._stats)
+    async def _llm_extract(
+        self, message: str, recent: list[str], session: Session, actor: Actor, trusted_path: bool
+    ) -> None:
+        out = await run_job(
+            self._llm,
+            *extraction_prompt(message, recent),
+            ExtractionOut,
+            timeout_s=self._settings.llm.timeout_s,
+            stats=self._stats,
+        )
         if out is None:
             return
         for atom in out.atoms:
@@ -219,7 +256,10 @@ class SessionService:
             grounded = sum(w in message.lower() for w in words) >= max(1, len(words) // 2)
             if grounded and atom.type in ATOM_TYPES:
                 await self._store_extracted(
-                    Extracted(atom.type, atom.text, atom.confidence, tuple(atom.tags)), session, actor, trusted_path,
+                    Extracted(atom.type, atom.text, atom.confidence, tuple(atom.tags)),
+                    session,
+                    actor,
+                    trusted_path,
                 )
 
     async def record_reply(self, session_id: str, reply: str, *, actor: Actor = "system") -> None:
@@ -234,8 +274,9 @@ class SessionService:
         async with self._store.write() as tx:
             if not scan(line):
                 await tx.sessions.push_lines(session.id, [line], conf.buffer_lines)
-            await tx.sessions.add_notes(session.id, notes[:MAX_NOTES_PER_TURN], ts,
-                                        max_notes=conf.max_notes, max_chars=conf.max_note_chars)
+            await tx.sessions.add_notes(
+                session.id, notes[:MAX_NOTES_PER_TURN], ts, max_notes=conf.max_notes, max_chars=conf.max_note_chars
+            )
             await tx.sessions.add_turns(session.id, [("assistant", clip_bytes(redact_credentials(own)))], ts)
             await tx.events.append(actor, "reply_observed", f"session:{session.id}", {"turn": session.turns})
 
@@ -255,7 +296,11 @@ class SessionService:
 
     # context -------------------------------------------------------------------------------
     async def context(
-        self, message: str, *, session_id: str | None = None, project: str | None = None,
+        self,
+        message: str,
+        *,
+        session_id: str | None = None,
+        project: str | None = None,
         budget_chars: int | None = None,
     ) -> ContextBlock:
         """The memory block for this message (see services/context.py)."""

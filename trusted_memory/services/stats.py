@@ -26,6 +26,9 @@ async def store_stats(runtime: Runtime, facts: FactsService) -> StoreStats:
         events = await rx.events.count()
         counter = await rx.change_counter()
     return StoreStats(
-        path=str(runtime.store.path), size_bytes=await runtime.store.size_bytes(),
-        facts=tuple(usage), events=events, change_counter=counter,
+        path=str(runtime.store.path),
+        size_bytes=await runtime.store.size_bytes(),
+        facts=tuple(usage),
+        events=events,
+        change_counter=counter,
     )

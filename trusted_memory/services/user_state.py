@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..config import Settings
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..model import Session
-from ..store.atoms import AtomFilter
+from ..queries import AtomFilter
 from ..store.db import Store, now
 from ..trust import is_trusted
 from ..usermodel import MAX_EVIDENCE_CHARS, Inference, UserModel, load_model, normalize, route
@@ -49,8 +49,15 @@ def model_lines(model: UserModel) -> list[str]:
 class UserStateService:
     """Load the user model; infer and apply or queue updates to it."""
 
-    def __init__(self, store: Store, settings: Settings, atoms: AtomsService, llm: MemoryLLM | None = None,
-                 stats: LLMStats | None = None, background: Background | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        atoms: AtomsService,
+        llm: MemoryLLM | None = None,
+        stats: LLMStats | None = None,
+        background: Background | None = None,
+    ) -> None:
         self._store = store
         self._settings = settings
         self._atoms = atoms
@@ -64,8 +71,11 @@ class UserStateService:
             rows = await rx.pending.model_fields()
         model = load_model(rows)
         if model.dropped:
-            log.warning("user model: dropped %d stored field(s) that failed validation: %s",
-                        len(model.dropped), ", ".join(model.dropped))
+            log.warning(
+                "user model: dropped %d stored field(s) that failed validation: %s",
+                len(model.dropped),
+                ", ".join(model.dropped),
+            )
         return model
 
     def schedule(self, session: Session, extracted_types: Sequence[str], message: str = "") -> bool:
@@ -80,7 +90,7 @@ class UserStateService:
         return True
 
     async def _maybe_infer(self, session: Session, message: str, due: bool) -> None:
-        from ..llm.user_state_rules import states_style  # lazy: compiled rule tables stay off the start-up path
+        from ..heuristics.user_state import states_style  # lazy: compiled rule tables stay off the start-up path
 
         if not due and message and not session.relayed:
             due = states_style(message)
@@ -95,7 +105,7 @@ class UserStateService:
 
     async def infer(self, session_id: str | None = None) -> InferenceReport:
         """One inference pass over trusted atoms and the session's recent user messages."""
-        from ..llm.user_state_rules import infer_user_state  # lazy: compiled rule tables stay off the start-up path
+        from ..heuristics.user_state import infer_user_state  # lazy: compiled rule tables stay off the start-up path
 
         session = None
         messages: list[str] = []
@@ -123,13 +133,23 @@ class UserStateService:
             if value is None or (item.path, value) in rejected:
                 continue  # a rejected inference is not proposed again
             evidence = item.evidence[:MAX_EVIDENCE_CHARS]
-            decision = route(Inference(item.path, value, evidence, item.confidence, item.kind),
-                             model.fields.get(item.path), relayed=relayed)
+            decision = route(
+                Inference(item.path, value, evidence, item.confidence, item.kind),
+                model.fields.get(item.path),
+                relayed=relayed,
+            )
             if decision == "apply" and await self._apply(item.path, value, evidence):
                 applied.append(item.path)
-            elif decision == "review" and await self._atoms.propose(
-                item.path, value, evidence=evidence, confidence=item.confidence,
-            ) is not None:
+            elif (
+                decision == "review"
+                and await self._atoms.propose(
+                    item.path,
+                    value,
+                    evidence=evidence,
+                    confidence=item.confidence,
+                )
+                is not None
+            ):
                 queued.append(item.path)
         return InferenceReport(tuple(applied), tuple(queued), len(best))
 
@@ -137,8 +157,12 @@ class UserStateService:
         async with self._store.write() as tx:
             changed = await tx.pending.set_observed(path, value, source_class="user_said", evidence=evidence, ts=now())
             if changed:
-                await tx.events.append("system", "user_model_updated", f"user_model:{path}",
-                                       {"field_path": path, "value": value, "evidence": evidence})
+                await tx.events.append(
+                    "system",
+                    "user_model_updated",
+                    f"user_model:{path}",
+                    {"field_path": path, "value": value, "evidence": evidence},
+                )
         return changed
 
     async def _llm_inferences(self, model: UserModel, memories: list[str], messages: list[str]) -> list[Inference]:
@@ -146,8 +170,13 @@ class UserStateService:
             return []
         from ..llm.anticipation_jobs import UserStateOut, user_state_prompt  # lazy: pydantic models, LLM path only
 
-        out = await run_job(self._llm, *user_state_prompt(model_lines(model), memories, messages), UserStateOut,
-                            timeout_s=self._settings.llm.timeout_s, stats=self._stats)
+        out = await run_job(
+            self._llm,
+            *user_state_prompt(model_lines(model), memories, messages),
+            UserStateOut,
+            timeout_s=self._settings.llm.timeout_s,
+            stats=self._stats,
+        )
         if out is None:
             return []
         sources = [_plain(t) for t in (*memories, *messages)]
@@ -158,8 +187,15 @@ class UserStateService:
             # "Stated" must be checkable: the quoted evidence has to be in the user's own words.
             quote = _plain(update.evidence)
             grounded = update.stated and len(quote) >= 4 and any(quote in s for s in sources)
-            inferences.append(Inference(update.field_path, update.value, update.evidence, update.confidence,
-                                        "stated" if grounded else "guessed"))
+            inferences.append(
+                Inference(
+                    update.field_path,
+                    update.value,
+                    update.evidence,
+                    update.confidence,
+                    "stated" if grounded else "guessed",
+                )
+            )
         return inferences
 
 

@@ -6,32 +6,66 @@ import builtins
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import aiosqlite
 
 from ..model import Atom
+from ..queries import AtomFilter
 from .conn import Connection
 
 COLUMNS = (
-    "id", "type", "text", "norm", "source_class", "confidence", "importance", "pinned", "tags",
-    "why", "how_to_apply", "scope", "project", "session_id", "turn", "related", "status",
-    "quarantine_reason", "findings", "expires_at", "created_at", "updated_at",
-    "last_recalled_at", "recall_count",
+    "id",
+    "type",
+    "text",
+    "norm",
+    "source_class",
+    "confidence",
+    "importance",
+    "pinned",
+    "tags",
+    "why",
+    "how_to_apply",
+    "scope",
+    "project",
+    "session_id",
+    "turn",
+    "related",
+    "status",
+    "quarantine_reason",
+    "findings",
+    "expires_at",
+    "created_at",
+    "updated_at",
+    "last_recalled_at",
+    "recall_count",
 )
 
 
 def atom_from_row(row: aiosqlite.Row) -> Atom:
     """Build an Atom from an atoms row."""
     return Atom(
-        id=row["id"], type=row["type"], text=row["text"], source_class=row["source_class"],
-        confidence=row["confidence"], importance=row["importance"], pinned=bool(row["pinned"]),
-        tags=tuple(json.loads(row["tags"])), scope=row["scope"], status=row["status"],
-        created_at=row["created_at"], updated_at=row["updated_at"], why=row["why"],
-        how_to_apply=row["how_to_apply"], project=row["project"], session_id=row["session_id"],
-        turn=row["turn"], related=tuple(json.loads(row["related"])),
-        quarantine_reason=row["quarantine_reason"], findings=row["findings"],
-        expires_at=row["expires_at"], last_recalled_at=row["last_recalled_at"],
+        id=row["id"],
+        type=row["type"],
+        text=row["text"],
+        source_class=row["source_class"],
+        confidence=row["confidence"],
+        importance=row["importance"],
+        pinned=bool(row["pinned"]),
+        tags=tuple(json.loads(row["tags"])),
+        scope=row["scope"],
+        status=row["status"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        why=row["why"],
+        how_to_apply=row["how_to_apply"],
+        project=row["project"],
+        session_id=row["session_id"],
+        turn=row["turn"],
+        related=tuple(json.loads(row["related"])),
+        quarantine_reason=row["quarantine_reason"],
+        findings=row["findings"],
+        expires_at=row["expires_at"],
+        last_recalled_at=row["last_recalled_at"],
         recall_count=row["recall_count"],
     )
 
@@ -44,27 +78,31 @@ def dedup_digest(norm: str) -> str:
 def atom_to_row(atom: Atom, norm: str) -> tuple[object, ...]:
     """The column values of an Atom, in COLUMNS order (`norm` is the normalised text; its digest is stored)."""
     return (
-        atom.id, atom.type, atom.text, dedup_digest(norm), atom.source_class, atom.confidence, atom.importance,
-        int(atom.pinned), json.dumps(list(atom.tags), ensure_ascii=False), atom.why, atom.how_to_apply,
-        atom.scope, atom.project, atom.session_id, atom.turn, json.dumps(list(atom.related)),
-        atom.status, atom.quarantine_reason, atom.findings, atom.expires_at, atom.created_at,
-        atom.updated_at, atom.last_recalled_at, atom.recall_count,
+        atom.id,
+        atom.type,
+        atom.text,
+        dedup_digest(norm),
+        atom.source_class,
+        atom.confidence,
+        atom.importance,
+        int(atom.pinned),
+        json.dumps(list(atom.tags), ensure_ascii=False),
+        atom.why,
+        atom.how_to_apply,
+        atom.scope,
+        atom.project,
+        atom.session_id,
+        atom.turn,
+        json.dumps(list(atom.related)),
+        atom.status,
+        atom.quarantine_reason,
+        atom.findings,
+        atom.expires_at,
+        atom.created_at,
+        atom.updated_at,
+        atom.last_recalled_at,
+        atom.recall_count,
     )
-
-
-@dataclass(frozen=True, slots=True)
-class AtomFilter:
-    """Which atoms a listing returns; every field narrows it."""
-
-    status: str | None = "live"
-    types: Sequence[str] = ()
-    tags: Sequence[str] = ()
-    project: str | None = None
-    scope: str | None = None
-    source_class: str | None = None
-    since: float | None = None
-    until: float | None = None
-    include_expired: bool = False
 
 
 def filter_sql(f: AtomFilter, now: float) -> tuple[list[str], list[object]]:
@@ -142,12 +180,15 @@ class AtomsRepo:
             row = await cur.fetchone()
         return atom_from_row(row) if row else None
 
-    async def list(self, f: AtomFilter, *, now: float, limit: int = 50, offset: int = 0, newest_first: bool = True) -> builtins.list[Atom]:
+    async def list(
+        self, f: AtomFilter, *, now: float, limit: int = 50, offset: int = 0, newest_first: bool = True
+    ) -> builtins.list[Atom]:
         """Atoms matching the filter."""
         where, params = _where(f, now)
         order = "created_at DESC, id" if newest_first else "created_at, id"
         async with self._conn.execute(
-            f"SELECT * FROM atoms{where} ORDER BY {order} LIMIT ? OFFSET ?", (*params, limit, offset),
+            f"SELECT * FROM atoms{where} ORDER BY {order} LIMIT ? OFFSET ?",
+            (*params, limit, offset),
         ) as cur:
             return [atom_from_row(r) for r in await cur.fetchall()]
 
@@ -181,17 +222,22 @@ class AtomsRepo:
     async def ids_with_prefix(self, prefix: str) -> builtins.list[str]:
         """Atom ids starting with `prefix` (a range walk of the id index; ids are lower-case hex)."""
         async with self._conn.execute(
-            "SELECT id FROM atoms WHERE id >= ? AND id < ?", (prefix, prefix + "~"),
+            "SELECT id FROM atoms WHERE id >= ? AND id < ?",
+            (prefix, prefix + "~"),
         ) as cur:
             return [str(r[0]) for r in await cur.fetchall()]
 
-    async def eviction_candidates(self) -> builtins.list[tuple[int, str, str, float, float, float | None, float | None]]:
+    async def eviction_candidates(
+        self,
+    ) -> builtins.list[tuple[int, str, str, float, float, float | None, float | None]]:
         """Atoms that may be evicted (unpinned, not critical): (num, id, status, confidence, created, last recalled, expires)."""
         async with self._conn.execute(
             "SELECT num, id, status, confidence, created_at, last_recalled_at, expires_at FROM atoms "
             "WHERE pinned = 0 AND importance != 'critical'"
         ) as cur:
-            return [(int(r[0]), str(r[1]), str(r[2]), float(r[3]), float(r[4]), r[5], r[6]) for r in await cur.fetchall()]
+            return [
+                (int(r[0]), str(r[1]), str(r[2]), float(r[3]), float(r[4]), r[5], r[6]) for r in await cur.fetchall()
+            ]
 
     async def delete_many(self, atom_ids: Sequence[str]) -> None:
         """Remove atoms (eviction)."""

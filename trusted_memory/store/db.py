@@ -37,8 +37,7 @@ BUSY_TIMEOUT_MS = 5000
 BEGIN_RETRIES = 4
 WAL_RETRIES = 10
 REPAIR_HINT = (
-    "restore a backup of the store, or run `trusted-memory-admin doctor --repair` "
-    "(it keeps a copy of the damaged file)"
+    "restore a backup of the store, or run `trusted-memory-admin doctor --repair` (it keeps a copy of the damaged file)"
 )
 
 
@@ -53,8 +52,7 @@ def map_sqlite_errors(path: Path) -> Iterator[None]:
         text = str(exc)
         if "locked" in text or "busy" in text:
             raise StoreError(
-                f"the memory store {path} stayed busy (another process held the write lock); "
-                "retry the call"
+                f"the memory store {path} stayed busy (another process held the write lock); retry the call"
             ) from exc
         if "malformed" in text or "not a database" in text:
             raise StoreCorrupt(f"the memory store {path} is damaged ({text}); {REPAIR_HINT}") from exc
@@ -77,7 +75,7 @@ async def _switch_to_wal(conn: aiosqlite.Connection) -> aiosqlite.Row | None:
             async with conn.execute("PRAGMA journal_mode = WAL") as cur:
                 return await cur.fetchone()
         except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc) or attempt == WAL_RETRIES:
+            if ("locked" not in str(exc) and "busy" not in str(exc)) or attempt == WAL_RETRIES:
                 raise
             await asyncio.sleep(0.02 * (2 ** min(attempt, 5)) * (1 + random.random()))
     return None
@@ -251,7 +249,7 @@ class Store:
                 await self._begin_shielded()
                 return
             except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc) or attempt == BEGIN_RETRIES:
+                if ("locked" not in str(exc) and "busy" not in str(exc)) or attempt == BEGIN_RETRIES:
                     raise
                 await asyncio.sleep(0.05 * (2**attempt) * (1 + random.random()))
 

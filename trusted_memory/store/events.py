@@ -15,8 +15,12 @@ from .conn import Connection
 
 def _event(row: aiosqlite.Row) -> Event:
     return Event(
-        id=row["id"], ts=row["ts"], actor=row["actor"], kind=row["kind"],
-        subject=row["subject"], detail=json.loads(row["detail"]),
+        id=row["id"],
+        ts=row["ts"],
+        actor=row["actor"],
+        kind=row["kind"],
+        subject=row["subject"],
+        detail=json.loads(row["detail"]),
     )
 
 
@@ -27,14 +31,23 @@ class EventsRepo:
         self._conn = conn
 
     async def append(
-        self, actor: Actor, kind: str, subject: str | None = None,
-        detail: Mapping[str, object] | None = None, ts: float | None = None,
+        self,
+        actor: Actor,
+        kind: str,
+        subject: str | None = None,
+        detail: Mapping[str, object] | None = None,
+        ts: float | None = None,
     ) -> int:
         """Record one event; returns its id."""
         cur = await self._conn.execute(
             "INSERT INTO events(ts, actor, kind, subject, detail) VALUES (?, ?, ?, ?, ?)",
-            (time.time() if ts is None else ts, actor, kind, subject,
-             json.dumps(dict(detail or {}), ensure_ascii=False, sort_keys=True)),
+            (
+                time.time() if ts is None else ts,
+                actor,
+                kind,
+                subject,
+                json.dumps(dict(detail or {}), ensure_ascii=False, sort_keys=True),
+            ),
         )
         return int(cur.lastrowid or 0)
 
@@ -42,8 +55,14 @@ class EventsRepo:
         """Insert an event with its original id (import); False if that id already exists."""
         cur = await self._conn.execute(
             "INSERT OR IGNORE INTO events(id, ts, actor, kind, subject, detail) VALUES (?, ?, ?, ?, ?, ?)",
-            (event.id, event.ts, event.actor, event.kind, event.subject,
-             json.dumps(event.detail, ensure_ascii=False, sort_keys=True)),
+            (
+                event.id,
+                event.ts,
+                event.actor,
+                event.kind,
+                event.subject,
+                json.dumps(event.detail, ensure_ascii=False, sort_keys=True),
+            ),
         )
         return bool(cur.rowcount > 0)
 
@@ -57,27 +76,43 @@ class EventsRepo:
         """The id of an event with the same time, actor, kind, subject and detail (import dedup)."""
         async with self._conn.execute(
             "SELECT id FROM events WHERE kind = ? AND ts = ? AND actor = ? AND subject IS ? AND detail = ? LIMIT 1",
-            (event.kind, event.ts, event.actor, event.subject,
-             json.dumps(event.detail, ensure_ascii=False, sort_keys=True)),
+            (
+                event.kind,
+                event.ts,
+                event.actor,
+                event.subject,
+                json.dumps(event.detail, ensure_ascii=False, sort_keys=True),
+            ),
         ) as cur:
             row = await cur.fetchone()
         return int(row[0]) if row else None
 
     async def list(
-        self, *, kind: str | None = None, actor: str | None = None, subject: str | None = None,
-        since: float | None = None, limit: int = 100, after_id: int = 0, newest: bool = False,
+        self,
+        *,
+        kind: str | None = None,
+        actor: str | None = None,
+        subject: str | None = None,
+        since: float | None = None,
+        limit: int = 100,
+        after_id: int = 0,
+        newest: bool = False,
     ) -> builtins.list[Event]:
         """Events matching every given filter, oldest first (with `newest`, the last `limit` of them)."""
         clauses: builtins.list[str] = ["id > ?"]
         params: builtins.list[object] = [after_id]
         if kind:
-            clauses.append("kind = ?"); params.append(kind)  # noqa: E702
+            clauses.append("kind = ?")
+            params.append(kind)
         if actor:
-            clauses.append("actor = ?"); params.append(actor)  # noqa: E702
+            clauses.append("actor = ?")
+            params.append(actor)
         if subject:
-            clauses.append("subject = ?"); params.append(subject)  # noqa: E702
+            clauses.append("subject = ?")
+            params.append(subject)
         if since is not None:
-            clauses.append("ts >= ?"); params.append(since)  # noqa: E702
+            clauses.append("ts >= ?")
+            params.append(since)
         order = "DESC" if newest else "ASC"
         sql = f"SELECT * FROM events WHERE {' AND '.join(clauses)} ORDER BY id {order} LIMIT ?"
         async with self._conn.execute(sql, (*params, limit)) as cur:
@@ -86,7 +121,9 @@ class EventsRepo:
 
     async def count(self, kind: str | None = None) -> int:
         """How many events there are (of one kind)."""
-        sql, params = ("SELECT COUNT(*) FROM events WHERE kind = ?", (kind,)) if kind else ("SELECT COUNT(*) FROM events", ())
+        sql, params = (
+            ("SELECT COUNT(*) FROM events WHERE kind = ?", (kind,)) if kind else ("SELECT COUNT(*) FROM events", ())
+        )
         async with self._conn.execute(sql, params) as cur:
             row = await cur.fetchone()
         return int(row[0]) if row else 0

@@ -14,9 +14,14 @@ from .conn import Connection
 
 def _fact(row: aiosqlite.Row) -> FactEntry:
     return FactEntry(
-        id=row["id"], target=row["target"], content=row["content"], key=row["key"],
-        pinned=bool(row["pinned"]), keywords=() if row["keywords"] == "[]" else tuple(json.loads(row["keywords"])),
-        created_at=row["created_at"], updated_at=row["updated_at"],
+        id=row["id"],
+        target=row["target"],
+        content=row["content"],
+        key=row["key"],
+        pinned=bool(row["pinned"]),
+        keywords=() if row["keywords"] == "[]" else tuple(json.loads(row["keywords"])),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
     )
 
 
@@ -37,8 +42,14 @@ class FactsRepo:
             return [_fact(r) for r in await cur.fetchall()]
 
     async def insert(
-        self, target: Target, content: str, *, key: str | None, pinned: bool,
-        keywords: Sequence[str], ts: float,
+        self,
+        target: Target,
+        content: str,
+        *,
+        key: str | None,
+        pinned: bool,
+        keywords: Sequence[str],
+        ts: float,
     ) -> FactEntry:
         """Add an entry at the end of its target."""
         cur = await self._conn.execute(
@@ -47,8 +58,14 @@ class FactsRepo:
             (target, key, content, int(pinned), json.dumps(list(keywords), ensure_ascii=False), ts, ts),
         )
         return FactEntry(
-            id=int(cur.lastrowid or 0), target=target, content=content, key=key, pinned=pinned,
-            keywords=tuple(keywords), created_at=ts, updated_at=ts,
+            id=int(cur.lastrowid or 0),
+            target=target,
+            content=content,
+            key=key,
+            pinned=pinned,
+            keywords=tuple(keywords),
+            created_at=ts,
+            updated_at=ts,
         )
 
     async def insert_raw(self, entry: FactEntry) -> bool:
@@ -56,13 +73,27 @@ class FactsRepo:
         cur = await self._conn.execute(
             "INSERT OR IGNORE INTO facts(id, target, key, content, pinned, keywords, created_at, updated_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (entry.id, entry.target, entry.key, entry.content, int(entry.pinned),
-             json.dumps(list(entry.keywords), ensure_ascii=False), entry.created_at, entry.updated_at),
+            (
+                entry.id,
+                entry.target,
+                entry.key,
+                entry.content,
+                int(entry.pinned),
+                json.dumps(list(entry.keywords), ensure_ascii=False),
+                entry.created_at,
+                entry.updated_at,
+            ),
         )
         return bool(cur.rowcount > 0)
 
     async def update(
-        self, entry_id: int, *, content: str, pinned: bool, keywords: Sequence[str], ts: float,
+        self,
+        entry_id: int,
+        *,
+        content: str,
+        pinned: bool,
+        keywords: Sequence[str],
+        ts: float,
     ) -> None:
         """Rewrite an entry in place (it keeps its position and key)."""
         await self._conn.execute(

@@ -16,7 +16,8 @@ class NudgesRepo:
     async def shown_since(self, since: float) -> builtins.list[tuple[str, str, float]]:
         """(kind, subject, shown_at) of every nudge shown since `since`, newest first."""
         async with self._conn.execute(
-            "SELECT kind, subject, shown_at FROM nudges_shown WHERE shown_at >= ? ORDER BY shown_at DESC", (since,),
+            "SELECT kind, subject, shown_at FROM nudges_shown WHERE shown_at >= ? ORDER BY shown_at DESC",
+            (since,),
         ) as cur:
             return [(str(r[0]), str(r[1]), float(r[2])) for r in await cur.fetchall()]
 

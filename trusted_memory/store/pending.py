@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+
 import aiosqlite
 
 from ..model import PendingReview
@@ -11,8 +12,13 @@ from .conn import Connection
 
 def _pending(row: aiosqlite.Row) -> PendingReview:
     return PendingReview(
-        id=row["id"], field_path=row["field_path"], value=row["value"], evidence=row["evidence"],
-        confidence=row["confidence"], created_at=row["created_at"], updated_at=row["updated_at"],
+        id=row["id"],
+        field_path=row["field_path"],
+        value=row["value"],
+        evidence=row["evidence"],
+        confidence=row["confidence"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
         expires_at=row["expires_at"],
     )
 
@@ -32,7 +38,8 @@ class PendingRepo:
     async def find(self, field_path: str, value: str) -> PendingReview | None:
         """The pending inference with this field and value, if any."""
         async with self._conn.execute(
-            "SELECT * FROM pending_reviews WHERE field_path = ? AND value = ?", (field_path, value),
+            "SELECT * FROM pending_reviews WHERE field_path = ? AND value = ?",
+            (field_path, value),
         ) as cur:
             row = await cur.fetchone()
         return _pending(row) if row else None
@@ -52,8 +59,16 @@ class PendingRepo:
         cur = await self._conn.execute(
             "INSERT OR IGNORE INTO pending_reviews(id, field_path, value, evidence, confidence, created_at, updated_at, expires_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (item.id, item.field_path, item.value, item.evidence, item.confidence, item.created_at,
-             item.updated_at, item.expires_at),
+            (
+                item.id,
+                item.field_path,
+                item.value,
+                item.evidence,
+                item.confidence,
+                item.created_at,
+                item.updated_at,
+                item.expires_at,
+            ),
         )
         return bool(cur.rowcount > 0)
 

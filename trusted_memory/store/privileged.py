@@ -35,7 +35,9 @@ class PrivilegedOps:
         )
         await self._conn.execute("DELETE FROM pending_reviews WHERE id = ?", (item.id,))
 
-    async def set_user_model(self, field_path: str, value: str, source_class: str, ts: float, evidence: str = "") -> None:
+    async def set_user_model(
+        self, field_path: str, value: str, source_class: str, ts: float, evidence: str = ""
+    ) -> None:
         """Write a user-model field as-is (import)."""
         await self._conn.execute(
             "INSERT OR REPLACE INTO user_model(field_path, value, source_class, updated_at, evidence) VALUES (?, ?, ?, ?, ?)",
@@ -45,5 +47,6 @@ class PrivilegedOps:
     async def promote_episode(self, episode_id: str) -> None:
         """Release a held (untrusted) episode into recall as human-approved."""
         await self._conn.execute(
-            "UPDATE episodes SET status = 'live', source_class = 'user_approved' WHERE id = ?", (episode_id,),
+            "UPDATE episodes SET status = 'live', source_class = 'user_approved' WHERE id = ?",
+            (episode_id,),
         )

@@ -6,7 +6,8 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 
 from ..model import Atom
-from .atoms import AtomFilter, atom_from_row, filter_sql
+from ..queries import AtomFilter
+from .atoms import atom_from_row, filter_sql
 from .conn import Connection
 
 # What ranking needs of an atom: (id, status, source class, confidence, created, last recalled, pinned).
@@ -28,7 +29,9 @@ class RecallRepo:
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
-    async def keyword(self, match: str, f: AtomFilter, *, now: float, limit: int, narrowed: bool = True) -> list[tuple[int, float]]:
+    async def keyword(
+        self, match: str, f: AtomFilter, *, now: float, limit: int, narrowed: bool = True
+    ) -> list[tuple[int, float]]:
         """Live atoms matching an FTS5 query, best first, as (num, bm25 score ≥ 0)."""
         if not match:
             return []
@@ -37,7 +40,8 @@ class RecallRepo:
             # tie-break (older atom first, as before) also keeps FTS5 off its own rank sorter, which
             # took a third longer than SQLite's for the same rows (0.55 vs 0.41 ms at 10k atoms).
             async with self._conn.execute(
-                "SELECT rowid, -rank FROM atoms_fts WHERE atoms_fts MATCH ? ORDER BY rank, rowid LIMIT ?", (match, limit),
+                "SELECT rowid, -rank FROM atoms_fts WHERE atoms_fts MATCH ? ORDER BY rank, rowid LIMIT ?",
+                (match, limit),
             ) as cur:
                 return [(int(r[0]), float(r[1])) for r in await cur.fetchall()]
         clauses, params = filter_sql(f, now)
@@ -69,9 +73,10 @@ class RecallRepo:
         """What ranking needs of each atom (see RankFields); missing atoms are simply absent."""
         out: dict[int, RankFields] = {}
         for start in range(0, len(nums), 500):
-            chunk = list(nums[start:start + 500])
+            chunk = list(nums[start : start + 500])
             async with self._conn.execute(
-                f"SELECT {_RANK_COLUMNS} FROM atoms WHERE num IN ({', '.join('?' * len(chunk))})", chunk,
+                f"SELECT {_RANK_COLUMNS} FROM atoms WHERE num IN ({', '.join('?' * len(chunk))})",
+                chunk,
             ) as cur:
                 for r in await cur.fetchall():
                     out[r[0]] = (r[1], r[2], r[3], r[4], r[5], r[6], r[7])
@@ -85,7 +90,8 @@ class RecallRepo:
         where = "".join(f" AND {c}" for c in clauses)
         # NOT INDEXED keeps the planner on rowid look-ups: it would rather walk atoms_status (every live atom).
         async with self._conn.execute(
-            f"SELECT num FROM atoms NOT INDEXED WHERE num IN ({', '.join('?' * len(nums))}){where}", [*nums, *params],
+            f"SELECT num FROM atoms NOT INDEXED WHERE num IN ({', '.join('?' * len(nums))}){where}",
+            [*nums, *params],
         ) as cur:
             return {int(r[0]) for r in await cur.fetchall()}
 
@@ -93,9 +99,10 @@ class RecallRepo:
         """Atoms by num (missing ones are simply absent)."""
         out: dict[int, Atom] = {}
         for start in range(0, len(nums), 500):
-            chunk = list(nums[start:start + 500])
+            chunk = list(nums[start : start + 500])
             async with self._conn.execute(
-                f"SELECT * FROM atoms WHERE num IN ({', '.join('?' * len(chunk))})", chunk,
+                f"SELECT * FROM atoms WHERE num IN ({', '.join('?' * len(chunk))})",
+                chunk,
             ) as cur:
                 for row in await cur.fetchall():
                     out[int(row["num"])] = atom_from_row(row)
@@ -142,7 +149,8 @@ class RecallRepo:
         if rows:
             # The first vector ever stored names the store's space (later changes go through switch_space).
             await self._conn.execute(
-                "UPDATE meta SET value = ? WHERE key = 'embedding_space' AND value = ''", (rows[0][1],),
+                "UPDATE meta SET value = ? WHERE key = 'embedding_space' AND value = ''",
+                (rows[0][1],),
             )
 
     async def vectors_since(self, space: str, seq: int, limit: int = 50_000) -> list[tuple[int, int, float, bytes]]:
@@ -186,7 +194,8 @@ class RecallRepo:
     async def link(self, rows: Sequence[tuple[int, int, str, float]]) -> None:
         """Store (src, dst, kind, weight) links; each is stored once and read from both ends."""
         await self._conn.executemany(
-            "INSERT OR REPLACE INTO associations(src, dst, kind, weight) VALUES (?, ?, ?, ?)", rows,
+            "INSERT OR REPLACE INTO associations(src, dst, kind, weight) VALUES (?, ?, ?, ?)",
+            rows,
         )
 
     async def live_nums(self, nums: Sequence[int]) -> set[int]:
@@ -194,7 +203,8 @@ class RecallRepo:
         if not nums:
             return set()
         async with self._conn.execute(
-            f"SELECT num FROM atoms WHERE status = 'live' AND num IN ({', '.join('?' * len(nums))})", list(nums),
+            f"SELECT num FROM atoms WHERE status = 'live' AND num IN ({', '.join('?' * len(nums))})",
+            list(nums),
         ) as cur:
             return {int(r[0]) for r in await cur.fetchall()}
 
@@ -223,7 +233,7 @@ class RecallRepo:
         """Cached (scale, blob) vectors of these content hashes in one space."""
         out: dict[str, tuple[float, bytes]] = {}
         for start in range(0, len(hashes), 500):
-            chunk = list(hashes[start:start + 500])
+            chunk = list(hashes[start : start + 500])
             async with self._conn.execute(
                 f"SELECT hash, scale, vec FROM embedding_cache WHERE space = ? AND hash IN ({', '.join('?' * len(chunk))})",
                 (space, *chunk),
@@ -264,8 +274,10 @@ class RecallRepo:
         """(vectors of non-live atoms, live atoms with no vector and not queued, stale queue rows, dangling links)."""
         queries = (
             "SELECT COUNT(*) FROM vectors WHERE atom_num NOT IN (SELECT num FROM atoms WHERE status = 'live')",
-            ("SELECT COUNT(*) FROM atoms WHERE status = 'live' AND num NOT IN "
-             "(SELECT atom_num FROM vectors WHERE space = ?) AND num NOT IN (SELECT atom_num FROM embed_queue)"),
+            (
+                "SELECT COUNT(*) FROM atoms WHERE status = 'live' AND num NOT IN "
+                "(SELECT atom_num FROM vectors WHERE space = ?) AND num NOT IN (SELECT atom_num FROM embed_queue)"
+            ),
             "SELECT COUNT(*) FROM embed_queue WHERE atom_num NOT IN (SELECT num FROM atoms WHERE status = 'live')",
             "SELECT COUNT(*) FROM associations WHERE src NOT IN (SELECT num FROM atoms) OR dst NOT IN (SELECT num FROM atoms)",
         )
@@ -282,9 +294,17 @@ class RecallRepo:
         for sql, params in (
             ("DELETE FROM vectors WHERE atom_num NOT IN (SELECT num FROM atoms WHERE status = 'live')", ()),
             ("DELETE FROM embed_queue WHERE atom_num NOT IN (SELECT num FROM atoms WHERE status = 'live')", ()),
-            ("DELETE FROM associations WHERE src NOT IN (SELECT num FROM atoms) OR dst NOT IN (SELECT num FROM atoms)", ()),
-            (("INSERT OR IGNORE INTO embed_queue(atom_num) SELECT num FROM atoms WHERE status = 'live' "
-              "AND num NOT IN (SELECT atom_num FROM vectors WHERE space = ?)"), (space,)),
+            (
+                "DELETE FROM associations WHERE src NOT IN (SELECT num FROM atoms) OR dst NOT IN (SELECT num FROM atoms)",
+                (),
+            ),
+            (
+                (
+                    "INSERT OR IGNORE INTO embed_queue(atom_num) SELECT num FROM atoms WHERE status = 'live' "
+                    "AND num NOT IN (SELECT atom_num FROM vectors WHERE space = ?)"
+                ),
+                (space,),
+            ),
         ):
             cur = await self._conn.execute(sql, params)
             changed += max(cur.rowcount, 0)
@@ -292,5 +312,7 @@ class RecallRepo:
 
     async def requeue_all(self) -> int:
         """Queue every live atom for re-embedding (a full reindex)."""
-        cur = await self._conn.execute("INSERT OR IGNORE INTO embed_queue(atom_num) SELECT num FROM atoms WHERE status = 'live'")
+        cur = await self._conn.execute(
+            "INSERT OR IGNORE INTO embed_queue(atom_num) SELECT num FROM atoms WHERE status = 'live'"
+        )
         return int(cur.rowcount)

@@ -9,17 +9,26 @@ from collections.abc import Sequence
 import aiosqlite
 
 from ..model import Episode, Session, SessionNote
-from .recall import quote_fts
 from .conn import Connection
+from .recall import quote_fts
 
 
 def _session(row: aiosqlite.Row) -> Session:
     return Session(
-        id=row["id"], project=row["project"], untrusted=bool(row["untrusted"]),
-        untrusted_reason=row["untrusted_reason"], turns=row["turns"], started_at=row["started_at"],
-        last_at=row["last_at"], ended_at=row["ended_at"], frozen_facts=row["frozen_facts"],
-        resumed_turn=row["resumed_turn"], resume_gap_s=row["resume_gap_s"], resumed_from=row["resumed_from"],
-        predicted=_intents(row["predicted"]), predicted_turn=row["predicted_turn"],
+        id=row["id"],
+        project=row["project"],
+        untrusted=bool(row["untrusted"]),
+        untrusted_reason=row["untrusted_reason"],
+        turns=row["turns"],
+        started_at=row["started_at"],
+        last_at=row["last_at"],
+        ended_at=row["ended_at"],
+        frozen_facts=row["frozen_facts"],
+        resumed_turn=row["resumed_turn"],
+        resume_gap_s=row["resume_gap_s"],
+        resumed_from=row["resumed_from"],
+        predicted=_intents(row["predicted"]),
+        predicted_turn=row["predicted_turn"],
     )
 
 
@@ -33,9 +42,15 @@ def _intents(raw: str | None) -> tuple[str, ...]:
 
 def _episode(row: aiosqlite.Row) -> Episode:
     return Episode(
-        id=row["id"], session_id=row["session_id"], project=row["project"], summary=row["summary"],
-        status=row["status"], source_class=row["source_class"], turns=row["turns"],
-        created_at=row["created_at"], expires_at=row["expires_at"],
+        id=row["id"],
+        session_id=row["session_id"],
+        project=row["project"],
+        summary=row["summary"],
+        status=row["status"],
+        source_class=row["source_class"],
+        turns=row["turns"],
+        created_at=row["created_at"],
+        expires_at=row["expires_at"],
     )
 
 
@@ -69,14 +84,16 @@ class SessionsRepo:
     async def idle(self, before: float, limit: int) -> builtins.list[Session]:
         """Sessions never ended whose last activity was before `before`, oldest first."""
         async with self._conn.execute(
-            "SELECT * FROM sessions WHERE ended_at IS NULL AND last_at < ? ORDER BY last_at LIMIT ?", (before, limit),
+            "SELECT * FROM sessions WHERE ended_at IS NULL AND last_at < ? ORDER BY last_at LIMIT ?",
+            (before, limit),
         ) as cur:
             return [_session(r) for r in await cur.fetchall()]
 
     async def latest_other(self, session_id: str) -> Session | None:
         """The most recently active session other than this one."""
         async with self._conn.execute(
-            "SELECT * FROM sessions WHERE id != ? ORDER BY last_at DESC LIMIT 1", (session_id,),
+            "SELECT * FROM sessions WHERE id != ? ORDER BY last_at DESC LIMIT 1",
+            (session_id,),
         ) as cur:
             row = await cur.fetchone()
         return _session(row) if row else None
@@ -113,7 +130,8 @@ class SessionsRepo:
     async def freeze_facts(self, session_id: str, rendered: str) -> None:
         """Keep the facts block the session first saw (so the host's prompt prefix stays stable)."""
         await self._conn.execute(
-            "UPDATE sessions SET frozen_facts = ? WHERE id = ? AND frozen_facts IS NULL", (rendered, session_id),
+            "UPDATE sessions SET frozen_facts = ? WHERE id = ? AND frozen_facts IS NULL",
+            (rendered, session_id),
         )
 
     async def end(self, session_id: str, ts: float) -> None:
@@ -130,7 +148,8 @@ class SessionsRepo:
     async def push_lines(self, session_id: str, lines: Sequence[str], keep: int) -> None:
         """Append buffer lines, keeping only the newest `keep` (a ring)."""
         async with self._conn.execute(
-            "SELECT COALESCE(MAX(seq), 0) FROM session_buffer WHERE session_id = ?", (session_id,),
+            "SELECT COALESCE(MAX(seq), 0) FROM session_buffer WHERE session_id = ?",
+            (session_id,),
         ) as cur:
             row = await cur.fetchone()
         seq = int(row[0]) if row else 0
@@ -139,19 +158,22 @@ class SessionsRepo:
             [(session_id, seq + i + 1, line) for i, line in enumerate(lines)],
         )
         await self._conn.execute(
-            "DELETE FROM session_buffer WHERE session_id = ? AND seq <= ?", (session_id, seq + len(lines) - keep),
+            "DELETE FROM session_buffer WHERE session_id = ? AND seq <= ?",
+            (session_id, seq + len(lines) - keep),
         )
 
     async def buffer(self, session_id: str) -> builtins.list[str]:
         """The buffer lines, oldest first."""
         async with self._conn.execute(
-            "SELECT line FROM session_buffer WHERE session_id = ? ORDER BY seq", (session_id,),
+            "SELECT line FROM session_buffer WHERE session_id = ? ORDER BY seq",
+            (session_id,),
         ) as cur:
             return [str(r[0]) for r in await cur.fetchall()]
 
     # notes ---------------------------------------------------------------------------------
-    async def add_notes(self, session_id: str, notes: Sequence[tuple[str, str]], ts: float, *,
-                        max_notes: int, max_chars: int) -> int:
+    async def add_notes(
+        self, session_id: str, notes: Sequence[tuple[str, str]], ts: float, *, max_notes: int, max_chars: int
+    ) -> int:
         """Add (category, text) notes (duplicates ignored), then evict the oldest over either cap."""
         added = 0
         for category, text in notes:
@@ -174,10 +196,13 @@ class SessionsRepo:
     async def notes(self, session_id: str) -> builtins.list[SessionNote]:
         """The notes of a session, oldest first."""
         async with self._conn.execute(
-            "SELECT * FROM session_notes WHERE session_id = ? ORDER BY id", (session_id,),
+            "SELECT * FROM session_notes WHERE session_id = ? ORDER BY id",
+            (session_id,),
         ) as cur:
-            return [SessionNote(r["id"], r["session_id"], r["category"], r["text"], r["created_at"])
-                    for r in await cur.fetchall()]
+            return [
+                SessionNote(r["id"], r["session_id"], r["category"], r["text"], r["created_at"])
+                for r in await cur.fetchall()
+            ]
 
     # turns ---------------------------------------------------------------------------------
     async def add_turns(self, session_id: str, turns: Sequence[tuple[str, str]], ts: float, *, keep: int = 200) -> None:
@@ -196,7 +221,8 @@ class SessionsRepo:
     async def turns(self, session_id: str) -> builtins.list[tuple[str, str]]:
         """The kept transcript, oldest first, as (role, text)."""
         async with self._conn.execute(
-            "SELECT role, text FROM session_turns WHERE session_id = ? ORDER BY id", (session_id,),
+            "SELECT role, text FROM session_turns WHERE session_id = ? ORDER BY id",
+            (session_id,),
         ) as cur:
             return [(str(r[0]), str(r[1])) for r in await cur.fetchall()]
 
@@ -206,19 +232,33 @@ class SessionsRepo:
         await self._conn.execute(
             "INSERT INTO episodes(id, session_id, project, summary, status, source_class, turns, created_at, "
             "expires_at, scale, vec) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (episode.id, episode.session_id, episode.project, episode.summary, episode.status,
-             episode.source_class, episode.turns, episode.created_at, episode.expires_at, scale, vec),
+            (
+                episode.id,
+                episode.session_id,
+                episode.project,
+                episode.summary,
+                episode.status,
+                episode.source_class,
+                episode.turns,
+                episode.created_at,
+                episode.expires_at,
+                scale,
+                vec,
+            ),
         )
 
     async def episode(self, key: str) -> Episode | None:
         """An episode by its id or its session id."""
         async with self._conn.execute(
-            "SELECT * FROM episodes WHERE id = ? OR session_id = ? LIMIT 1", (key, key),
+            "SELECT * FROM episodes WHERE id = ? OR session_id = ? LIMIT 1",
+            (key, key),
         ) as cur:
             row = await cur.fetchone()
         return _episode(row) if row else None
 
-    async def episodes(self, *, status: str | None = None, limit: int = 50, now: float | None = None) -> builtins.list[Episode]:
+    async def episodes(
+        self, *, status: str | None = None, limit: int = 50, now: float | None = None
+    ) -> builtins.list[Episode]:
         """Episodes, newest first (unexpired ones when `now` is given)."""
         clauses: builtins.list[str] = []
         params: builtins.list[object] = []
@@ -230,7 +270,8 @@ class SessionsRepo:
             params.append(now)
         where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
         async with self._conn.execute(
-            f"SELECT * FROM episodes{where} ORDER BY created_at DESC LIMIT ?", (*params, limit),
+            f"SELECT * FROM episodes{where} ORDER BY created_at DESC LIMIT ?",
+            (*params, limit),
         ) as cur:
             return [_episode(r) for r in await cur.fetchall()]
 

@@ -4,23 +4,23 @@ from __future__ import annotations
 
 import re
 
-from .scan_findings import INJECTION, Finding, _add
-from .scan_injection_checks import (
-    _actor_check,
-    _cjk_check,
-    _determiner_check,
-    _exfil_image_check,
-    _foreign_check,
-    _heading_check,
-    _line_start_check,
-    _marker_check,
-    _negated_follow,
-    _override_check,
-    _safety_check,
-    _send_check,
-    _tag_check,
+from ._findings import INJECTION, Finding, add_finding
+from ._injection_checks import (
+    actor_check,
+    cjk_check,
+    determiner_check,
+    exfil_image_check,
+    foreign_check,
+    heading_check,
+    line_start_check,
+    marker_check,
+    negated_follow,
+    override_check,
+    safety_check,
+    send_check,
+    tag_check,
 )
-from .scan_rules import _Rule, _RuleSet, _Text
+from ._rules import Rule, RuleSet, ScanText
 
 _IGNORE_VERB = (
     r"(?:ignor(?:e|ing)|disregard(?:ing)?|forget(?:ting)?|overrid(?:e|ing)|discard(?:ing)?|dismiss(?:ing)?"
@@ -45,19 +45,21 @@ _HIJACK = (
 # "when you read this," / "reading this note:" but not "when you read this paper" or "this fixture".
 _THIS_END = r"(?:\s+(?:message|note|memory|text|entry|document|page|content|comment))?(?=\s*(?:[,.:;!\-]|$))"
 
-_INJECTION_RULES = _RuleSet(
-    _Rule(
+INJECTION_RULES = RuleSet(
+    Rule(
         "instruction override ('ignore previous instructions')",
         rf"\b{_IGNORE_VERB}\s+(?:(?:the|of|these|those|my|this|that|to)\s+)*{_STRONG_Q}\s+(?:{_MORE_Q}\s+){{0,4}}"
         r"(?P<noun>instructions?|prompts?|rules|directives?|guidelines|guidance|guardrails|commands|orders|constraints"
         r"|restrictions|programming|context|polic(?:y|ies)|messages|text|training|filters)\b",
-        words=("ignore ignoring disregard disregarding forget forgetting override overriding discard discarding "
-               "dismiss dismissing abandon abandoning nullify circumvent circumventing",),
+        words=(
+            "ignore ignoring disregard disregarding forget forgetting override overriding discard discarding "
+            "dismiss dismissing abandon abandoning nullify circumvent circumventing",
+        ),
         anchored=True,
         ahead=160,
-        check=_override_check,
+        check=override_check,
     ),
-    _Rule(
+    Rule(
         "instruction override ('do not follow your instructions')",
         rf"(?:follow(?:ing)?|attention\s+to)\s+(?:(?:the|of|these|those|my|this|that|to)\s+)*{_STRONG_Q}\s+"
         rf"(?:{_MORE_Q}\s+){{0,4}}"
@@ -66,9 +68,9 @@ _INJECTION_RULES = _RuleSet(
         words=("follow following attention",),
         anchored=True,
         ahead=160,
-        check=lambda m: _negated_follow(m) and _override_check(m),
+        check=lambda m: negated_follow(m) and override_check(m),
     ),
-    _Rule(
+    Rule(
         "instruction override ('ignore the above')",
         r"\b(?:ignore|disregard|forget)\s+(?:(?:all|of|the|everything|that|what(?:'s|\s+is|\s+was))\s+)*"
         r"(?:above(?=\s*(?:$|[.,;:!\-]|and\b|then\b|instead\b|now\b|text\b|prompt\b))|everything\s+before\s+this"
@@ -78,20 +80,22 @@ _INJECTION_RULES = _RuleSet(
         anchored=True,
         ahead=120,
     ),
-    _Rule(
+    Rule(
         "instruction override ('previous instructions are void')",
         r"\b(?:previous|prior|above|earlier|preceding|original|initial|system|safety|your)\s+"
         r"(?:instructions|prompts?|directives|guardrails|programming)\s+(?:are|were|have\s+been|has\s+been|should\s+be"
         r"|must\s+be|can\s+be|is)\s+(?:now\s+|hereby\s+)?(?:ignored|void|null|cancell?ed|revoked|obsolete|overridd?en"
         r"|disregarded|invalid|superseded|replaced|lifted|suspended|disabled|deactivated|no\s+longer\s+(?:valid|apply))",
-        words=("instructions prompt prompts directives guardrails programming",
-               "previous prior above earlier preceding original initial system safety your"),
+        words=(
+            "instructions prompt prompts directives guardrails programming",
+            "previous prior above earlier preceding original initial system safety your",
+        ),
         at=("previous", "prior", "above", "earlier", "preceding", "original", "initial", "system", "safety", "your"),
         whole=True,
         anchored=True,
         ahead=120,
     ),
-    _Rule(
+    Rule(
         "role reassignment ('you are now …')",
         r"\b(?:you\s+are|you're)\s+(?:now\s+(?:(?:an?|the|my)\s+)?(?:\w+\s+){0,2}?(?:ai|assistant|bot|chatbot|model"
         r"|character|persona|entity|hacker|dan|unrestricted|unfiltered|uncensored|jailbroken|evil|liberated"
@@ -102,20 +106,22 @@ _INJECTION_RULES = _RuleSet(
         anchored=True,
         ahead=100,
     ),
-    _Rule(
+    Rule(
         "injected instructions ('new instructions:')",
         r"(?:here\s+are\s+)?(?:your\s+)?(?:new|real|actual|true|secret|hidden)\s+(?:system\s+)?instructions?\s*"
         r"(?::|-{1,2}\s|are\s*:)"
         r"|\byour\s+(?:new|real|actual|true)\s+(?:instructions|directives?|objective|orders)\s+(?:are|is)\b",
-        words=("instruction instructions directive directives objective orders",
-               "here your new real actual true secret hidden"),
+        words=(
+            "instruction instructions directive directives objective orders",
+            "here your new real actual true secret hidden",
+        ),
         at=("here", "your", "new", "real", "actual", "true", "secret", "hidden"),
         whole=True,
         anchored=True,
         ahead=80,
-        check=_heading_check,
+        check=heading_check,
     ),
-    _Rule(
+    Rule(
         "fake system-prompt marker",
         r"\bsystem\s+(?:(?:prompt|message|instructions?)\b(?P<colon>\s*(?::|follows\b))?|(?:prompt\s+)?override\s*:)",
         words=("system", "prompt message instruction instructions override"),
@@ -123,9 +129,9 @@ _INJECTION_RULES = _RuleSet(
         ahead=40,
         on_text=True,
         flags=re.IGNORECASE | re.MULTILINE,
-        check=_marker_check,
+        check=marker_check,
     ),
-    _Rule(
+    Rule(
         "prompt extraction ('reveal your system prompt')",
         r"\b(?:reveal|print|show|display|output|repeat|leak|dump|tell\s+me|give\s+me|share|expose|disclose|recite"
         r"|write\s+out|echo|paste)\s+(?:me\s+|us\s+)?(?:(?:your|its)\s+(?:(?:full|entire|complete|original|initial"
@@ -135,16 +141,36 @@ _INJECTION_RULES = _RuleSet(
         r"(?:system|developer|hidden|secret|initial)\s+(?:prompt|instructions))\b"
         r"|\bwhat\s+(?:is|are|were)\s+your\s+(?:(?:system|original|initial|hidden|secret)\s+)*"
         r"(?:prompt|instructions|directives)\b",
-        words=("prompt instructions guidelines rules directives configuration programming",
-               "reveal print show display output repeat leak dump tell give share expose disclose recite write "
-               "echo paste what"),
-        at=("reveal", "print", "show", "display", "output", "repeat", "leak", "dump", "tell", "give", "share",
-            "expose", "disclose", "recite", "write", "echo", "paste", "what"),
+        words=(
+            "prompt instructions guidelines rules directives configuration programming",
+            "reveal print show display output repeat leak dump tell give share expose disclose recite write "
+            "echo paste what",
+        ),
+        at=(
+            "reveal",
+            "print",
+            "show",
+            "display",
+            "output",
+            "repeat",
+            "leak",
+            "dump",
+            "tell",
+            "give",
+            "share",
+            "expose",
+            "disclose",
+            "recite",
+            "write",
+            "echo",
+            "paste",
+            "what",
+        ),
         whole=True,
         anchored=True,
         ahead=120,
     ),
-    _Rule(
+    Rule(
         "prompt extraction ('repeat the words above')",
         r"\b(?:repeat|print|output|echo|write\s+out|recite)\s+(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:words|text|content"
         r"|everything|lines?|messages?)\s+(?:above|before\s+this)(?=\s*(?:$|[.,;:!]|starting|verbatim|word\s+for"
@@ -153,7 +179,7 @@ _INJECTION_RULES = _RuleSet(
         anchored=True,
         ahead=80,
     ),
-    _Rule(
+    Rule(
         "safety override ('bypass your safety filters')",
         r"\b(?:override|bypass|circumvent|ignore|disregard|disable|turn\s+off|deactivate|remove|switch\s+off|lift"
         r"|drop)\s+(?:(?:your|its|all|any|the|of|these|built-in|internal|ai|model)\s+)*(?:(?:safety|ethical|ethics"
@@ -161,16 +187,30 @@ _INJECTION_RULES = _RuleSet(
         r"|training|rules|constraints|policies|principles)\b"
         r"|\b(?:override|bypass|circumvent)\s+(?:(?:your|its|all|any|the)\s+)*(?:guardrails|programming"
         r"|alignment|safeguards)\b",
-        words=("safety ethical ethics content moderation alignment guardrails programming safeguards",
-               "override bypass circumvent ignore disregard disable turn deactivate remove switch lift drop"),
-        at=("override", "bypass", "circumvent", "ignore", "disregard", "disable", "turn", "deactivate", "remove",
-            "switch", "lift", "drop"),
+        words=(
+            "safety ethical ethics content moderation alignment guardrails programming safeguards",
+            "override bypass circumvent ignore disregard disable turn deactivate remove switch lift drop",
+        ),
+        at=(
+            "override",
+            "bypass",
+            "circumvent",
+            "ignore",
+            "disregard",
+            "disable",
+            "turn",
+            "deactivate",
+            "remove",
+            "switch",
+            "lift",
+            "drop",
+        ),
         whole=True,
         anchored=True,
         ahead=120,
-        check=_safety_check,
+        check=safety_check,
     ),
-    _Rule(
+    Rule(
         "chat-template role tag",
         r"<\|\s*(?:im_start|im_end|im_sep|system|assistant|user|begin_of_text|start_header_id|end_header_id"
         r"|eot_id)\s*\|>|(?-i:\[/?INST\])|<</?sys>>|<(?:start|end)_of_turn>"
@@ -181,17 +221,26 @@ _INJECTION_RULES = _RuleSet(
         ahead=40,
         on_text=True,  # "[INST]" is case-sensitive: "[inst]" tags entries in some changelogs
         flags=re.IGNORECASE | re.MULTILINE,
-        check=_tag_check,
+        check=tag_check,
     ),
-    _Rule(
+    Rule(
         "fake role header ('### system:')",
         r"^[ \t]*#{1,6}[ \t]*(?:system(?:\s+prompt)?|assistant|instructions?|response)[ \t]*:",
-        subs=("system:", "system :", "assistant:", "assistant :", "instruction:", "instructions:", "response:",
-              "prompt:", "prompt :"),
+        subs=(
+            "system:",
+            "system :",
+            "assistant:",
+            "assistant :",
+            "instruction:",
+            "instructions:",
+            "response:",
+            "prompt:",
+            "prompt :",
+        ),
         back=20,
         ahead=20,
     ),
-    _Rule(
+    Rule(
         "fake role turn ('assistant:' / 'system:' at line start)",
         r"^[ \t]*(?:system|assistant)[ \t]*:[ \t]*(?:you\b|your\b|ignore|disregard|forget|new\b|from\s+now"
         r"|override|i\s+(?:am|will|have|must)\b|sure\b|certainly|okay\b|ok\b|understood|as\s+an?\b|the\s+user\b"
@@ -200,25 +249,27 @@ _INJECTION_RULES = _RuleSet(
         back=20,
         ahead=40,
     ),
-    _Rule(
+    Rule(
         "fake role turn (Human:/Assistant: transcript)",
         r"(?:human|user)[ \t]*:[^\n]*\n(?:[^\n]*\n){0,20}?[ \t]*assistant[ \t]*:",
         words=("human user", "assistant"),
         anchored=True,
         ahead=3000,
-        check=_line_start_check,
+        check=line_start_check,
     ),
-    _Rule(
+    Rule(
         "fake authority header ('SYSTEM OVERRIDE:')",
         r"(?:system|admin|administrator|developer|root)\s+(?:override|message|instructions?|command|directive)"
         r"[\])]?[ \t]*:",
-        words=("system admin administrator developer root",
-               "override message instruction instructions command directive"),
+        words=(
+            "system admin administrator developer root",
+            "override message instruction instructions command directive",
+        ),
         anchored=True,
         ahead=40,
-        check=lambda m: _line_start_check(m, "[("),
+        check=lambda m: line_start_check(m, "[("),
     ),
-    _Rule(
+    Rule(
         "jailbreak persona (developer mode)",
         r"\b(?:you\s+are|you're|are\s+now|now\s+in|act\s+in|respond\s+in|answer\s+in|simulate|stay\s+in)\s+(?:now\s+)?"
         r"(?:in\s+)?(?:developer|dev)\s+mode\b|\b(?:ai|assistant|chatgpt|claude|gpt|model|llm)\s+(?:with|in)\s+"
@@ -227,7 +278,7 @@ _INJECTION_RULES = _RuleSet(
         back=40,
         ahead=30,
     ),
-    _Rule(
+    Rule(
         "jailbreak marker",
         r"\bjailbr(?:eak|oken)\s+(?:mode|prompt|enabled|activated|successful|complete|ai|assistant|model)\b"
         r"|\b(?:you\s+are|you're|are\s+now|you\s+have\s+been|you've\s+been)\s+(?:now\s+)?jailbr(?:eak|oken)(?:ed)?\b"
@@ -237,7 +288,7 @@ _INJECTION_RULES = _RuleSet(
         back=30,
         ahead=40,
     ),
-    _Rule(
+    Rule(
         "jailbreak persona (DAN)",
         r"(?-i:\bDo\s+Anything\s+Now\b|\bDAN\s+(?:mode|prompt|jailbreak)\b)"
         r"|\bstands\s+for\s+[\"'“]?do\s+anything\s+now|\b(?:you|dan)\s+(?:can|will|could)\s+(?:now\s+)?do\s+anything"
@@ -249,20 +300,22 @@ _INJECTION_RULES = _RuleSet(
         on_text=True,
         flags=re.IGNORECASE | re.MULTILINE,
     ),
-    _Rule(
+    Rule(
         "jailbreak persona ('act as an unrestricted AI')",
         r"\b(?:act|behave|respond|answer|reply|operate|roleplay|role-play)\s+(?:as|like)\s+(?:if\s+you\s+(?:are|were)\s+)?"
         r"(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|unaligned|unbound|evil|jailbroken|rogue|amoral|unethical)\b"
         r"|\bpretend\s+(?:that\s+)?(?:you\s+)?(?:are|have|to\s+be)\s+(?:an?\s+)?(?:(?:ai|assistant|model|chatbot)\s+)?"
         r"(?:with\s+)?(?:no\s+(?:restrictions|rules|limits|filters|guidelines|guardrails)|unrestricted|unfiltered"
         r"|uncensored|evil|jailbroken)",
-        words=("act behave respond answer reply operate roleplay role pretend",
-               "unrestricted unfiltered uncensored unaligned unbound jailbroken amoral unethical evil rogue "
-               "restrictions rules limits filters guidelines guardrails"),
+        words=(
+            "act behave respond answer reply operate roleplay role pretend",
+            "unrestricted unfiltered uncensored unaligned unbound jailbroken amoral unethical evil rogue "
+            "restrictions rules limits filters guidelines guardrails",
+        ),
         anchored=True,
         ahead=100,
     ),
-    _Rule(
+    Rule(
         "jailbreak persona ('without ethical restrictions')",
         r"\b(?:without|no)\s+(?:any\s+)?(?:ethical|moral)\s+(?:restrictions|guidelines|filters|limitations"
         r"|constraints|boundaries)\b",
@@ -270,8 +323,8 @@ _INJECTION_RULES = _RuleSet(
         back=16,
         ahead=40,
     ),
-    _Rule("exfiltration instruction ('exfiltrate')", r"\bexfiltrate\b", words=("exfiltrate",), ahead=12),
-    _Rule(
+    Rule("exfiltration instruction ('exfiltrate')", r"\bexfiltrate\b", words=("exfiltrate",), ahead=12),
+    Rule(
         "exfiltration instruction ('send … to http…')",
         r"\b(?:send|post|upload|forward|transmit|submit|leak|copy|email|report|beacon)(?P<inflected>\w*)\s+"
         r"(?:[^\n]{0,60}?\b(?P<sensitive>conversation|chat\s+(?:log|history)|memories|secrets?|api\s*keys?"
@@ -280,15 +333,17 @@ _INJECTION_RULES = _RuleSet(
         r"|(?:(?:the|all|this|these|every|any|your|my|its|their|everything|of|user'?s?|entire|full|whole|current"
         r"|complete)\s+)+[^\n]{0,80}?\bto\s+(?:https?://|ftp://|wss?://|(?:this|that|the\s+following|following)\s+"
         r"(?:url|endpoint|webhook|server|address|link)))",
-        words=("send sends sending post posts posting posted upload uploads uploading forward forwards forwarding "
-               "transmit transmits submit submits leak leaks copy copies email emails report reports beacon",
-               "http https ftp ws wss url endpoint webhook server address"),
+        words=(
+            "send sends sending post posts posting posted upload uploads uploading forward forwards forwarding "
+            "transmit transmits submit submits leak leaks copy copies email emails report reports beacon",
+            "http https ftp ws wss url endpoint webhook server address",
+        ),
         at=("send", "post", "upload", "forward", "transmit", "submit", "leak", "copy", "email", "report", "beacon"),
         anchored=True,
         ahead=200,
-        check=_send_check,
+        check=send_check,
     ),
-    _Rule(
+    Rule(
         "memory-tool instruction (promote/confirm/approve)",
         r"\b(?:promote_atom|promote_episode|confirm_pending(?:_review)?|approve_atom|release_quarantine"
         r"|user_approved)\b",
@@ -297,7 +352,7 @@ _INJECTION_RULES = _RuleSet(
         back=1,
         ahead=30,
     ),
-    _Rule(
+    Rule(
         "tool-call instruction ('call the memory tool')",
         r"\b(?:call|invoke|trigger)\s+(?:the\s+|your\s+)?(?:memory|mcp)\s+tool\b"
         r"|\b(?:use|call|invoke)\s+(?:the\s+|a\s+|your\s+)?(?:\w+\s+)?tool\s+(?:to|and)\s+(?:promote|approve"
@@ -306,7 +361,7 @@ _INJECTION_RULES = _RuleSet(
         back=40,
         ahead=40,
     ),
-    _Rule(
+    Rule(
         "trust escalation ('mark this as user-approved')",
         r"\b(?:mark|flag|tag|label|store|save|record|remember|treat)\s+(?:this|it|these|that|the\s+(?:memory|atom"
         r"|fact|entry|note))\s+(?:as|with)\s+(?:source\s*[=:]?\s*)?(?:trusted|user[\s_-]?(?:approved|said))\b"
@@ -315,7 +370,7 @@ _INJECTION_RULES = _RuleSet(
         back=60,
         ahead=10,
     ),
-    _Rule(
+    Rule(
         "concealment instruction ('without telling the user')",
         r"\bwithout\s+(?:asking|telling|informing|notifying|alerting)\s+(?:the|your)\s+user(?=\s*(?:[.!;]|$))"
         r"|\b(?:don't|do\s+not|never)\s+(?:tell|inform|notify|alert|let)\s+(?:the|your)\s+user\s+(?:know\b|about\s+"
@@ -325,7 +380,7 @@ _INJECTION_RULES = _RuleSet(
         anchored=True,
         ahead=60,
     ),
-    _Rule(
+    Rule(
         "AI-addressed directive ('IMPORTANT: the AI must')",
         r"\b(?:important|attention|urgent|critical|notice)\s*[:!]+\s*(?:(?:the|all|any)\s+)?(?:ai|assistant|model"
         r"|agent|llm|chatbot|language\s+model|claude|gpt|chatgpt|copilot)s?\s+(?:must|shall|needs?\s+to|has\s+to"
@@ -336,7 +391,7 @@ _INJECTION_RULES = _RuleSet(
         anchored=True,
         ahead=80,
     ),
-    _Rule(
+    Rule(
         "AI-addressed directive ('the AI must always')",
         rf"(?P<actor>{_AI})\s+(?:must|shall|(?:is|are)\s+required\s+to)\s+"
         rf"(?:(?:always|never|now|immediately|henceforth|from\s+now\s+on)\b\s*(?P<hijack>{_HIJACK})?"
@@ -344,9 +399,9 @@ _INJECTION_RULES = _RuleSet(
         words=("ai llm chatbot language assistant assistants agent agents", "must shall required"),
         anchored=True,
         ahead=80,
-        check=lambda m: _determiner_check(m) and (bool(m.group("direct")) or _actor_check(m)),
+        check=lambda m: determiner_check(m) and (bool(m.group("direct")) or actor_check(m)),
     ),
-    _Rule(
+    Rule(
         "AI-addressed trigger ('when you read this')",
         r"\bwhen\s+(?:you|an?\s+(?:ai|assistant|model|agent|llm)|the\s+(?:ai|assistant|model|agent|llm))\s+"
         r"(?:reads?|process(?:es)?|encounters?|loads?|retrieves?|recalls?|parses?)\s+(?:this|these)"
@@ -358,44 +413,46 @@ _INJECTION_RULES = _RuleSet(
         anchored=True,
         ahead=60,
     ),
-    _Rule(
+    Rule(
         "AI-addressed trigger ('AI reading this')",
         rf"\b(?:ai|llms?|assistants?|agents?|language\s+models?)\s+(?:reading|processing|parsing)\s+this{_THIS_END}",
         words=("reading processing parsing", "ai llm llms assistant assistants agent agents model models"),
         back=24,
         ahead=20,
     ),
-    _Rule(
+    Rule(
         "markdown-image exfiltration (data in an image URL)",
         r"(?:!\[[^\]\n]{0,200}\]\(\s*<?|<img\b[^>]{0,300}?\bsrc\s*=\s*[\"']?)(?P<url>(?:https?:)?//[^)\s\"'>]{1,800})",
         subs=("![", "<img"),
         anchored=True,
         ahead=1400,
-        check=_exfil_image_check,
+        check=exfil_image_check,
     ),
-    _Rule(
+    Rule(
         "instruction override (German)",
         r"\b(?:ignorier(?:e|en)?|vergiss|vergessen\s+sie|missachte(?:n)?)\s+(?:\w+\s+){0,4}?(?:anweisungen"
         r"|instruktionen|befehle|vorgaben|regeln|anordnungen)\b",
         words=("ignoriere ignorieren ignorier vergiss vergessen missachte missachten",),
         ahead=150,
-        check=_foreign_check,
+        check=foreign_check,
     ),
-    _Rule(
+    Rule(
         "instruction override (Romance languages)",
         r"\b(?:ignora|ignorar|ignore|ignorez|ignorer|ignorate|olvida|olvide|olvidar|oublie|oubliez|oublier"
         r"|dimentica|dimenticate|esqueça|esquece|esquecer|desconsidera|desconsidere)\s+(?:\w+\s+){0,4}?"
         r"(?:instrucciones|instruç(?:ões|oes)|instrucoes|istruzioni|instructions|consignes|indicaciones|directivas"
         r"|reglas|regole|regras|règles|orientações|indicazioni)\b",
-        words=("ignora ignorar ignore ignorez ignorer ignorate olvida olvide olvidar oublie oubliez oublier dimentica "
-               "dimenticate esqueça esquece esquecer desconsidera desconsidere",
-               "instrucciones instruções instrucoes istruzioni instructions consignes indicaciones directivas reglas "
-               "regole regras règles orientações indicazioni"),
+        words=(
+            "ignora ignorar ignore ignorez ignorer ignorate olvida olvide olvidar oublie oubliez oublier dimentica "
+            "dimenticate esqueça esquece esquecer desconsidera desconsidere",
+            "instrucciones instruções instrucoes istruzioni instructions consignes indicaciones directivas reglas "
+            "regole regras règles orientações indicazioni",
+        ),
         anchored=True,
         ahead=150,
-        check=_foreign_check,
+        check=foreign_check,
     ),
-    _Rule(
+    Rule(
         "instruction override (Russian)",
         r"(?:проигнорируй|игнорируй|забудь|не\s+обращай\s+внимания\s+на)(?:те)?\s+(?:\w+\s+){0,4}?"
         r"(?:инструкци|указани|правил|команд|промпт)\w*",
@@ -403,9 +460,9 @@ _INJECTION_RULES = _RuleSet(
         at=("игнор", "забудь", "обращай"),
         back=4,
         ahead=150,
-        check=_foreign_check,
+        check=foreign_check,
     ),
-    _Rule(
+    Rule(
         "instruction override (CJK)",
         r"(?:忽略|无视|無視|忘记|忘記|忽視|不要遵守)[^。！？\n]{0,12}?(?:指令|指示|提示|规则|規則|说明|說明|命令)"
         r"|(?:(?:以前|前の|上記|これまで|システム)[^。！？\n]{0,6}?)?(?:指示|命令|ルール|プロンプト|指令)[^。！？\n]{0,12}?"
@@ -414,7 +471,7 @@ _INJECTION_RULES = _RuleSet(
         subs=("忽略", "无视", "無視", "忘记", "忘記", "忽視", "不要遵守", "忘れ", "무시", "잊어"),
         back=20,
         ahead=30,
-        check=_cjk_check,
+        check=cjk_check,
     ),
 )
 
@@ -425,18 +482,36 @@ _INJECTION_RULES = _RuleSet(
 _LEET = str.maketrans({"a": "[a4]", "e": "[e3]", "i": "[i1]", "l": "[l1]", "o": "[o0]", "s": "[s5]", "t": "[t7]"})
 _UNLEET = str.maketrans("013457", "oieast")  # only to find pivots; the regex itself accepts both
 _SQUASH_DELETE = bytes(b for b in range(128) if not chr(b).isalnum() and chr(b) not in "@$")
-_SQUASHED = _Rule(
+_SQUASHED = Rule(
     "instruction override (obfuscated with spacing or punctuation)",
-    (r"(?:ignore|disregard|forget|override|bypass|discard)(?:all|any|every|of|the|your|these|those|everything)*"
-    r"(?:previous|prior|above|earlier|preceding|system|safety|original|initial|your)+"
-    r"(?:instructions?|prompts?|rules|directives?|guidelines|guardrails|programming|commands)"
-    r"|(?:reveal|print|show|output|repeat|leak|dump|display)(?:me)?(?:your(?:full|entire|hidden|secret|initial"
-    r"|original)*(?:systemprompt|instructions|prompt)|the(?:full|entire|hidden|secret|initial|original)*"
-    r"systemprompt)"
-    r"|youarenow(?:dan|unrestricted|jailbroken|unfiltered|uncensored|indevelopermode|freefrom)"
-    r"|jailbreakmode").translate(_LEET),
-    subs=("ignor", "disregard", "forget", "overrid", "bypass", "discard", "reveal", "print", "show", "output",
-          "repeat", "leak", "dump", "display", "youarenow", "jailbreakmode"),
+    (
+        r"(?:ignore|disregard|forget|override|bypass|discard)(?:all|any|every|of|the|your|these|those|everything)*"
+        r"(?:previous|prior|above|earlier|preceding|system|safety|original|initial|your)+"
+        r"(?:instructions?|prompts?|rules|directives?|guidelines|guardrails|programming|commands)"
+        r"|(?:reveal|print|show|output|repeat|leak|dump|display)(?:me)?(?:your(?:full|entire|hidden|secret|initial"
+        r"|original)*(?:systemprompt|instructions|prompt)|the(?:full|entire|hidden|secret|initial|original)*"
+        r"systemprompt)"
+        r"|youarenow(?:dan|unrestricted|jailbroken|unfiltered|uncensored|indevelopermode|freefrom)"
+        r"|jailbreakmode"
+    ).translate(_LEET),
+    subs=(
+        "ignor",
+        "disregard",
+        "forget",
+        "overrid",
+        "bypass",
+        "discard",
+        "reveal",
+        "print",
+        "show",
+        "output",
+        "repeat",
+        "leak",
+        "dump",
+        "display",
+        "youarenow",
+        "jailbreakmode",
+    ),
     anchored=True,
     ahead=160,
     on_text=True,
@@ -452,12 +527,21 @@ def _unleet(text: str) -> str:
     return text
 
 
-_SQUASHED_NOUNS = ("instruct", "prompt", "rules", "directive", "guideline", "guardrail", "programming", "command",
-                   "youarenow", "jailbreakmode")
+_SQUASHED_NOUNS = (
+    "instruct",
+    "prompt",
+    "rules",
+    "directive",
+    "guideline",
+    "guardrail",
+    "programming",
+    "command",
+    "youarenow",
+    "jailbreakmode",
+)
 
 
-
-def _squashed_injection(low: str, findings: list[Finding]) -> None:
+def squashed_injection(low: str, findings: list[Finding]) -> None:
     # Only ASCII separators are removed (bytes.translate is fast; str.translate is not, off ASCII).
     # Homoglyphs and invisible characters are not mapped here: either is already a finding.
     raw = low.encode("utf-8", "surrogatepass").translate(None, _SQUASH_DELETE)
@@ -465,10 +549,10 @@ def _squashed_injection(low: str, findings: list[Finding]) -> None:
     view = _unleet(squashed)
     if not any(stem in view for stem in _SQUASHED_NOUNS):  # cheap pre-check before 17 pivot searches
         return
-    hits = _SQUASHED.matches(_Text(squashed, view))
+    hits = _SQUASHED.matches(ScanText(squashed, view))
     if not hits:
         return
     kept = [i for i, c in enumerate(low) if c >= "\x80" or c.isalnum() or c in "@$"]
     for m in hits:
         start, end = kept[m.start()], kept[m.end() - 1] + 1
-        _add(findings, INJECTION, f"{_SQUASHED.label} at offset {start}", start, end)
+        add_finding(findings, INJECTION, f"{_SQUASHED.label} at offset {start}", start, end)

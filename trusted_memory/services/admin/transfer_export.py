@@ -6,10 +6,10 @@ import dataclasses
 import json
 from collections.abc import Callable, Mapping
 
-from ..model import Event
-from ..store.atoms import AtomFilter
-from ..store.db import now
-from .runtime import Runtime
+from ...model import Event
+from ...queries import AtomFilter
+from ...store.db import now
+from ..runtime import Runtime
 from .transfer_records import (
     FORMAT,
     VERSION,
@@ -19,6 +19,7 @@ from .transfer_records import (
 )
 
 PAGE = 1000
+
 
 def _plain(value: object) -> object:
     return list(value) if isinstance(value, tuple) else value
@@ -39,7 +40,9 @@ def dumps(record: Mapping[str, object]) -> str:
 
 
 async def export_jsonl(
-    runtime: Runtime, write: Callable[[str], object], progress: ProgressSink | None = None,
+    runtime: Runtime,
+    write: Callable[[str], object],
+    progress: ProgressSink | None = None,
 ) -> ExportReport:
     """Write every record of the store as JSONL lines (each ending in a newline) through `write`."""
     store = runtime.store
@@ -63,8 +66,10 @@ async def export_jsonl(
             if progress:
                 progress.advance()
 
-        write(dumps({"kind": "header", "format": FORMAT, "version": VERSION,
-                     "schema_version": schema, "exported_at": ts}) + "\n")
+        write(
+            dumps({"kind": "header", "format": FORMAT, "version": VERSION, "schema_version": schema, "exported_at": ts})
+            + "\n"
+        )
         for entry in facts:
             emit("fact", to_record("fact", entry))
         offset = 0

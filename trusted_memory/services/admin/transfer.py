@@ -42,15 +42,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-from ..errors import InvalidInput, MemoryServerError
-from ..model import Atom, Event, FactEntry, PendingReview
-from ..scan import describe, normalize_for_dedup, scan
-from ..store.db import Tx, now
-from ..store.privileged import PrivilegedOps
-from ..trust import is_trusted
-from .atoms import DAY, new_id
-from .facts import preview
-from .runtime import Runtime
+from ...errors import InvalidInput, MemoryServerError
+from ...model import Atom, Event, FactEntry, PendingReview
+from ...scan import describe, normalize_for_dedup, scan
+from ...store.db import Tx, now
+from ...store.privileged import PrivilegedOps
+from ...trust import is_trusted
+from ..atoms import DAY, new_id
+from ..facts import preview
+from ..runtime import Runtime
 from .transfer_export import PAGE, dumps, export_jsonl, to_record
 from .transfer_records import (
     FORMAT,
@@ -75,9 +75,27 @@ from .transfer_reference import GRAPH_CONFIDENCE, graph_atoms, slug
 # The names this module has always offered; the export, the records and the reference graph now
 # live in transfer_export, transfer_records and transfer_reference.
 __all__ = [
-    "FORMAT", "GRAPH_CONFIDENCE", "NATIVE_KINDS", "PAGE", "VERSION", "ExportReport", "GraphAtom", "Header",
-    "ImportFormat", "ImportPlan", "ImportReport", "ProgressSink", "Record", "UserModelField", "Value",
-    "apply_import", "dumps", "export_jsonl", "parse_import", "slug", "to_record",
+    "FORMAT",
+    "GRAPH_CONFIDENCE",
+    "NATIVE_KINDS",
+    "PAGE",
+    "VERSION",
+    "ExportReport",
+    "GraphAtom",
+    "Header",
+    "ImportFormat",
+    "ImportPlan",
+    "ImportReport",
+    "ProgressSink",
+    "Record",
+    "UserModelField",
+    "Value",
+    "apply_import",
+    "dumps",
+    "export_jsonl",
+    "parse_import",
+    "slug",
+    "to_record",
 ]
 
 # --- parsing ----------------------------------------------------------------------------------
@@ -179,8 +197,12 @@ class _Importer:
         if any(e.id == entry.id for e in self.facts):
             # The id is taken by a different entry (another store's history): keep both.
             entry = await self.tx.facts.insert(
-                entry.target, entry.content, key=entry.key, pinned=entry.pinned,
-                keywords=entry.keywords, ts=entry.created_at,
+                entry.target,
+                entry.content,
+                key=entry.key,
+                pinned=entry.pinned,
+                keywords=entry.keywords,
+                ts=entry.created_at,
             )
             self.renumbered += 1
         else:
@@ -191,7 +213,11 @@ class _Importer:
     def hold(self, atom: Atom, reason: str, findings: str | None) -> Atom:
         self.quarantined[reason] = self.quarantined.get(reason, 0) + 1
         return dataclasses.replace(
-            atom, status="quarantined", quarantine_reason=reason, findings=findings, pinned=False,
+            atom,
+            status="quarantined",
+            quarantine_reason=reason,
+            findings=findings,
+            pinned=False,
             expires_at=self.ts + self.settings.quarantine_ttl_days * DAY,
         )
 
@@ -215,9 +241,17 @@ class _Importer:
         self.inserted_atoms.add(atom.id)
         if held is not atom:
             await self.tx.events.append(
-                "admin", "atom_quarantined", f"atom:{atom.id}",
-                {"type": atom.type, "source_class": atom.source_class, "reason": held.quarantine_reason,
-                 "findings": held.findings, "preview": preview(atom.text, 80), "import": self.plan.source},
+                "admin",
+                "atom_quarantined",
+                f"atom:{atom.id}",
+                {
+                    "type": atom.type,
+                    "source_class": atom.source_class,
+                    "reason": held.quarantine_reason,
+                    "findings": held.findings,
+                    "preview": preview(atom.text, 80),
+                    "import": self.plan.source,
+                },
             )
         self.count("atom", True)
 
@@ -234,8 +268,9 @@ class _Importer:
         if current is not None and current[2] >= item.updated_at:
             self.count("user_model", False)
             return
-        await PrivilegedOps(self.tx.conn).set_user_model(item.field_path, item.value, item.source_class, item.updated_at,
-                                                         item.evidence)
+        await PrivilegedOps(self.tx.conn).set_user_model(
+            item.field_path, item.value, item.source_class, item.updated_at, item.evidence
+        )
         self.model[item.field_path] = (item.value, item.source_class, item.updated_at)
         self.count("user_model", True)
 
@@ -265,18 +300,35 @@ class _Importer:
             self.count("atom", False)
             return
         atom = Atom(
-            id=new_id(), type=item.type, text=item.text, source_class="user_approved",
-            confidence=GRAPH_CONFIDENCE, importance="medium", pinned=False, tags=item.tags, scope="user",
-            status="live", created_at=self.ts, updated_at=self.ts,
+            id=new_id(),
+            type=item.type,
+            text=item.text,
+            source_class="user_approved",
+            confidence=GRAPH_CONFIDENCE,
+            importance="medium",
+            pinned=False,
+            tags=item.tags,
+            scope="user",
+            status="live",
+            created_at=self.ts,
+            updated_at=self.ts,
         )
         findings = scan(_scan_text(atom))
         if findings:
             atom = self.hold(atom, "scan_rejected", describe(findings))
         await self.tx.atoms.insert(atom, norm)
         await self.tx.events.append(
-            "admin", "atom_quarantined" if findings else "atom_added", f"atom:{atom.id}",
-            {"type": atom.type, "source_class": atom.source_class, "reason": atom.quarantine_reason,
-             "findings": atom.findings, "preview": preview(atom.text, 80), "import": self.plan.source},
+            "admin",
+            "atom_quarantined" if findings else "atom_added",
+            f"atom:{atom.id}",
+            {
+                "type": atom.type,
+                "source_class": atom.source_class,
+                "reason": atom.quarantine_reason,
+                "findings": atom.findings,
+                "preview": preview(atom.text, 80),
+                "import": self.plan.source,
+            },
         )
         self.count("atom", True)
 
@@ -319,8 +371,7 @@ async def _apply_one(importer: _Importer, rec: Record) -> None:
     except Exception as exc:
         # A constraint the validator missed: still name the line; the transaction rolls back.
         raise InvalidInput(
-            f"{importer.plan.source} line {rec.line}: the store refused this {rec.kind} ({exc}); "
-            "nothing was imported"
+            f"{importer.plan.source} line {rec.line}: the store refused this {rec.kind} ({exc}); nothing was imported"
         ) from exc
 
 
@@ -351,16 +402,31 @@ async def apply_import(runtime: Runtime, plan: ImportPlan, progress: ProgressSin
                 progress.advance()
         warnings = importer.warnings()
         event_id = await tx.events.append(
-            "admin", "import", f"import:{plan.source}",
-            {"format": plan.format, "added": importer.added, "skipped": importer.skipped,
-             "quarantined": importer.quarantined, "dropped": importer.dropped,
-             "renumbered": importer.renumbered, "warnings": list(warnings)},
+            "admin",
+            "import",
+            f"import:{plan.source}",
+            {
+                "format": plan.format,
+                "added": importer.added,
+                "skipped": importer.skipped,
+                "quarantined": importer.quarantined,
+                "dropped": importer.dropped,
+                "renumbered": importer.renumbered,
+                "warnings": list(warnings),
+            },
         )
     if progress:
         progress.close()
     return ImportReport(
-        plan.source, plan.format, _ordered(importer.added), _ordered(importer.skipped), importer.quarantined,
-        importer.dropped, importer.renumbered, warnings, event_id,
+        plan.source,
+        plan.format,
+        _ordered(importer.added),
+        _ordered(importer.skipped),
+        importer.quarantined,
+        importer.dropped,
+        importer.renumbered,
+        warnings,
+        event_id,
     )
 
 

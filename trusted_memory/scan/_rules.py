@@ -13,7 +13,7 @@ from functools import cache
 
 
 @cache
-def _rx(source: str, flags: int = 0) -> re.Pattern[str]:
+def compile_rx(source: str, flags: int = 0) -> re.Pattern[str]:
     # Compiling every pattern at import would cost milliseconds; each compiles on its first use.
     return re.compile(source, flags)
 
@@ -26,7 +26,7 @@ _NOT_CJK_LEAD = bytes(b for b in range(256) if not (0xE3 <= b <= 0xED or b == 0x
 _WORD_BYTES = bytes(0x20 if b < 0x80 and not chr(b).isalnum() else b for b in range(256))
 
 
-class _Text:
+class ScanText:
     """One scan's views of the text: lower-cased copy, word set and cached pivot offsets."""
 
     __slots__ = ("_cjk", "_seen", "_utf8", "_words", "low", "text")
@@ -77,7 +77,7 @@ class _Text:
 _MARGIN = 24
 
 
-class _Rule:
+class Rule:
     """A labelled regex, gated by words/substrings and run only around its pivots.
 
     Searching a whole text with dozens of alternations costs ~50 ns per character each, so a rule
@@ -89,8 +89,20 @@ class _Rule:
     """
 
     __slots__ = (
-        "_encoded", "_regex", "_whole", "ahead", "anchored", "at", "back", "check", "flags", "label", "on_text",
-        "source", "subs", "words",
+        "_encoded",
+        "_regex",
+        "_whole",
+        "ahead",
+        "anchored",
+        "at",
+        "back",
+        "check",
+        "flags",
+        "label",
+        "on_text",
+        "source",
+        "subs",
+        "words",
     )
 
     def __init__(
@@ -125,7 +137,7 @@ class _Rule:
         self.check = check
         self._regex: re.Pattern[str] | None = None
 
-    def matches(self, t: _Text) -> list[re.Match[str]]:
+    def matches(self, t: ScanText) -> list[re.Match[str]]:
         """Return the accepted matches (offsets are shared by the text and its lower-cased copy)."""
         for group in self.words[1:]:  # the first group (or a sub) already triggered this rule
             if group.isdisjoint(t.words):
@@ -135,7 +147,7 @@ class _Rule:
         if not starts:
             return []
         if self._regex is None:
-            self._regex = _rx(self.source, self.flags)
+            self._regex = compile_rx(self.source, self.flags)
         hay = t.text if self.on_text else t.low
         out: list[re.Match[str]] = []
         if self.anchored:  # every match starts at a pivot: try only those offsets
@@ -161,7 +173,7 @@ class _Rule:
         return out
 
 
-class _RuleSet:
+class RuleSet:
     """Rules in priority order, with an index from trigger words and substrings to rules.
 
     Asking each of ~50 rules whether it applies costs more than scanning a short text, so one set
@@ -170,7 +182,7 @@ class _RuleSet:
 
     __slots__ = ("_by_cjk_sub", "_by_sub", "_by_word", "_trigger_words", "rules")
 
-    def __init__(self, *rules: _Rule) -> None:
+    def __init__(self, *rules: Rule) -> None:
         self.rules = rules
         self._by_word: dict[bytes, list[int]] = {}
         self._by_sub: list[tuple[str, int]] = []
@@ -182,7 +194,7 @@ class _RuleSet:
                 (self._by_cjk_sub if sub >= "\u3000" else self._by_sub).append((sub, i))
         self._trigger_words = frozenset(self._by_word)
 
-    def run(self, t: _Text) -> list[tuple[_Rule, re.Match[str]]]:
+    def run(self, t: ScanText) -> list[tuple[Rule, re.Match[str]]]:
         """Return (rule, match) for every accepted match of every triggered rule, in rule order."""
         active = {i for sub, i in self._by_sub if sub in t.low}
         if t.has_cjk:
@@ -192,7 +204,7 @@ class _RuleSet:
         return [(self.rules[i], m) for i in sorted(active) for m in self.rules[i].matches(t)]
 
 
-def _lower(text: str) -> str:
+def lower_aligned(text: str) -> str:
     low = text.lower()
     if len(low) != len(text):  # e.g. "İ" lowers to two code points; keep offsets aligned
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)

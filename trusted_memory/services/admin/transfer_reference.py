@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from .atoms import ATOM_TEXT_MAX, NOTE_TEXT_MAX, check_tags
+from ..atoms import ATOM_TEXT_MAX, NOTE_TEXT_MAX, check_tags
 from .transfer_records import BadLine, GraphAtom
 
 GRAPH_CONFIDENCE = 0.8

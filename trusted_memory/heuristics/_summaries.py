@@ -1,6 +1,6 @@
 """Summaries: third-person episode summaries, one-line buffer summaries, and spotting replies posing as summaries.
 
-Part of the rule-based memory brain (see ``trusted_memory.llm.heuristic``).
+Part of the rule-based memory brain (see ``trusted_memory.heuristics``).
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from collections.abc import Sequence
 
 from trusted_memory.text import content_terms, fold
 
-from .heuristic_extract import MAX_ATOM_CHARS
-from .heuristic_rules import _ATOM_KINDS, _IMPERATIVE, _classify
-from .heuristic_sentences import _LEAD, _norm, _sentences
-from .heuristic_untrusted import _FENCE, strip_untrusted
+from ._extract import MAX_ATOM_CHARS
+from ._rules import ATOM_KINDS, IMPERATIVE, classify
+from ._sentences import LEAD, normalize_clause, split_sentences
+from ._untrusted import FENCE, strip_untrusted
 
 # --- episode summaries ------------------------------------------------------------------------------
 
@@ -23,22 +23,93 @@ _GREETING = re.compile(
     r"|welcome|you're welcome|np|no problem)\b[\s\w!.,']{0,20}$"
 )
 _PAST = {
-    "is": "was", "are": "were", "am": "was", "'m": "was", "have": "had", "has": "had", "do": "did",
-    "does": "did", "go": "went", "make": "made", "get": "got", "keep": "kept", "run": "ran", "write": "wrote",
-    "build": "built", "choose": "chose", "find": "found", "think": "thought", "take": "took", "give": "gave",
-    "can": "could", "will": "would", "'ll": "would", "can't": "couldn't", "don't": "didn't",
-    "doesn't": "didn't", "isn't": "wasn't", "aren't": "weren't", "won't": "wouldn't", "feel": "felt",
-    "say": "said", "see": "saw", "know": "knew", "send": "sent", "spend": "spent", "lose": "lost",
-    "set": "set", "put": "put", "read": "read", "let": "let", "shut": "shut", "split": "split",
-    "leave": "left", "mean": "meant", "buy": "bought", "bring": "brought", "teach": "taught", "sell": "sold",
-    "tell": "told", "hold": "held", "stand": "stood", "understand": "understood", "begin": "began",
-    "rewrite": "rewrote", "drive": "drove", "speak": "spoke", "grow": "grew", "show": "showed",
+    "is": "was",
+    "are": "were",
+    "am": "was",
+    "'m": "was",
+    "have": "had",
+    "has": "had",
+    "do": "did",
+    "does": "did",
+    "go": "went",
+    "make": "made",
+    "get": "got",
+    "keep": "kept",
+    "run": "ran",
+    "write": "wrote",
+    "build": "built",
+    "choose": "chose",
+    "find": "found",
+    "think": "thought",
+    "take": "took",
+    "give": "gave",
+    "can": "could",
+    "will": "would",
+    "'ll": "would",
+    "can't": "couldn't",
+    "don't": "didn't",
+    "doesn't": "didn't",
+    "isn't": "wasn't",
+    "aren't": "weren't",
+    "won't": "wouldn't",
+    "feel": "felt",
+    "say": "said",
+    "see": "saw",
+    "know": "knew",
+    "send": "sent",
+    "spend": "spent",
+    "lose": "lost",
+    "set": "set",
+    "put": "put",
+    "read": "read",
+    "let": "let",
+    "shut": "shut",
+    "split": "split",
+    "leave": "left",
+    "mean": "meant",
+    "buy": "bought",
+    "bring": "brought",
+    "teach": "taught",
+    "sell": "sold",
+    "tell": "told",
+    "hold": "held",
+    "stand": "stood",
+    "understand": "understood",
+    "begin": "began",
+    "rewrite": "rewrote",
+    "drive": "drove",
+    "speak": "spoke",
+    "grow": "grew",
+    "show": "showed",
 }
 # Verbs that double their final consonant in the past tense (prefer → preferred).
-_DOUBLE = frozenset((
-    "prefer", "plan", "stop", "ship", "drop", "commit", "admit", "refer", "submit", "permit", "control",
-    "swap", "step", "map", "log", "tag", "plug", "scan", "skip", "chat", "pin", "ban", "zip",
-))
+_DOUBLE = frozenset(
+    (
+        "prefer",
+        "plan",
+        "stop",
+        "ship",
+        "drop",
+        "commit",
+        "admit",
+        "refer",
+        "submit",
+        "permit",
+        "control",
+        "swap",
+        "step",
+        "map",
+        "log",
+        "tag",
+        "plug",
+        "scan",
+        "skip",
+        "chat",
+        "pin",
+        "ban",
+        "zip",
+    )
+)
 _OUTCOME = re.compile(
     r"^(?:(?:i|we)(?:'ve| have)?\s+(?:just\s+|now\s+|also\s+|successfully\s+)?)?(fixed|added|updated|implemented"
     r"|created|wrote|refactored|removed|renamed|moved|changed|replaced|ran|tested|installed|configured"
@@ -73,18 +144,54 @@ def _past(verb: str) -> str:
 
 _PERSON_WORD = re.compile(r"\b(?:i|we|you)'(?:m|ve|d|ll|re)\b|\b[a-z]+\b", re.IGNORECASE)
 _AS_USER = {
-    "i": "they", "me": "them", "my": "their", "mine": "theirs", "we": "they", "us": "them", "our": "their",
-    "ours": "theirs", "myself": "themselves", "ourselves": "themselves", "i'm": "they were", "i've": "they had",
-    "i'd": "they would", "i'll": "they would", "we're": "they were", "we've": "they had", "we'd": "they would",
-    "we'll": "they would", "you": "the assistant", "your": "the assistant's", "yours": "the assistant's",
-    "yourself": "the assistant", "you're": "the assistant was", "you've": "the assistant had",
-    "you'd": "the assistant would", "you'll": "the assistant would",
+    "i": "they",
+    "me": "them",
+    "my": "their",
+    "mine": "theirs",
+    "we": "they",
+    "us": "them",
+    "our": "their",
+    "ours": "theirs",
+    "myself": "themselves",
+    "ourselves": "themselves",
+    "i'm": "they were",
+    "i've": "they had",
+    "i'd": "they would",
+    "i'll": "they would",
+    "we're": "they were",
+    "we've": "they had",
+    "we'd": "they would",
+    "we'll": "they would",
+    "you": "the assistant",
+    "your": "the assistant's",
+    "yours": "the assistant's",
+    "yourself": "the assistant",
+    "you're": "the assistant was",
+    "you've": "the assistant had",
+    "you'd": "the assistant would",
+    "you'll": "the assistant would",
 }
 _AS_ASSISTANT = {
-    "i": "it", "me": "it", "my": "its", "mine": "its", "myself": "itself", "we": "they", "us": "them",
-    "our": "their", "i'm": "it was", "i've": "it had", "i'd": "it would", "i'll": "it would", "you": "the user",
-    "your": "the user's", "yours": "the user's", "yourself": "the user", "you're": "the user was",
-    "you've": "the user had", "you'd": "the user would", "you'll": "the user would",
+    "i": "it",
+    "me": "it",
+    "my": "its",
+    "mine": "its",
+    "myself": "itself",
+    "we": "they",
+    "us": "them",
+    "our": "their",
+    "i'm": "it was",
+    "i've": "it had",
+    "i'd": "it would",
+    "i'll": "it would",
+    "you": "the user",
+    "your": "the user's",
+    "yours": "the user's",
+    "yourself": "the user",
+    "you're": "the user was",
+    "you've": "the user had",
+    "you'd": "the user would",
+    "you'll": "the user would",
 }
 
 
@@ -97,8 +204,8 @@ def _person(text: str, speaker: str) -> str:
 def _user_point(sentence: str) -> str | None:
     """One third-person past-tense line for a user sentence, or None when it says nothing durable."""
     # Match on the normalised form, but write the summary from the user's own casing.
-    raw = " ".join(_LEAD.sub("", sentence).split()).rstrip(".!")
-    low = _norm(raw)
+    raw = " ".join(LEAD.sub("", sentence).split()).rstrip(".!")
+    low = normalize_clause(raw)
     if not low or _GREETING.match(low) or len(content_terms(low)) < 2:
         return None
     how = re.match(r"^how (?:do|can|should|would|could) (?:i|we) (.+?)\??$", raw, re.IGNORECASE)
@@ -108,19 +215,19 @@ def _user_point(sentence: str) -> str | None:
     if what:
         return f"The user asked about {_person(what.group(1), 'user')}"
     ask = _ASK_PREFIX.match(raw)
-    body = raw[ask.end():].strip() if ask else raw
+    body = raw[ask.end() :].strip() if ask else raw
     if body.endswith("?") and not ask:
         return None
     body = body.rstrip("?").strip()
-    blow = _norm(body)
-    if ask or _IMPERATIVE.match(blow):
-        if blow and _IMPERATIVE.match(blow) and not blow.startswith(("let's", "don't", "never mind", "nvm")):
+    blow = normalize_clause(body)
+    if ask or IMPERATIVE.match(blow):
+        if blow and IMPERATIVE.match(blow) and not blow.startswith(("let's", "don't", "never mind", "nvm")):
             return f"The user asked to {_person(body[:1].lower() + body[1:], 'user')}"
         return None
     lets = re.match(r"^let(?:'s|\s+us)\s+(.+)$", body, re.IGNORECASE)
     if lets:
         return f"They agreed to {_person(lets.group(1), 'user')}"
-    if _classify(blow).kind not in _ATOM_KINDS:
+    if classify(blow).kind not in ATOM_KINDS:
         return None
     be = re.match(r"^(i|we)(?:'m|'re|\s+am|\s+are)\s+(.+)$", body, re.IGNORECASE)
     if be:
@@ -129,7 +236,8 @@ def _user_point(sentence: str) -> str | None:
     first = re.match(
         r"^(i|we)('ve|'d|'ll|\s+have|\s+would|\s+will)?\s+((?:(?:really|also|just|still|always|usually|never"
         r"|don't|do not|do|actually|definitely)\s+)*)([\w']+)\b(.*)$",
-        body, re.IGNORECASE,
+        body,
+        re.IGNORECASE,
     )
     if first is None:
         return f"The user said {_person(body[:1].lower() + body[1:], 'user')}"
@@ -181,13 +289,13 @@ def summarize_turns(turns: Sequence[tuple[str, str]], max_bytes: int = 2048) -> 
     for role, text in turns:
         prose = strip_untrusted(text)
         taken = 0
-        for sentence in _sentences(prose):
+        for sentence in split_sentences(prose):
             point = _user_point(sentence) if role == "user" else _assistant_point(sentence)
             if point is None or taken >= 4:
                 continue
             point = " ".join(point.split())
             if len(point) > MAX_ATOM_CHARS:
-                point = point[:MAX_ATOM_CHARS - 1].rsplit(" ", 1)[0] + "…"
+                point = point[: MAX_ATOM_CHARS - 1].rsplit(" ", 1)[0] + "…"
             key = fold(point)
             if key in seen or looks_like_turn_or_refusal(point):
                 continue  # a point that reads like a reply would get the whole summary rejected
@@ -199,25 +307,26 @@ def summarize_turns(turns: Sequence[tuple[str, str]], max_bytes: int = 2048) -> 
     # After the first mention, consecutive user points read better with "they".
     for i in range(1, len(points)):
         if points[i].startswith("The user ") and points[i - 1].startswith(("The user ", "They ")):
-            rest = points[i][len("The user "):]
+            rest = points[i][len("The user ") :]
             points[i] = "They were " + rest[4:] if rest.startswith("was ") else "They " + rest
     return _fit(points, max_bytes)
 
 
 # --- one-line summaries and reply detection ---------------------------------------------------------
 
+
 def one_line(text: str, limit: int = 100) -> str:
     """The first meaningful sentence of a text on one line, cut at a word boundary with "…"."""
-    without_code = _FENCE.sub("\n", text)
+    without_code = FENCE.sub("\n", text)
     lines = [ln.strip() for ln in (without_code if without_code.strip() else text).splitlines()]
     lines = [ln for ln in lines if ln and any(c.isalnum() for c in ln) and not ln.startswith(("```", "~~~"))]
     if not lines:
         return ""
-    sentences = _sentences(" ".join(lines[0].split()))
+    sentences = split_sentences(" ".join(lines[0].split()))
     if not sentences:
         return ""
     # Skip a leading "Thanks!" or "Ok." when something follows on the same line.
-    line = next((s for s in sentences if not _GREETING.match(_norm(s))), sentences[0])
+    line = next((s for s in sentences if not _GREETING.match(normalize_clause(s))), sentences[0])
     if len(line) <= limit:
         return line
     cut = line[: max(1, limit - 1)]
@@ -242,7 +351,7 @@ _REPLY_ANY = re.compile(
 
 def looks_like_turn_or_refusal(summary: str) -> bool:
     """True when a supposed summary reads like a chat reply or a refusal rather than a summary."""
-    low = _norm(summary.strip().strip("\"'*# "))
+    low = normalize_clause(summary.strip().strip("\"'*# "))
     if not low:
         return True
     if _REPLY_START.match(low) or _REPLY_ANY.search(low):

@@ -18,16 +18,16 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from ..config import Settings
-from ..errors import StoreCorrupt
-from ..model import Atom
-from ..store.atoms import AtomFilter
-from ..store.db import Reader, Store, now
-from ..store.migrations import MIGRATIONS
-from ..store.salvage import TableSalvage, copy_rows, set_aside
-from ..trust import is_trusted
-from ..usermodel import load_model
-from .runtime import Runtime, open_runtime
+from ...config import Settings
+from ...errors import StoreCorrupt
+from ...model import Atom
+from ...queries import AtomFilter
+from ...store.db import Reader, Store, now
+from ...store.migrations import MIGRATIONS
+from ...store.salvage import TableSalvage, copy_rows, set_aside
+from ...trust import is_trusted
+from ...usermodel import load_model
+from ..runtime import Runtime, open_runtime
 from .transfer import ProgressSink
 
 PAGE = 1000
@@ -162,7 +162,8 @@ async def inspect_expired_pending(rx: Reader, settings: Settings, ts: float) -> 
     """Pending inferences past their expiry that are still queued."""
     return [
         f"pending review {p.id} ({p.field_path}) expired"
-        for p in await rx.pending.list(now=ts, include_expired=True) if p.expires_at <= ts
+        for p in await rx.pending.list(now=ts, include_expired=True)
+        if p.expires_at <= ts
     ]
 
 
@@ -180,7 +181,8 @@ async def inspect_live_untrusted(rx: Reader, settings: Settings, ts: float) -> l
     """Live atoms with an untrusted source class: something bypassed the trust boundary."""
     return [
         f"live atom {a.id} has untrusted source {a.source_class!r}"
-        for a in await _all_atoms(rx, ts) if a.status == "live" and not is_trusted(a.source_class)
+        for a in await _all_atoms(rx, ts)
+        if a.status == "live" and not is_trusted(a.source_class)
     ]
 
 
@@ -258,27 +260,71 @@ async def repair_vectors(runtime: Runtime, admin: Housekeeping) -> int:
 
 
 CHECKS: list[Check] = [
-    Check("fts", "the keyword index holds exactly the live atoms", inspect_fts, repair_fts,
-          "--repair rebuilds it from the stored text"),
-    Check("vectors", "vectors, embed queue and links match the live atoms", inspect_vectors, repair_vectors,
-          "--repair drops orphans and re-embeds from the stored text"),
-    Check("related", "atom links point at existing atoms", inspect_related, repair_related,
-          "--repair drops the dangling ids"),
-    Check("expired_quarantine", "no quarantined atom past its review window", inspect_expired_quarantine,
-          repair_expired_quarantine, "--repair (or `prune`) deletes them"),
-    Check("expired_pending", "no pending inference past its expiry", inspect_expired_pending,
-          repair_expired_pending, "--repair (or `prune`) deletes them"),
-    Check("live_untrusted", "live memory holds only trusted sources", inspect_live_untrusted, None,
-          "review each with `atoms show ID`, then `forget ID`"),
-    Check("user_model", "user-model fields valid and scan-clean", inspect_user_model, repair_user_model,
-          "run `trusted-memory-admin doctor --repair` to delete them"),
-    Check("facts_caps", "facts targets within their caps", inspect_facts_caps, None,
-          "remove entries with `facts remove TARGET TEXT`"),
+    Check(
+        "fts",
+        "the keyword index holds exactly the live atoms",
+        inspect_fts,
+        repair_fts,
+        "--repair rebuilds it from the stored text",
+    ),
+    Check(
+        "vectors",
+        "vectors, embed queue and links match the live atoms",
+        inspect_vectors,
+        repair_vectors,
+        "--repair drops orphans and re-embeds from the stored text",
+    ),
+    Check(
+        "related",
+        "atom links point at existing atoms",
+        inspect_related,
+        repair_related,
+        "--repair drops the dangling ids",
+    ),
+    Check(
+        "expired_quarantine",
+        "no quarantined atom past its review window",
+        inspect_expired_quarantine,
+        repair_expired_quarantine,
+        "--repair (or `prune`) deletes them",
+    ),
+    Check(
+        "expired_pending",
+        "no pending inference past its expiry",
+        inspect_expired_pending,
+        repair_expired_pending,
+        "--repair (or `prune`) deletes them",
+    ),
+    Check(
+        "live_untrusted",
+        "live memory holds only trusted sources",
+        inspect_live_untrusted,
+        None,
+        "review each with `atoms show ID`, then `forget ID`",
+    ),
+    Check(
+        "user_model",
+        "user-model fields valid and scan-clean",
+        inspect_user_model,
+        repair_user_model,
+        "run `trusted-memory-admin doctor --repair` to delete them",
+    ),
+    Check(
+        "facts_caps",
+        "facts targets within their caps",
+        inspect_facts_caps,
+        None,
+        "remove entries with `facts remove TARGET TEXT`",
+    ),
 ]
 
 
 async def diagnose(
-    runtime: Runtime, admin: Housekeeping, *, repair: bool, progress: ProgressSink | None = None,
+    runtime: Runtime,
+    admin: Housekeeping,
+    *,
+    repair: bool,
+    progress: ProgressSink | None = None,
 ) -> DoctorReport:
     """Check an opened store (integrity, schema, every entry of CHECKS), repairing what it may."""
     store = runtime.store
@@ -322,16 +368,25 @@ async def salvage(settings: Settings) -> SalvageResult:
     tables = tuple(await asyncio.to_thread(copy_rows, aside, path))
     async with open_runtime(settings) as runtime, runtime.store.write() as tx:
         await tx.events.append(
-            "admin", "store_salvaged", f"store:{path.name}",
-            {"damaged_copy": str(aside),
-             "tables": {t.table: {"copied": t.copied, "read_errors": t.read_errors, "rejected": t.rejected}
-                        for t in tables}},
+            "admin",
+            "store_salvaged",
+            f"store:{path.name}",
+            {
+                "damaged_copy": str(aside),
+                "tables": {
+                    t.table: {"copied": t.copied, "read_errors": t.read_errors, "rejected": t.rejected} for t in tables
+                },
+            },
         )
     return SalvageResult(str(aside), tables)
 
 
 async def run_doctor(
-    settings: Settings, housekeeping: HousekeepingFactory, *, repair: bool, progress: ProgressSink | None = None,
+    settings: Settings,
+    housekeeping: HousekeepingFactory,
+    *,
+    repair: bool,
+    progress: ProgressSink | None = None,
 ) -> DoctorReport:
     """Open the store and diagnose it; with `repair`, fix what can be fixed, salvaging a damaged file."""
     latest = MIGRATIONS[-1].version

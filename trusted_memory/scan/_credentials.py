@@ -7,12 +7,33 @@ from __future__ import annotations
 
 import re
 
-from .scan_findings import CREDENTIAL, Finding, _add
-from .scan_rules import _lower, _Rule, _RuleSet, _Text
+from ._findings import CREDENTIAL, Finding, add_finding
+from ._rules import Rule, RuleSet, ScanText, lower_aligned
 
-_PLACEHOLDER_WORDS = ("your", "example", "changeme", "change_me", "placeholder", "redacted", "dummy", "sample",
-                      "xxxx", "****", "...", "…", "replace", "insert", "todo", "here>", "_here", "password",
-                      "passwd", "notreal", "not_real", "not-real")
+_PLACEHOLDER_WORDS = (
+    "your",
+    "example",
+    "changeme",
+    "change_me",
+    "placeholder",
+    "redacted",
+    "dummy",
+    "sample",
+    "xxxx",
+    "****",
+    "...",
+    "…",
+    "replace",
+    "insert",
+    "todo",
+    "here>",
+    "_here",
+    "password",
+    "passwd",
+    "notreal",
+    "not_real",
+    "not-real",
+)
 
 
 def _is_placeholder(value: str) -> bool:
@@ -87,104 +108,178 @@ def _url_password_check(m: re.Match[str]) -> bool:
 
 _CS = re.MULTILINE  # credential formats are case-sensitive: "AKIA…", not "akia…"
 _CI = re.IGNORECASE | re.MULTILINE
-_CREDENTIAL_RULES = _RuleSet(
-    _Rule(
+_CREDENTIAL_RULES = RuleSet(
+    Rule(
         "PEM private key block (-----BEGIN … PRIVATE KEY-----)",
         r"-----BEGIN (?:(?:RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY(?: BLOCK)?-----"
         r"(?:[\s\S]{0,10000}?-----END [A-Z ]{0,20}PRIVATE KEY(?: BLOCK)?-----)?",
-        words=("private", "key"), at=("private key",), back=30, ahead=10100, on_text=True, flags=_CS,
+        words=("private", "key"),
+        at=("private key",),
+        back=30,
+        ahead=10100,
+        on_text=True,
+        flags=_CS,
     ),
-    _Rule(
+    Rule(
         "Anthropic API key (sk-ant-…)",
         r"(?<![A-Za-z0-9])sk-ant-(?:(?:api|admin)\d\d-)?(?P<val>[A-Za-z0-9_-]{20,})",
-        subs=("sk-ant-",), anchored=True, ahead=400, on_text=True, flags=_CS, check=_api_key_check,
+        subs=("sk-ant-",),
+        anchored=True,
+        ahead=400,
+        on_text=True,
+        flags=_CS,
+        check=_api_key_check,
     ),
-    _Rule(
+    Rule(
         "OpenAI-style API key (sk-…)",
         r"(?<![A-Za-z0-9])sk-(?:(?:proj|svcacct|admin)-)?(?P<val>[A-Za-z0-9_-]{20,})",
-        subs=("sk-",), anchored=True, ahead=400, on_text=True, flags=_CS, check=_api_key_check,
+        subs=("sk-",),
+        anchored=True,
+        ahead=400,
+        on_text=True,
+        flags=_CS,
+        check=_api_key_check,
     ),
-    _Rule(
+    Rule(
         "Stripe live key (sk_live_…/rk_live_…)",
         r"(?<![A-Za-z0-9])[sr]k_live_(?P<val>[A-Za-z0-9]{16,})",
-        words=("live", "sk rk"), at=("k_live_",), back=1, ahead=300, on_text=True, flags=_CS, check=_token_check,
-    ),
-    _Rule(
-        "GitHub token (gh?_…)",
-        r"(?<![A-Za-z0-9_])gh[pousr]_(?P<val>[A-Za-z0-9]{36,})(?![A-Za-z0-9])",
-        words=("ghp gho ghu ghs ghr",), at=("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), anchored=True, ahead=300,
-        on_text=True, flags=_CS, check=_token_check,
-    ),
-    _Rule(
-        "GitHub fine-grained token (github_pat_…)",
-        r"(?<![A-Za-z0-9_])github_pat_(?P<val>[A-Za-z0-9_]{22,})",
-        words=("github", "pat"), at=("github_pat_",), ahead=300, on_text=True, flags=_CS, check=_token_check,
-    ),
-    _Rule(
-        "AWS access key id (AKIA…/ASIA…)",
-        r"(?<![A-Z0-9])(?P<val>(?:AKIA|ASIA)[A-Z0-9]{16})(?![A-Z0-9])",
-        subs=("akia", "asia"), ahead=30, on_text=True, flags=_CS, check=_no_placeholder_check,
-    ),
-    _Rule(
-        "AWS secret access key (aws_secret_access_key=…)",
-        r"aws_secret_access_key[\"']?\s*(?:=|:|=>)\s*[\"']?(?P<val>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
-        words=("aws", "secret"), at=("aws_secret_access_key",), ahead=120, on_text=True, flags=_CI,
-        check=_no_placeholder_check,
-    ),
-    _Rule(
-        "Slack token (xox?-…)",
-        r"(?<![A-Za-z0-9])xox[baprse]-(?P<val>[A-Za-z0-9-]{10,})",
-        words=("xoxb xoxa xoxp xoxr xoxs xoxe",), at=("xox",), ahead=300, on_text=True, flags=_CS,
+        words=("live", "sk rk"),
+        at=("k_live_",),
+        back=1,
+        ahead=300,
+        on_text=True,
+        flags=_CS,
         check=_token_check,
     ),
-    _Rule(
-        "Slack webhook URL (hooks.slack.com/…)",
-        r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<val>[A-Za-z0-9_/-]{20,})",
-        words=("hooks", "slack"), at=("hooks.slack.com",), back=8, ahead=300, on_text=True, flags=_CS,
+    Rule(
+        "GitHub token (gh?_…)",
+        r"(?<![A-Za-z0-9_])gh[pousr]_(?P<val>[A-Za-z0-9]{36,})(?![A-Za-z0-9])",
+        words=("ghp gho ghu ghs ghr",),
+        at=("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        anchored=True,
+        ahead=300,
+        on_text=True,
+        flags=_CS,
+        check=_token_check,
+    ),
+    Rule(
+        "GitHub fine-grained token (github_pat_…)",
+        r"(?<![A-Za-z0-9_])github_pat_(?P<val>[A-Za-z0-9_]{22,})",
+        words=("github", "pat"),
+        at=("github_pat_",),
+        ahead=300,
+        on_text=True,
+        flags=_CS,
+        check=_token_check,
+    ),
+    Rule(
+        "AWS access key id (AKIA…/ASIA…)",
+        r"(?<![A-Z0-9])(?P<val>(?:AKIA|ASIA)[A-Z0-9]{16})(?![A-Z0-9])",
+        subs=("akia", "asia"),
+        ahead=30,
+        on_text=True,
+        flags=_CS,
         check=_no_placeholder_check,
     ),
-    _Rule(
+    Rule(
+        "AWS secret access key (aws_secret_access_key=…)",
+        r"aws_secret_access_key[\"']?\s*(?:=|:|=>)\s*[\"']?(?P<val>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        words=("aws", "secret"),
+        at=("aws_secret_access_key",),
+        ahead=120,
+        on_text=True,
+        flags=_CI,
+        check=_no_placeholder_check,
+    ),
+    Rule(
+        "Slack token (xox?-…)",
+        r"(?<![A-Za-z0-9])xox[baprse]-(?P<val>[A-Za-z0-9-]{10,})",
+        words=("xoxb xoxa xoxp xoxr xoxs xoxe",),
+        at=("xox",),
+        ahead=300,
+        on_text=True,
+        flags=_CS,
+        check=_token_check,
+    ),
+    Rule(
+        "Slack webhook URL (hooks.slack.com/…)",
+        r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<val>[A-Za-z0-9_/-]{20,})",
+        words=("hooks", "slack"),
+        at=("hooks.slack.com",),
+        back=8,
+        ahead=300,
+        on_text=True,
+        flags=_CS,
+        check=_no_placeholder_check,
+    ),
+    Rule(
         "Google API key (AIza…)",
         r"(?<![A-Za-z0-9_-])(?P<val>AIza[0-9A-Za-z_-]{35})(?![A-Za-z0-9_-])",
-        subs=("aiza",), ahead=60, on_text=True, flags=_CS, check=_no_placeholder_check,
+        subs=("aiza",),
+        ahead=60,
+        on_text=True,
+        flags=_CS,
+        check=_no_placeholder_check,
     ),
-    _Rule(
+    Rule(
         "JSON Web Token (eyJ…)",
         r"(?<![A-Za-z0-9_-])(?P<val>eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})",
-        subs=("eyj",), ahead=4000, on_text=True, flags=_CS, check=_no_placeholder_check,
+        subs=("eyj",),
+        ahead=4000,
+        on_text=True,
+        flags=_CS,
+        check=_no_placeholder_check,
     ),
-    _Rule(
+    Rule(
         "bearer token (Bearer …)",
         r"\bbearer\s+(?P<val>[A-Za-z0-9\-._~+/]{16,}=*)",
-        words=("bearer",), anchored=True, ahead=2000, on_text=True, flags=_CI, check=_token_check,
+        words=("bearer",),
+        anchored=True,
+        ahead=2000,
+        on_text=True,
+        flags=_CI,
+        check=_token_check,
     ),
-    _Rule(
+    Rule(
         "password in a connection URL (scheme://user:…@host)",
         r"://[^\s:/@]{1,64}:(?P<val>[^\s/@]{4,128})@[\w.\[-]",
-        subs=("://",), anchored=True, ahead=220, on_text=True, flags=_CI, check=_url_password_check,
+        subs=("://",),
+        anchored=True,
+        ahead=220,
+        on_text=True,
+        flags=_CI,
+        check=_url_password_check,
     ),
-    _Rule(
+    Rule(
         "secret assignment ({key}=…)",
         r"(?:password|passwd|passphrase|secret|key|token)[\"']?\s*(?:=|:=|:|=>)\s*[\"']?(?P<val>[^\s\"'`,;]{8,})",
         words=("password passwd passphrase secret key apikey secretkey privatekey accesskey token",),
-        at=("pass", "secret", "key", "token"), anchored=True, ahead=400, on_text=True, flags=_CI,
+        at=("pass", "secret", "key", "token"),
+        anchored=True,
+        ahead=400,
+        on_text=True,
+        flags=_CI,
         check=_assignment_check,
     ),
-    _Rule(
+    Rule(
         "password stated in text (password is …)",
         r"\b(?:password|passcode|passphrase|passwort)\s+(?:is|was)\s+[\"'“‘]?(?P<val>[^\s\"'”’]{8,})",
-        words=("password passcode passphrase passwort",), at=("pass",), anchored=True, ahead=200, on_text=True,
+        words=("password passcode passphrase passwort",),
+        at=("pass",),
+        anchored=True,
+        ahead=200,
+        on_text=True,
         flags=_CI,
         check=_value_check,
     ),
 )
 
 
-def _credential_findings(text: str, t: _Text | None = None) -> list[Finding]:
-    t = _Text(text, _lower(text)) if t is None else t
+def credential_findings(text: str, t: ScanText | None = None) -> list[Finding]:
+    t = ScanText(text, lower_aligned(text)) if t is None else t
     findings: list[Finding] = []
     for rule, m in _CREDENTIAL_RULES.run(t):
         label = rule.label.replace("{key}", _key_name(m)[-40:]) if "{key}" in rule.label else rule.label
         # Rules run most specific first, so "API_KEY=sk-…" is reported once, as an OpenAI key.
-        _add(findings, CREDENTIAL, f"{label} at offset {m.start()}", m.start(), m.end())
+        add_finding(findings, CREDENTIAL, f"{label} at offset {m.start()}", m.start(), m.end())
     return findings

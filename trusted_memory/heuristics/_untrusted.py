@@ -1,6 +1,6 @@
 """Removing what the user did not write: tool output, documents, code, quotes, logs and pasted runs.
 
-Part of the rule-based memory brain (see ``trusted_memory.llm.heuristic``).
+Part of the rule-based memory brain (see ``trusted_memory.heuristics``).
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ _BLOCK = re.compile(rf"<({_BLOCK_TAGS})\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.
 _UNCLOSED = re.compile(rf"<(?:{_BLOCK_TAGS})\b[^>]*>.*", re.IGNORECASE | re.DOTALL)
 # A closing tag without its opening one (nesting, truncation): what precedes it is foreign.
 _STRAY_CLOSE = re.compile(rf"^.*</(?:{_BLOCK_TAGS})\s*>", re.IGNORECASE | re.DOTALL)
-_FENCE = re.compile(r"(`{3,}|~{3,}).*?(?:\1|\Z)", re.DOTALL)
+FENCE = re.compile(r"(`{3,}|~{3,}).*?(?:\1|\Z)", re.DOTALL)
 _QUOTED = re.compile(r"^[ \t]*>.*$|^[ \t]*On .{4,120} wrote:[ \t]*$", re.MULTILINE)
-_FORWARDED = re.compile(r"^[ \t]*-{2,}\s*(?:Original|Forwarded) Message\s*-{2,}.*", re.MULTILINE | re.DOTALL | re.IGNORECASE)
+_FORWARDED = re.compile(
+    r"^[ \t]*-{2,}\s*(?:Original|Forwarded) Message\s*-{2,}.*", re.MULTILINE | re.DOTALL | re.IGNORECASE
+)
 _CODE_LINE = re.compile(
     r"""^(?:
         [ ]{4,}\S | \t
@@ -81,7 +83,7 @@ def strip_untrusted(message: str) -> str:
     text = _BLOCK.sub("\n", text)
     text = _STRAY_CLOSE.sub("\n", text)
     text = _UNCLOSED.sub("\n", text)
-    text = _FENCE.sub("\n", text)
+    text = FENCE.sub("\n", text)
     text = _FORWARDED.sub("\n", text)
     text = _QUOTED.sub("", text)
     text = _drop_pasted_runs(text)

@@ -1,6 +1,6 @@
 """Session notes: filing one line into a note category (decision, context, progress, issue, learnings).
 
-Part of the rule-based memory brain (see ``trusted_memory.llm.heuristic``).
+Part of the rule-based memory brain (see ``trusted_memory.heuristics``).
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import re
 
 from trusted_memory.text import content_terms
 
-from .heuristic_rules import _ERR_TOKEN
-from .heuristic_sentences import _norm
+from ._rules import ERR_TOKEN
+from ._sentences import normalize_clause
 
 _NOTE_LEARN = re.compile(
     r"\b(?:turns out|turned out|til|today i learned|i learned|we learned|learned that|learnt|lessons? learned"
@@ -41,10 +41,10 @@ _NOTE_CONTEXT = re.compile(
 
 def note_category(text: str) -> str | None:
     """The session-note category of one line: decision, context, progress, issue, learnings, or None."""
-    low = _norm(text)
+    low = normalize_clause(text)
     if not low or len(content_terms(low)) < 2:
         return None
-    issue = _NOTE_ISSUE.search(low) is not None or _ERR_TOKEN.search(text) is not None
+    issue = _NOTE_ISSUE.search(low) is not None or ERR_TOKEN.search(text) is not None
     if _NOTE_LEARN.search(low):
         return "learnings"
     if low.endswith("?"):

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .scan_credentials import _credential_findings
-from .scan_findings import BIDI, CONFUSABLE, INVISIBLE, TAGS, Finding
-from .scan_rules import _rx
+from ._credentials import credential_findings
+from ._findings import BIDI, CONFUSABLE, INVISIBLE, TAGS, Finding
+from ._rules import compile_rx
 
 # --- hidden Unicode -------------------------------------------------------------------------------
 
@@ -34,7 +34,7 @@ _SUSPICIOUS_BMP = f"[{_BMP_CLASS}]"
 def _suspicious(text: str) -> re.Pattern[str]:
     # UTF-16 is longer than two bytes a character only if the text has astral (non-BMP) characters.
     astral = len(text.encode("utf-16-le", "surrogatepass")) != 2 * len(text)
-    return _rx(_SUSPICIOUS if astral else _SUSPICIOUS_BMP)
+    return compile_rx(_SUSPICIOUS if astral else _SUSPICIOUS_BMP)
 
 
 _BIDI_CODEPOINTS = frozenset((0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)))
@@ -86,10 +86,10 @@ def _hidden_chars(text: str, *, for_strip: bool = False) -> list[tuple[str, int]
         cp = ord(text[i])
         pos = i + 1
         if 0xE0000 <= cp <= 0xE007F:
-            run = _rx(_TAG_RUN).match(text, i)
+            run = compile_rx(_TAG_RUN).match(text, i)
             end = run.end() if run is not None else i + 1
             pos = end
-            if not (i > 0 and text[i - 1] == "\U0001f3f4" and _rx(_FLAG_TAGS).fullmatch(text, i, end)):
+            if not (i > 0 and text[i - 1] == "\U0001f3f4" and compile_rx(_FLAG_TAGS).fullmatch(text, i, end)):
                 out.extend((TAGS, k) for k in range(i, end))
         elif cp in _BIDI_CODEPOINTS:
             out.append((BIDI, i))
@@ -97,7 +97,7 @@ def _hidden_chars(text: str, *, for_strip: bool = False) -> list[tuple[str, int]
             # One selector after a visible base picks a glyph (emoji/text style, CJK variants);
             # runs of them carry no glyph meaning and are a known byte-smuggling channel.
             prev = text[i - 1] if i else ""
-            if not prev or prev.isspace() or _rx(_SUSPICIOUS).match(prev) is not None:
+            if not prev or prev.isspace() or compile_rx(_SUSPICIOUS).match(prev) is not None:
                 out.append((INVISIBLE, i))
         elif cp in (0x200C, 0x200D) and _legit_joiner(text, i, cp):
             continue
@@ -112,7 +112,7 @@ def _char_label(ch: str) -> str:
     return f"{unicodedata.name(ch, 'format character').lower()} U+{ord(ch):04X}"
 
 
-def _hidden_findings(text: str) -> list[Finding]:
+def hidden_findings(text: str) -> list[Finding]:
     chars = _hidden_chars(text)
     findings: list[Finding] = []
     k = 0
@@ -127,7 +127,7 @@ def _hidden_findings(text: str) -> list[Finding]:
             hidden = "".join(chr(ord(c) - 0xE0000) for c in text[start:end])
             safe = "".join(c for c in hidden if c.isprintable() and c.isascii())
             shown = safe[:40] + ("…" if len(safe) > 40 else "")
-            if _credential_findings(safe):
+            if credential_findings(safe):
                 shown = "[a credential]"
             detail = f"{end - start} tag characters hiding ASCII text {shown!r} at offset {start}"
         elif end - start == 1:
@@ -150,11 +150,11 @@ def strip_invisible(text: str) -> str:
 # --- confusable mixed script ----------------------------------------------------------------------
 
 # Cyrillic and Greek letters that render like Latin ones (a subset of Unicode confusables.txt).
-_CONFUSABLE_MAP = str.maketrans(
-    "аеорсухіјѕһԁԛԝӏѵүАВЕКМНОРСТХІЈЅҮԚԜҺӀ" "αγικνορυχϲϳΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
-    "aeopcyxijshdqwlvyABEKMHOPCTXIJSYQWHI" "ayikvopuxcjABEZHIKMNOPTYX",
+CONFUSABLE_MAP = str.maketrans(
+    "аеорсухіјѕһԁԛԝӏѵүАВЕКМНОРСТХІЈЅҮԚԜҺӀαγικνορυχϲϳΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxijshdqwlvyABEKMHOPCTXIJSYQWHIayikvopuxcjABEZHIKMNOPTYX",
 )
-_LOOKALIKES = frozenset(chr(cp) for cp in _CONFUSABLE_MAP)
+_LOOKALIKES = frozenset(chr(cp) for cp in CONFUSABLE_MAP)
 # A Latin letter touching a Cyrillic/Greek one (either order): every mixed word contains one.
 _SCRIPT_SEAM = (
     "[A-Za-z\u00c0-\u024f\u1e00-\u1eff][\u0370-\u03ff\u0400-\u052f\u1f00-\u1fff]"
@@ -167,10 +167,10 @@ def _is_latin_letter(ch: str) -> bool:
     return ch.isalpha() and (cp < 0x250 or 0x1E00 <= cp <= 0x1EFF)
 
 
-def _confusable_findings(text: str) -> list[Finding]:
+def confusable_findings(text: str) -> list[Finding]:
     findings: list[Finding] = []
     pos = 0
-    seam = _rx(_SCRIPT_SEAM)
+    seam = compile_rx(_SCRIPT_SEAM)
     while (m := seam.search(text, pos)) is not None:
         start, end = m.start(), m.end()
         while start > 0 and text[start - 1].isalpha():
@@ -182,7 +182,7 @@ def _confusable_findings(text: str) -> list[Finding]:
         if not any(_is_latin_letter(c) for c in word) or not any(c in _LOOKALIKES for c in word):
             continue  # e.g. "10μs" or "Δt": Greek symbols next to Latin that nobody mistakes
         script = "Cyrillic" if any(0x0400 <= ord(c) <= 0x052F for c in word) else "Greek"
-        looks = word.translate(_CONFUSABLE_MAP)[:32]
+        looks = word.translate(CONFUSABLE_MAP)[:32]
         detail = f"word mixing Latin and {script} look-alike letters (reads as {looks!r}) at offset {start}"
         findings.append(Finding(CONFUSABLE, detail, start, end))
     return findings

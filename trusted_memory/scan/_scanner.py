@@ -1,4 +1,4 @@
-"""Pure content scanner: reports hidden Unicode, look-alike words, injection markers and secrets.
+"""The scanner's entry points: reports hidden Unicode, look-alike words, injection markers and secrets.
 
 Every write to memory is scanned (DESIGN.md §3); callers decide whether a finding rejects a fact
 or quarantines an atom. The scanner only reports, and it is tuned for the write path: ASCII text
@@ -11,9 +11,7 @@ Precision is preferred on injection markers: people discuss "system prompts", "i
 instructions"), not on vocabulary. Details never echo a secret; at most the public prefix of a key
 format ("sk-…") is shown.
 
-This module is the public facade; the checks live in scan_unicode (hidden characters, look-alike
-scripts), scan_injection (+ scan_injection_checks) and scan_credentials, all built on the shared
-rule engine in scan_rules and the ``Finding`` record in scan_findings.
+The package ``__init__`` re-exports these as the scanner's API.
 """
 
 from __future__ import annotations
@@ -21,18 +19,13 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
-from .scan_credentials import _credential_findings
-from .scan_findings import INJECTION, KINDS, Finding, _add
-from .scan_injection import _INJECTION_RULES, _squashed_injection
-from .scan_rules import _lower, _Text
-from .scan_unicode import (
-    _CONFUSABLE_MAP,
-    _confusable_findings,
-    _hidden_findings,
-    strip_invisible,
-)
+from ._credentials import credential_findings
+from ._findings import INJECTION, Finding, add_finding
+from ._injection import INJECTION_RULES, squashed_injection
+from ._rules import ScanText, lower_aligned
+from ._unicode import CONFUSABLE_MAP, confusable_findings, hidden_findings, strip_invisible
 
-__all__ = ["KINDS", "Finding", "describe", "normalize_for_dedup", "redact_credentials", "scan", "strip_invisible"]
+__all__ = ["describe", "normalize_for_dedup", "redact_credentials", "scan"]
 
 
 def scan(text: str) -> tuple[Finding, ...]:
@@ -41,14 +34,14 @@ def scan(text: str) -> tuple[Finding, ...]:
         return ()
     findings: list[Finding] = []
     if not text.isascii():  # hidden characters and look-alike letters are all non-ASCII
-        findings.extend(_hidden_findings(text))
-        findings.extend(_confusable_findings(text))
-    low = _lower(text)
-    t = _Text(text, low)
-    for rule, m in _INJECTION_RULES.run(t):
-        _add(findings, INJECTION, f"{rule.label} at offset {m.start()}", m.start(), m.end())
-    _squashed_injection(low, findings)
-    findings.extend(_credential_findings(text, t))
+        findings.extend(hidden_findings(text))
+        findings.extend(confusable_findings(text))
+    low = lower_aligned(text)
+    t = ScanText(text, low)
+    for rule, m in INJECTION_RULES.run(t):
+        add_finding(findings, INJECTION, f"{rule.label} at offset {m.start()}", m.start(), m.end())
+    squashed_injection(low, findings)
+    findings.extend(credential_findings(text, t))
     findings.sort(key=lambda f: (f.start, f.end))
     return tuple(findings)
 
@@ -71,7 +64,7 @@ def describe(findings: Sequence[Finding]) -> str:
 def normalize_for_dedup(text: str) -> str:
     """Fold a text so invisible-character and homoglyph variants compare equal to the plain text."""
     folded = strip_invisible(unicodedata.normalize("NFKC", text))
-    folded = " ".join(folded.translate(_CONFUSABLE_MAP).casefold().split())
+    folded = " ".join(folded.translate(CONFUSABLE_MAP).casefold().split())
     end = len(folded)
     while end and (folded[end - 1].isspace() or unicodedata.category(folded[end - 1]).startswith("P")):
         end -= 1

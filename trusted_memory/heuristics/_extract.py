@@ -1,6 +1,6 @@
 """Extraction: one user message into typed, tidied, tagged atoms.
 
-Part of the rule-based memory brain (see ``trusted_memory.llm.heuristic``).
+Part of the rule-based memory brain (see ``trusted_memory.heuristics``).
 """
 
 from __future__ import annotations
@@ -12,33 +12,24 @@ from dataclasses import dataclass
 from trusted_memory.scan import scan
 from trusted_memory.text import STOP_WORDS, content_terms, fold, tokenize
 
-from .heuristic_rules import (
-    _ATOM_KINDS,
-    _IMPERATIVE,
-    COMMAND,
-    NEUTRAL,
-    QUESTION,
-    REQUEST,
-    _classify_raw,
-    _Hit,
+from ._rules import ATOM_KINDS, COMMAND, IMPERATIVE, NEUTRAL, QUESTION, REQUEST, ClauseHit, classify_raw
+from ._sentences import (
+    CLAUSE_SPLIT,
+    DEICTIC,
+    EXPLICIT,
+    HYPOTHETICAL,
+    LABEL,
+    LEAD,
+    PRONOUN_START,
+    RULE_SCOPE,
+    SELF_NOTE,
+    SHARED_VERBS,
+    STRONG_HYPOTHETICAL,
+    SUBORDINATE,
+    normalize_clause,
+    split_sentences,
 )
-from .heuristic_sentences import (
-    _CLAUSE_SPLIT,
-    _DEICTIC,
-    _EXPLICIT,
-    _HYPOTHETICAL,
-    _LABEL,
-    _LEAD,
-    _PRONOUN_START,
-    _RULE_SCOPE,
-    _SELF_NOTE,
-    _SHARED_VERBS,
-    _STRONG_HYPOTHETICAL,
-    _SUBORDINATE,
-    _norm,
-    _sentences,
-)
-from .heuristic_untrusted import strip_untrusted
+from ._untrusted import strip_untrusted
 
 MAX_ATOM_CHARS = 300
 
@@ -82,7 +73,7 @@ for _tag, _words in {
     "style": "tabs spaces indentation formatting naming snake_case camelcase lint linting linter flake8 style",
     "editor": "vim neovim vscode emacs editor ide jetbrains",
     "family": "wife husband partner sister brother mom mum dad mother father kids son daughter parents family "
-              "grandma grandpa aunt uncle cousin niece nephew baby twins",
+    "grandma grandpa aunt uncle cousin niece nephew baby twins",
     "pets": "dog cat pet puppy kitten",
     "health": "allergic allergy vegetarian vegan diet gluten lactose diabetic",
     "work": "job manager boss coworker colleague standup on-call oncall meeting meetings hospital startup",
@@ -107,7 +98,7 @@ def _tags(tokens: Sequence[str]) -> tuple[str, ...]:
 
 def _tidy(text: str) -> str:
     """Clean an atom's text: no fillers or trailing punctuation, "I" capitalised, first letter upper."""
-    text = _LEAD.sub("", text.strip())
+    text = LEAD.sub("", text.strip())
     text = " ".join(_FILLER.sub(" ", text).split())
     while True:
         trimmed = text.rstrip(" \t,.;:!-–—")
@@ -141,32 +132,32 @@ class _Clause:
 
     sep: str
     raw: str
-    hit: _Hit
+    hit: ClauseHit
 
 
 def _clauses(sentence: str) -> list[_Clause]:
     """Split a sentence at conjunctions and commas where a new clause starts; re-join the rest."""
-    pieces = _CLAUSE_SPLIT.split(sentence)
+    pieces = CLAUSE_SPLIT.split(sentence)
     first = pieces[0]
-    out = [_Clause("", first, _classify_raw(_norm(first), first))]
+    out = [_Clause("", first, classify_raw(normalize_clause(first), first))]
     for k in range(1, len(pieces) - 1, 2):
         sep, raw = pieces[k], pieces[k + 1]
         if not raw.strip():
             out[-1].raw += sep + raw
             continue
-        norm = _norm(raw)
-        hit = _classify_raw(norm, raw)
+        norm = normalize_clause(raw)
+        hit = classify_raw(norm, raw)
         cur = out[-1]
-        new = hit.kind in _ATOM_KINDS or hit.kind in (QUESTION, REQUEST) or bool(_PRONOUN_START.match(norm))
+        new = hit.kind in ATOM_KINDS or hit.kind in (QUESTION, REQUEST) or bool(PRONOUN_START.match(norm))
         conj = fold(sep).strip(" ,")
         if not new and conj in ("", "and"):
             # "we use X and deploy to Y": the second verb shares the first clause's subject.
-            subject = _SUBJECT.match(_norm(cur.raw))
+            subject = _SUBJECT.match(normalize_clause(cur.raw))
             first_word = norm.split(" ", 1)[0]
-            if subject and first_word in _SHARED_VERBS:
+            if subject and first_word in SHARED_VERBS:
                 prefixed = f"{subject.group(1)} {raw.strip()}"
-                shared = _classify_raw(_norm(prefixed), prefixed)
-                if shared.kind in _ATOM_KINDS:
+                shared = classify_raw(normalize_clause(prefixed), prefixed)
+                if shared.kind in ATOM_KINDS:
                     new, hit, raw = True, shared, ("We " if subject.group(1) == "we" else "I ") + raw.strip()
         if not new and hit.kind in (COMMAND, REQUEST) and conj != "and" and cur.hit.kind not in ("", "convention"):
             new = True  # "I'm a PM, so keep it simple": the tail is a request, not part of the fact
@@ -177,32 +168,32 @@ def _clauses(sentence: str) -> list[_Clause]:
         else:
             cur.raw += sep + raw
             if cur.hit.kind == NEUTRAL:
-                cur.hit = _classify_raw(_norm(cur.raw), cur.raw)
+                cur.hit = classify_raw(normalize_clause(cur.raw), cur.raw)
     return out
 
 
 def _sentence_atoms(sentence: str) -> list[tuple[str, str, float]]:
     """The (type, text, confidence) atoms of one sentence."""
     text = sentence.strip()
-    note = _SELF_NOTE.match(text)
+    note = SELF_NOTE.match(text)
     if note:
-        rest = text[note.end():].strip()
+        rest = text[note.end() :].strip()
         return [("note", rest, 0.75)] if len(content_terms(rest)) >= 2 else []
-    text = _LEAD.sub("", text)
-    label = _LABEL.match(text) if ":" in text else None
-    if label and not _IMPERATIVE.match(_norm(label.group("label"))):
-        text = text[label.end():]
-    explicit = bool(_EXPLICIT.match(text))
-    text = _EXPLICIT.sub("", text) if explicit else text
-    scope = _RULE_SCOPE.match(text)
+    text = LEAD.sub("", text)
+    label = LABEL.match(text) if ":" in text else None
+    if label and not IMPERATIVE.match(normalize_clause(label.group("label"))):
+        text = text[label.end() :]
+    explicit = bool(EXPLICIT.match(text))
+    text = EXPLICIT.sub("", text) if explicit else text
+    scope = RULE_SCOPE.match(text)
     if scope:
-        text = text[scope.end():]
-    low = _norm(text)
+        text = text[scope.end() :]
+    low = normalize_clause(text)
     if not low:
         return []
     only_conventions = False
-    if _HYPOTHETICAL.match(low):
-        if not low.startswith("if ") or _STRONG_HYPOTHETICAL.search(low):
+    if HYPOTHETICAL.match(low):
+        if not low.startswith("if ") or STRONG_HYPOTHETICAL.search(low):
             return []
         only_conventions = True  # "if the build fails, we never merge" is still a rule
     clauses = _clauses(text)
@@ -210,26 +201,26 @@ def _sentence_atoms(sentence: str) -> list[tuple[str, str, float]]:
         for c in clauses:
             # Under "from now on" an instruction is a standing rule, not a one-off request.
             if c.hit.kind in (COMMAND, REQUEST, NEUTRAL) and len(content_terms(c.raw)) >= 2:
-                c.hit = _Hit("convention", 0.8)
+                c.hit = ClauseHit("convention", 0.8)
     out: list[tuple[str, str, float]] = []
     made: dict[int, int] = {}  # clause index → its atom in ``out``
     scoped = False  # "From now on," is written once, onto the first atom
     for i, c in enumerate(clauses):
         kind = c.hit.kind
-        if kind not in _ATOM_KINDS or (only_conventions and kind != "convention"):
+        if kind not in ATOM_KINDS or (only_conventions and kind != "convention"):
             continue
         body = c.raw
         prev = clauses[i - 1] if i else None
-        if prev is not None and prev.hit.kind in (NEUTRAL, *_ATOM_KINDS):
-            resolve = _DEICTIC.search(_norm(body)) is not None
-            condition = prev.hit.kind == NEUTRAL and _SUBORDINATE.match(_norm(prev.raw)) is not None
+        if prev is not None and prev.hit.kind in (NEUTRAL, *ATOM_KINDS):
+            resolve = DEICTIC.search(normalize_clause(body)) is not None
+            condition = prev.hit.kind == NEUTRAL and SUBORDINATE.match(normalize_clause(prev.raw)) is not None
             if resolve or condition:
                 if i - 1 in made:  # the earlier atom absorbs this one, keeping its type and text
                     kind, earlier, _ = out.pop(made.pop(i - 1))
                     body = earlier + c.sep + body
                 else:
                     body = prev.raw + c.sep + body
-        elif _DEICTIC.search(_norm(body)):
+        elif DEICTIC.search(normalize_clause(body)):
             continue  # "let's keep it that way": the pronoun points at something this message never names
         confidence = c.hit.confidence
         if kind == "intent" and _DATE.search(fold(body)):
@@ -239,7 +230,7 @@ def _sentence_atoms(sentence: str) -> list[tuple[str, str, float]]:
         if scope and not scoped:
             body = scope.group(0).strip().rstrip(",:") + ", " + body.lstrip()
             scoped = True
-        if _BARE_VERB.match(_norm(body)):
+        if _BARE_VERB.match(normalize_clause(body)):
             body = "I " + body.lstrip()
         made[i] = len(out)
         out.append((kind, body, confidence))
@@ -255,7 +246,7 @@ def extract(message: str) -> list[Extracted]:
         return []
     found: list[Extracted] = []
     seen: set[str] = set()
-    for sentence in _sentences(prose):
+    for sentence in split_sentences(prose):
         for kind, body, confidence in _sentence_atoms(sentence):
             text = _tidy(body)
             key = fold(text)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from ..model import (
+from ...model import (
     ATOM_TYPES,
     FALLBACK_ATOM_TYPE,
     IMPORTANCE_LEVELS,
@@ -27,8 +27,8 @@ from ..model import (
     FactEntry,
     PendingReview,
 )
-from .atoms import ATOM_TEXT_MAX, NOTE_TEXT_MAX
-from .facts import MAX_FIELD_BYTES, preview
+from ..atoms import ATOM_TEXT_MAX, NOTE_TEXT_MAX
+from ..facts import MAX_FIELD_BYTES, preview
 
 FORMAT = "trusted-memory-export"
 # Exports written before the rename carry the old name; they import unchanged.
@@ -36,7 +36,6 @@ ACCEPTED_FORMATS = frozenset({FORMAT, "mcp-memory-export"})
 VERSION = 1
 _HEX_ID = re.compile(r"^[0-9a-f]{32}$")
 ImportFormat = Literal["trusted-memory", "reference-graph"]
-
 
 
 class ProgressSink(Protocol):
@@ -160,7 +159,8 @@ def _number(name: str, value: object) -> float:
 
 def _json_type(value: object) -> str:
     return {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}.get(
-        type(value), "a number" if isinstance(value, int | float) else type(value).__name__,
+        type(value),
+        "a number" if isinstance(value, int | float) else type(value).__name__,
     )
 
 
@@ -291,7 +291,11 @@ def _event(body: dict[str, object]) -> Event:
 
 
 NATIVE_KINDS: dict[str, Callable[[dict[str, object]], Value]] = {
-    "fact": _fact, "atom": _atom, "pending": _pending, "user_model": _user_model, "event": _event,
+    "fact": _fact,
+    "atom": _atom,
+    "pending": _pending,
+    "user_model": _user_model,
+    "event": _event,
 }
 
 
@@ -301,7 +305,9 @@ def parse_header(body: dict[str, object]) -> Header:
         raise BadLine(f"the header's format must be {FORMAT!r}")
     version = body.get("version")
     if version != VERSION or isinstance(version, bool):
-        raise BadLine(f"export format version {version!r} is not supported (this trusted-memory reads version {VERSION})")
+        raise BadLine(
+            f"export format version {version!r} is not supported (this trusted-memory reads version {VERSION})"
+        )
     schema = body.get("schema_version")
     if isinstance(schema, bool) or not isinstance(schema, int):
         raise BadLine("the header's schema_version must be an integer")

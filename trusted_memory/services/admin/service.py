@@ -8,19 +8,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..errors import InvalidInput, NotFound
-from ..model import Atom, Episode, Event, PendingReview, Target
-from ..store.atoms import AtomFilter
-from ..store.db import now
-from ..store.privileged import PrivilegedOps
-from .recall_types import RecallQuery, RecallResult
-from .facts import ConsolidateResult, FactsView, FactWrite, check_target
-from ..usermodel import UserModel
-from .nudges import NudgePreview
-from .runtime import Runtime
-from .user_state import InferenceReport
-from .wiring import build_services
-from .stats import StoreStats, store_stats
+from ...errors import InvalidInput, NotFound
+from ...model import Atom, Episode, Event, PendingReview, Target
+from ...queries import AtomFilter
+from ...store.db import now
+from ...store.privileged import PrivilegedOps
+from ...usermodel import UserModel
+from ..facts import ConsolidateResult, FactsView, FactWrite, check_target
+from ..nudges import NudgePreview
+from ..recall_types import RecallQuery, RecallResult
+from ..runtime import Runtime
+from ..stats import StoreStats, store_stats
+from ..user_state import InferenceReport
+from ..wiring import build_services
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,12 +59,22 @@ class AdminService:
         return await self._facts.view(target)
 
     async def add_fact(
-        self, target: str, content: str, *, key: str | None = None, pinned: bool = False,
+        self,
+        target: str,
+        content: str,
+        *,
+        key: str | None = None,
+        pinned: bool = False,
         keywords: Sequence[str] | None = None,
     ) -> FactWrite:
         """Add (or upsert by key) a facts entry as the operator."""
         return await self._facts.add(
-            check_target(target), content, key=key, pinned=pinned, keywords=keywords, actor="admin",
+            check_target(target),
+            content,
+            key=key,
+            pinned=pinned,
+            keywords=keywords,
+            actor="admin",
         )
 
     async def remove_fact(self, target: str, old_text: str) -> FactWrite:
@@ -103,7 +113,9 @@ class AdminService:
         async with self._store.write() as tx:
             await PrivilegedOps(tx.conn).promote_atom(atom.id, now())
             await tx.events.append(
-                "admin", "atom_promoted", f"atom:{atom.id}",
+                "admin",
+                "atom_promoted",
+                f"atom:{atom.id}",
                 {"from_source_class": atom.source_class, "reason": atom.quarantine_reason},
             )
             promoted = await tx.atoms.get(atom.id)
@@ -142,7 +154,9 @@ class AdminService:
         async with self._store.read() as rx:
             item = await rx.pending.get(review_id)
             if item is None and len(review_id) >= 6:
-                matches = [p for p in await rx.pending.list(now=now(), include_expired=True) if p.id.startswith(review_id)]
+                matches = [
+                    p for p in await rx.pending.list(now=now(), include_expired=True) if p.id.startswith(review_id)
+                ]
                 item = matches[0] if len(matches) == 1 else None
         if item is None:
             raise NotFound(f"no pending review {review_id}; `trusted-memory-admin pending` lists them")
@@ -158,7 +172,9 @@ class AdminService:
         async with self._store.write() as tx:
             await PrivilegedOps(tx.conn).confirm_pending(item, now())
             await tx.events.append(
-                "admin", "pending_confirmed", f"pending:{item.id}",
+                "admin",
+                "pending_confirmed",
+                f"pending:{item.id}",
                 {"field_path": item.field_path, "value": item.value},
             )
         return item
@@ -194,14 +210,18 @@ class AdminService:
             for atom in atoms:
                 await tx.atoms.delete(atom.id)
                 await tx.events.append(
-                    "admin", "quarantine_expired", f"atom:{atom.id}",
+                    "admin",
+                    "quarantine_expired",
+                    f"atom:{atom.id}",
                     {"source_class": atom.source_class, "reason": atom.quarantine_reason, "text": atom.text},
                 )
             expired = [p for p in await tx.pending.list(now=ts, include_expired=True) if p.expires_at <= ts]
             for item in expired:
                 await tx.pending.delete(item.id)
                 await tx.events.append(
-                    "admin", "pending_expired", f"pending:{item.id}",
+                    "admin",
+                    "pending_expired",
+                    f"pending:{item.id}",
                     {"field_path": item.field_path, "value": item.value},
                 )
         return PruneReport(len(atoms), len(expired))
@@ -250,8 +270,12 @@ class AdminService:
             return episode
         async with self._store.write() as tx:
             await PrivilegedOps(tx.conn).promote_episode(episode.id)
-            await tx.events.append("admin", "episode_promoted", f"episode:{episode.id}",
-                                   {"session_id": episode.session_id, "from_source_class": episode.source_class})
+            await tx.events.append(
+                "admin",
+                "episode_promoted",
+                f"episode:{episode.id}",
+                {"session_id": episode.session_id, "from_source_class": episode.source_class},
+            )
             promoted = await tx.sessions.episode(episode.id)
         assert promoted is not None
         return promoted
@@ -276,8 +300,13 @@ class AdminService:
         return before, after
 
     async def audit(
-        self, *, kind: str | None = None, actor: str | None = None, subject: str | None = None,
-        since: float | None = None, limit: int = 100,
+        self,
+        *,
+        kind: str | None = None,
+        actor: str | None = None,
+        subject: str | None = None,
+        since: float | None = None,
+        limit: int = 100,
     ) -> list[Event]:
         """Events matching every given filter, oldest first (the newest `limit`)."""
         async with self._store.read() as rx:

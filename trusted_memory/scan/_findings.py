@@ -23,7 +23,7 @@ class Finding:
     end: int
 
 
-def _add(findings: list[Finding], kind: str, detail: str, start: int, end: int) -> None:
+def add_finding(findings: list[Finding], kind: str, detail: str, start: int, end: int) -> None:
     # Several rules often match one phrase; the first (most specific) one wins.
     for f in findings:
         if f.kind == kind and f.start < end and start < f.end:

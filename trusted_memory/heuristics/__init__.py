@@ -10,10 +10,10 @@ the user, a wrong one is recalled in every later session.
 
 from __future__ import annotations
 
-from .heuristic_extract import Extracted, extract
-from .heuristic_notes import note_category
-from .heuristic_summaries import looks_like_turn_or_refusal, one_line, summarize_turns
-from .heuristic_untrusted import strip_untrusted
+from ._extract import Extracted, extract
+from ._notes import note_category
+from ._summaries import looks_like_turn_or_refusal, one_line, summarize_turns
+from ._untrusted import strip_untrusted
 
 __all__ = [
     "Extracted",
