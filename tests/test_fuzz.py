@@ -519,7 +519,8 @@ def _draw_id(data: st.DataObject, h: Harness, name: str, *, clean: bool) -> Any:
     sql = (
         "SELECT id FROM pending_reviews ORDER BY id"
         if name == "review_id"
-        else "SELECT id FROM atoms UNION ALL SELECT id FROM episodes UNION ALL SELECT session_id FROM episodes ORDER BY 1"
+        else "SELECT id FROM atoms UNION ALL SELECT id FROM episodes "
+        "UNION ALL SELECT session_id FROM episodes ORDER BY 1"
     )
     known = [r[0] for r in h.rows(sql)]
     kinds = ("known", "known", "known", "hex") if clean else ("known", "hex", "odd", "odd")
@@ -632,7 +633,8 @@ def check_store(h: Harness) -> None:
         ), "a live episode is not trusted"
         assert (
             h.rows(
-                "SELECT e.id FROM episodes e JOIN sessions s ON s.id = e.session_id WHERE s.untrusted = 1 AND e.status = 'live'"
+                "SELECT e.id FROM episodes e JOIN sessions s ON s.id = e.session_id "
+                "WHERE s.untrusted = 1 AND e.status = 'live'"
             )
             == []
         ), "an untrusted session's episode is live"
@@ -650,7 +652,8 @@ def check_store(h: Harness) -> None:
     assert model.dropped == (), f"invalid user-model fields written: {model.dropped}"
     assert (
         h.rows(
-            "SELECT id, kind FROM events WHERE actor = 'admin' OR kind IN ('atom_promoted', 'pending_confirmed', 'episode_promoted')"
+            "SELECT id, kind FROM events "
+            "WHERE actor = 'admin' OR kind IN ('atom_promoted', 'pending_confirmed', 'episode_promoted')"
         )
         == []
     )

@@ -64,7 +64,7 @@ def say_yes(monkeypatch: pytest.MonkeyPatch, *answers: str) -> list[str]:
 
 def test_promote_refuses_without_a_terminal_or_yes(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     atom = add(home, "Rust 1.80 stabilised LazyCell", "web")
-    code, out, err = cli(capsys, home, "promote", atom.id)
+    code, _, err = cli(capsys, home, "promote", atom.id)
     assert code == 1
     assert "--yes" in err and "terminal" in err and err.count("\n") == 1
     stored = get(home, atom.id)

@@ -153,7 +153,10 @@ async def drive(client: Client, led: Ledger, other: Ledger, seed: int) -> None:
         roll = rng.random()
         if roll < 0.3 or (roll >= 0.9 and not led.temp):
             kind = "temp" if i % 3 == 0 else "keep"
-            text = f"[{led.name}-{i:03d}] I prefer {rng.choice(NOUNS)} on the build box ({kind} {word('atom', led.name, i)})"
+            text = (
+                f"[{led.name}-{i:03d}] I prefer {rng.choice(NOUNS)} on the build box "
+                f"({kind} {word('atom', led.name, i)})"
+            )
             data = await call("add_atom", content=text, source="user_said")
             if data is not None and data["status"] == "added":
                 led.atoms[data["atom"]["id"]] = text

@@ -1,4 +1,4 @@
-"""The SQLite store: files, pragmas, migrations, transactions and the append-only log."""
+"""The store's file and connections: private files, WAL, reopening, damage, rollback, concurrency."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from trusted_memory.errors import InvalidInput, MigrationError, StoreCorrupt
+from trusted_memory.errors import InvalidInput, StoreCorrupt
 from trusted_memory.store.db import Store, now
-from trusted_memory.store.migrations import MIGRATIONS, Migration
+from trusted_memory.store.migrations import MIGRATIONS
 
 pytestmark = pytest.mark.anyio
 
@@ -52,31 +52,6 @@ async def test_reopen_is_idempotent(tmp_path: Path) -> None:
         await store.close()
 
 
-async def test_failed_migration_leaves_previous_version(tmp_path: Path) -> None:
-    path = tmp_path / "memory.db"
-    broken = Migration(MIGRATIONS[-1].version + 1, "broken", ("CREATE TABLE half_done (x)", "NOT SQL AT ALL"))
-    with pytest.raises(MigrationError, match="broken"):
-        await Store.open(path, (*MIGRATIONS, broken))
-    conn = sqlite3.connect(path)
-    try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == MIGRATIONS[-1].version
-        assert conn.execute("SELECT name FROM sqlite_master WHERE name = 'half_done'").fetchone() is None
-    finally:
-        conn.close()
-
-
-async def test_newer_schema_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "memory.db"
-    store = await Store.open(path)
-    await store.close()
-    conn = sqlite3.connect(path)
-    conn.execute("PRAGMA user_version = 999")
-    conn.commit()
-    conn.close()
-    with pytest.raises(MigrationError, match="newer"):
-        await Store.open(path)
-
-
 async def test_garbage_file_is_reported_as_damaged(tmp_path: Path) -> None:
     path = tmp_path / "memory.db"
     path.write_bytes(b"this is not a database, just junk bytes" * 100)
@@ -111,22 +86,6 @@ async def test_change_counter_counts_commits(tmp_path: Path) -> None:
             assert await rx.change_counter() == 3
     finally:
         await store.close()
-
-
-async def test_events_are_append_only(tmp_path: Path) -> None:
-    path = tmp_path / "memory.db"
-    store = await Store.open(path)
-    async with store.write() as tx:
-        await tx.events.append("agent", "fact_added", "fact:1", {"content": "x"})
-    await store.close()
-    conn = sqlite3.connect(path)
-    try:
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            conn.execute("UPDATE events SET kind = 'forged'")
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            conn.execute("DELETE FROM events")
-    finally:
-        conn.close()
 
 
 async def test_two_connections_see_each_others_writes(tmp_path: Path) -> None:
