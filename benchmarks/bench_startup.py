@@ -251,7 +251,8 @@ def report(runs: int, ops: int, startup: list[Sample], imports: ImportCost, trip
         f"| `import trusted_memory.cli.serve`, total | {imports.serve_total:.0f} | {imports.serve_modules} |",
         f"| `import mcp.server`, total | {imports.sdk_total:.0f} | {imports.sdk_modules} |",
         f"| our own modules (`trusted_memory.*`) | {imports.own:.1f} | {imports.own_modules} |",
-        f"| other modules the SDK does not import ({', '.join(imports.extra_names) or 'none'}) | {imports.extra:.1f} | |",
+        f"| other modules the SDK does not import ({', '.join(imports.extra_names) or 'none'}) "
+        f"| {imports.extra:.1f} | |",
         "",
         "### (c) round trips over stdio (fresh store)",
         "",

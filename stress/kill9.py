@@ -15,9 +15,10 @@ acknowledged one must hold. Then:
     in-flight ones are fully applied or not at all, and no fact appears that nobody wrote;
   - a restarted server answers: stats, a new add_atom, and a search that finds it.
 Import rounds (a separate store): `trusted-memory-admin import FILE --yes` of a reference-graph file
-of --entities entities (default 6000: a transaction of ~1.5 s here) is killed at a random moment while its write transaction is open (another
-connection's BEGIN IMMEDIATE finds the write lock held); afterwards the file's atoms are all there or none, the import event exists
-exactly when they are, doctor is clean, and re-running the import completes it.
+of --entities entities (default 6000: a transaction of ~1.5 s here) is killed at a random moment
+while its write transaction is open (another connection's BEGIN IMMEDIATE finds the write lock
+held); afterwards the file's atoms are all there or none, the import event exists exactly when they
+are, doctor is clean, and re-running the import completes it.
 Prints markdown tables; exits 1 on any violation. Bounded: 60 s per round of writes, 30 s per
 response, 120 s per admin command; every child is reaped in `finally`.
 """
@@ -142,7 +143,10 @@ class Writer:
         free = [t for t in self.model.facts if t not in self.model.busy]
         roll = self.rng.random()
         if roll < 0.45:
-            text = f"{tag} I {self.rng.choice(('prefer', 'use', 'like'))} {self.rng.choice(NOUNS)} ({token('k9atom', tag)})"
+            text = (
+                f"{tag} I {self.rng.choice(('prefer', 'use', 'like'))} {self.rng.choice(NOUNS)} "
+                f"({token('k9atom', tag)})"
+            )
             op, args = Op("add_atom", text=text), {"action": "add_atom", "content": text, "source": "user_said"}
         elif roll < 0.75 or len(free) < 3:
             text = self._fact(tag)
@@ -348,7 +352,9 @@ def server_rounds(
             problems.append(
                 "doctor after the crash: "
                 + " / ".join(
-                    l.strip() for l in doctor.stdout.splitlines() if "FAIL" in l or "DAMAGED" in l or "problem" in l
+                    line.strip()
+                    for line in doctor.stdout.splitlines()
+                    if "FAIL" in line or "DAMAGED" in line or "problem" in line
                 )[:300]
             )
         in_flight = len(model.unknown)

@@ -221,7 +221,10 @@ class Driver:
 
     def fact_text(self, i: int) -> str:
         a, b, c = self.rng.sample(NOUNS, 3)
-        return f"[{self.ledger.name}-{i:05d}] {token('fact', self.ledger.index, i)} {a} {b} {c} port {self.rng.randint(1024, 65000)}"
+        return (
+            f"[{self.ledger.name}-{i:05d}] {token('fact', self.ledger.index, i)} {a} {b} {c} "
+            f"port {self.rng.randint(1024, 65000)}"
+        )
 
     async def run(self, ops: int, deadline: float) -> int:
         """Do `ops` operations (fewer if the deadline passes first); returns how many ran."""
@@ -299,7 +302,7 @@ class Driver:
 
     async def op_search_atoms(self, i: int) -> None:
         # Look for an atom another server has acknowledged: it committed before this call began.
-        others = [l for l in self.ledgers if l is not self.ledger and l.keep]
+        others = [led for led in self.ledgers if led is not self.ledger and led.keep]
         if not others:
             await self.call("search_atoms", {"query": f"which {self.rng.choice(NOUNS)} set-up do I prefer"})
             return
@@ -507,7 +510,7 @@ async def verify(
         if turns != led.observes:
             v.miss("observe turns", f"{led.session}: {turns} turns, {led.observes} acknowledged")
 
-    for k, (led, client) in enumerate(zip(ledgers, clients)):
+    for led, client in zip(ledgers, clients):
         for other in ledgers:
             if other is led or not other.keep:
                 continue

@@ -244,7 +244,7 @@ def _coerce(key: str, value: Any, source: str) -> Any:
             else:
                 raise ValueError("expected true or false")
         elif kind is int:
-            if isinstance(value, bool) or isinstance(value, float):
+            if isinstance(value, (bool, float)):
                 raise ValueError("expected a whole number")
             result = int(value)
         elif kind is float:

@@ -43,7 +43,8 @@ async def cmd_model(admin: AdminService, args: argparse.Namespace) -> int:
         print(f"dropped on load (failed validation or the scanner): {', '.join(model.dropped)}")
     if pending:
         print(
-            f"{len(pending)} inference(s) wait for you: `trusted-memory-admin pending`, then `confirm ID` or `reject ID`."
+            f"{len(pending)} inference(s) wait for you: `trusted-memory-admin pending`, "
+            "then `confirm ID` or `reject ID`."
         )
     return 0
 
@@ -85,7 +86,9 @@ async def cmd_nudges(admin: AdminService, args: argparse.Namespace) -> int:
     return 0
 
 
-def add_anticipation_commands(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def add_anticipation_commands(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     """Register `model` and `nudges` on the admin parser."""
     model = commands.add_parser(
         "model",

@@ -86,8 +86,8 @@ async def cmd_consolidate(admin: AdminService, args: argparse.Namespace) -> int:
 
 
 def add_episode_commands(
-    commands: argparse._SubParsersAction,
-    common: argparse.ArgumentParser,  # type: ignore[type-arg]
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    common: argparse.ArgumentParser,
     gated: argparse.ArgumentParser,
 ) -> None:
     """Register `episodes list|show|promote` and `consolidate` on the admin parser."""

@@ -1,4 +1,4 @@
-"""`trusted-memory-hook`: the commands a host's hooks run (Claude Code: UserPromptSubmit, PostToolUse, Stop, SessionEnd).
+"""`trusted-memory-hook`: the commands a host's hooks run (Claude Code: UserPromptSubmit, PostToolUse, Stop, SessionEnd)
 
 The host pipes its hook event as JSON on stdin. `prompt` observes the user's real prompt as their
 own words and prints the memory block, which the host adds to the model's context. A hook must

@@ -30,7 +30,11 @@ def safe(text: str, *, keep_newlines: bool = False) -> str:
         return text
     out = []
     for ch in text:
-        if (keep_newlines and ch in "\n\t") or (ch.isascii() and ch.isprintable()) or unicodedata.category(ch) not in _HIDDEN_CATEGORIES:
+        if (
+            (keep_newlines and ch in "\n\t")
+            or (ch.isascii() and ch.isprintable())
+            or unicodedata.category(ch) not in _HIDDEN_CATEGORIES
+        ):
             out.append(ch)
         else:
             out.append(f"<U+{ord(ch):04X}>")

@@ -73,8 +73,8 @@ async def cmd_compact(admin: AdminService, args: argparse.Namespace) -> int:
 
 
 def add_recall_commands(
-    atoms: argparse._SubParsersAction,
-    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    atoms: argparse._SubParsersAction[argparse.ArgumentParser],
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
     common: argparse.ArgumentParser,
 ) -> None:
     """Register `atoms search` and `reindex` on the admin parser."""

@@ -16,6 +16,7 @@ The cosine of two vectors is then ``(1 - SEMANTIC_SHARE) * lexical + SEMANTIC_SH
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -293,7 +294,7 @@ class HashingEmbedder:
         stems = [i.stem for i in infos if i.stem is not None]
         for s, c in Counter(stems).items():
             out["w:" + s] = WORD_WEIGHT * (1.0 + math.log(c))
-        for bg, c in Counter(zip(stems, stems[1:])).items():
+        for bg, c in Counter(itertools.pairwise(stems)).items():
             out[f"b:{bg[0]}_{bg[1]}"] = BIGRAM_WEIGHT * (1.0 + math.log(c))
         for k, c in Counter(k for i in infos for k in i.concepts).items():
             out["k:" + k] = CONCEPT_WEIGHT * (1.0 + math.log(c))
@@ -317,7 +318,7 @@ class HashingEmbedder:
         val: list[float] = []
         for prefix, weight, counts in (
             ("w:", WORD_WEIGHT, Counter(stems)),
-            ("b:", BIGRAM_WEIGHT, Counter(f"{a}_{b}" for a, b in zip(stems, stems[1:]))),
+            ("b:", BIGRAM_WEIGHT, Counter(f"{a}_{b}" for a, b in itertools.pairwise(stems))),
             ("k:", CONCEPT_WEIGHT, Counter(k for i in infos for k in i.concepts)),
         ):
             for feat, c in counts.items():

@@ -111,7 +111,10 @@ _FACT_VERB = (
     r"|are hosted|lives on|is on port|runs on port|listens on|is served (?:by|from)|talks to|connects to"
     r"|targets|is backed by|is powered by|runs (?:every|daily|hourly|nightly|weekly|at \d))"
 )
-_SUBJ = r"(?:(?:the|our|this|my|all|both)\s+)?(?!(?:it|this|that|they|he|she|you|i|we|there|which|what)\b)[\w.+#/-]+(?:\s+[\w.+#/-]+){0,3}?"
+_SUBJ = (
+    r"(?:(?:the|our|this|my|all|both)\s+)?(?!(?:it|this|that|they|he|she|you|i|we|there|which|what)\b)"
+    r"[\w.+#/-]+(?:\s+[\w.+#/-]+){0,3}?"
+)
 _VAGUE_OBJ = (
     r"(?!(?:a |an |one |the |some |no |any |another )?(?:question|idea|problem|issue|doubt|feeling|suggestion"
     r"|request|bug|error|weird|strange|small|quick|meeting|call"
@@ -251,8 +254,8 @@ _rule(
 _rule(
     "convention",
     0.8,
-    r"^(?:all\s+|our\s+|the\s+)?(?:[\w-]+\s+)?(?:tests?|unit tests|integration tests|e2e tests|docs|documentation|migrations"
-    r"|fixtures|configs|scripts|helpers|utils|components|types|models|schemas|templates|assets"
+    r"^(?:all\s+|our\s+|the\s+)?(?:[\w-]+\s+)?(?:tests?|unit tests|integration tests|e2e tests|docs|documentation"
+    r"|migrations|fixtures|configs|scripts|helpers|utils|components|types|models|schemas|templates|assets"
     r"|static files|env vars|notebooks|benchmarks|examples)\s+(?:go|goes|live|lives|belong|belongs"
     r"|should go|should live|must go|must live|are kept|are stored|sit)\s+(?:in|under|into|inside|next to)\b",
 )
@@ -342,7 +345,8 @@ _rule(
     "fact",
     0.75,
     rf"^{_SUBJ}\s+{_FACT_VERB}\b\s*\S",
-    needs="use|rel|depend|written|built|run|deployed|hosted|lives on|port|listens|served|talks to|connects|targets|backed|powered",
+    needs="use|rel|depend|written|built|run|deployed|hosted|lives on|port|listens|served|talks to|connects|targets"
+    "|backed|powered",
 )
 _rule(
     "fact",
@@ -366,7 +370,8 @@ ERR_TOKEN = re.compile(
     r"|\b[45]\d\d\s+(?:error|errors|bad gateway|gateway timeout|internal server error|not found|forbidden"
     r"|unauthori[sz]ed)\b|\bOOMKilled\b|\bsegfault|\bsegmentation fault\b|\bSIG(?:SEGV|KILL|TERM|ABRT|BUS)\b"
     r"|\bE(?:NOENT|ACCES|CONNREFUSED|CONNRESET|ADDRINUSE|TIMEDOUT|PIPE)\b|\b[Pp]ermission denied\b"
-    r"|\bexit (?:code|status) \d+\b|\b(?:[Tt]imed out|[Dd]eadlock|[Oo]ut of memory|[Ss]tack overflow|CrashLoopBackOff|ImagePullBackOff)\b"
+    r"|\bexit (?:code|status) \d+\b"
+    r"|\b(?:[Tt]imed out|[Dd]eadlock|[Oo]ut of memory|[Ss]tack overflow|CrashLoopBackOff|ImagePullBackOff)\b"
 )
 _ERR_VERB = re.compile(
     r"\b(?:fails?|failing|failed|crash(?:es|ed|ing)?|throws?|throwing|raises?|raising|errors? out|dies|died"

@@ -83,7 +83,8 @@ LEAD = re.compile(
 HEDGE = re.compile(r"^(?:i think|i guess|i believe|i suppose|i feel like|probably|maybe|i'd say|imo|imho)\b[\s,]*")
 # "Remember that …" is removed here rather than in LEAD: it also marks the rest as worth keeping as a note.
 EXPLICIT = re.compile(
-    r"^(?:please\s+)?(?:(?:remember|keep in mind|note)(?:\s+that\b|\s*:)|for future reference\b|for the record\b)[\s,:]*",
+    r"^(?:please\s+)?(?:(?:remember|keep in mind|note)(?:\s+that\b|\s*:)"
+    r"|for future reference\b|for the record\b)[\s,:]*",
     re.IGNORECASE,
 )
 LABEL = re.compile(

@@ -18,13 +18,15 @@ _FOLLOW_UPS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), intents)
     for pattern, intents in (
         (
-            r"\b(?:finished|done with|wrote|implemented|added|refactor(?:ed|ing)?|changed|updated|rewrote|fixed|merged)\b"
-            r"[^.!?]{0,60}\b(?:code|function|module|class|feature|endpoint|component|file|handler|service|tests?|bug|pr|branch|api"
-            r"|refactor(?:ing)?|migration|implementation|script|ticket|fix|patch|changes?)\b",
+            r"\b(?:finished|done with|wrote|implemented|added|refactor(?:ed|ing)?|changed|updated|rewrote|fixed"
+            r"|merged)\b"
+            r"[^.!?]{0,60}\b(?:code|function|module|class|feature|endpoint|component|file|handler|service|tests?|bug|pr"
+            r"|branch|api|refactor(?:ing)?|migration|implementation|script|ticket|fix|patch|changes?)\b",
             ("how to run the tests", "code review and commit conventions", "how to deploy or release it"),
         ),
         (
-            r"\b(?:error|exception|traceback|stack trace|crash(?:es|ed|ing)?|fail(?:s|ed|ing|ure)?|broken|bug|segfault|timeout|doesn'?t work|won'?t (?:start|build|run))\b",
+            r"\b(?:error|exception|traceback|stack trace|crash(?:es|ed|ing)?|fail(?:s|ed|ing|ure)?|broken|bug|segfault"
+            r"|timeout|doesn'?t work|won'?t (?:start|build|run))\b",
             ("how this error was fixed before", "known problems and workarounds", "how to run the tests"),
         ),
         (
@@ -32,7 +34,8 @@ _FOLLOW_UPS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
             ("deployment steps and environments", "rollback procedure", "release checklist"),
         ),
         (
-            r"\b(?:new project|set ?up|bootstrap|scaffold|start(?:ing)? (?:a|the) (?:new )?(?:project|repo|service|app))\b",
+            r"\b(?:new project|set ?up|bootstrap|scaffold"
+            r"|start(?:ing)? (?:a|the) (?:new )?(?:project|repo|service|app))\b",
             ("project conventions and preferred stack", "repository layout and file locations"),
         ),
         (

@@ -134,20 +134,24 @@ _STATED_STYLE: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         (
             "style.verbosity",
             "concise",
-            r"\b(?:prefer|like|want|keep(?: it| them| answers| replies)?|be|give me|please|make (?:it|them))\b[^.!?\n]{0,25}"
+            r"\b(?:prefer|like|want|keep(?: it| them| answers| replies)?|be|give me|please|make (?:it|them))\b"
+            r"[^.!?\n]{0,25}"
             r"\b(?:short|shorter|brief|briefer|concise|terse|succinct|to the point)\b"
-            r"|\b(?:too|so) (?:long|verbose|wordy)\b|\bless (?:verbose|wordy|text)\b|\bno (?:long )?essays?\b|\btl;?dr\b",
+            r"|\b(?:too|so) (?:long|verbose|wordy)\b|\bless (?:verbose|wordy|text)\b|\bno (?:long )?essays?\b"
+            r"|\btl;?dr\b",
         ),
         (
             "style.verbosity",
             "detailed",
-            r"\b(?:prefer|like|want|give me|keep)\b[^.!?\n]{0,25}\b(?:detailed|thorough|in-depth|comprehensive|long(?:er)?)"
+            r"\b(?:prefer|like|want|give me|keep)\b[^.!?\n]{0,25}"
+            r"\b(?:detailed|thorough|in-depth|comprehensive|long(?:er)?)"
             r" (?:answers?|replies|responses|explanations?)\b|\bmore detail(?:s|ed)?\b",
         ),
         (
             "style.explanation_depth",
             "thorough",
-            r"\bexplain (?:it |things |everything )?(?:in depth|in detail|thoroughly|step by step)\b|\bwalk me through\b"
+            r"\bexplain (?:it |things |everything )?(?:in depth|in detail|thoroughly|step by step)\b"
+            r"|\bwalk me through\b"
             r"|\bexplain (?:the )?(?:why|reasoning)\b|\bi (?:want|like) to understand (?:why|how)\b",
         ),
         (
@@ -164,24 +168,28 @@ _STATED_STYLE: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         (
             "style.humor",
             "playful",
-            r"\b(?:love|like|enjoy|appreciate) (?:the |your |a bit of )?(?:jokes|puns|humou?r)\b|\bfeel free to (?:joke|be funny)\b",
+            r"\b(?:love|like|enjoy|appreciate) (?:the |your |a bit of )?(?:jokes|puns|humou?r)\b"
+            r"|\bfeel free to (?:joke|be funny)\b",
         ),
         (
             "style.formality",
             "casual",
-            r"\b(?:no need to be|don'?t be|stop being) (?:so )?formal\b|\bkeep it casual\b|\bcasual tone\b|\blike a friend\b",
+            r"\b(?:no need to be|don'?t be|stop being) (?:so )?formal\b|\bkeep it casual\b|\bcasual tone\b"
+            r"|\blike a friend\b",
         ),
         ("style.formality", "formal", r"\b(?:keep it|be|stay|remain) (?:formal|professional)\b|\bformal tone\b"),
         (
             "style.tone",
             "direct",
-            r"\b(?:be|just be) (?:direct|blunt|straight(?: with me)?)\b|\bno fluff\b|\bdon'?t sugar-?coat|\bno sugar-?coating\b"
+            r"\b(?:be|just be) (?:direct|blunt|straight(?: with me)?)\b|\bno fluff\b|\bdon'?t sugar-?coat"
+            r"|\bno sugar-?coating\b"
             r"|\bskip the (?:pleasantries|small talk|preamble)\b",
         ),
         (
             "style.tone",
             "warm",
-            r"\b(?:be|more) (?:encouraging|supportive|gentle|patient) with me\b|\bplease be (?:encouraging|supportive|gentle|kind)\b",
+            r"\b(?:be|more) (?:encouraging|supportive|gentle|patient) with me\b"
+            r"|\bplease be (?:encouraging|supportive|gentle|kind)\b",
         ),
     )
 )
@@ -200,7 +208,8 @@ _FOCUS_HINT = re.compile(
 _NEGATED = re.compile(r"\b(?:don'?t|do not|never|not)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
 _TASK = re.compile(
     r"\b(?:i'?m|i am|we'?re|we are|i'?ve been|we'?ve been) (?:currently |now |still )?"
-    r"(?:working on|building|trying to|fixing|migrating|writing|implementing|refactoring|debugging|setting up|porting|designing)"
+    r"(?:working on|building|trying to|fixing|migrating|writing|implementing|refactoring|debugging|setting up|porting"
+    r"|designing)"
     r" ([^.!?\n]{4,120})"
     r"|\b(?:today|this week|next),? (?:i|we)(?:'ll| will| want to| need to| have to) ([^.!?\n]{4,120})"
     r"|\b(?:my|our) (?:current )?(?:task|focus|priority) (?:is|right now is) (?:to )?([^.!?\n]{4,120})",

@@ -58,7 +58,8 @@ Rules:
 - {DATA_RULE}
 
 Answer with JSON only, in exactly this shape:
-{{"updates": [{{"field_path": "style.verbosity", "value": "concise", "evidence": "keep it short", "confidence": 0.9, "stated": true}}]}}
+{{"updates": [{{"field_path": "style.verbosity", "value": "concise", "evidence": "keep it short", \
+"confidence": 0.9, "stated": true}}]}}
 """
 
 

@@ -12,7 +12,22 @@ import re
 from ._rules import compile_rx
 
 _TEMPORAL = frozenset(
-    ["previous", "previously", "prior", "above", "earlier", "preceding", "foregoing", "former", "original", "initial", "your", "safety", "developer", "ethical"]
+    [
+        "previous",
+        "previously",
+        "prior",
+        "above",
+        "earlier",
+        "preceding",
+        "foregoing",
+        "former",
+        "original",
+        "initial",
+        "your",
+        "safety",
+        "developer",
+        "ethical",
+    ]
 )
 _STRONG_NOUNS = ("instruction", "prompt", "directive", "guideline", "guidance", "guardrail", "programming")
 
@@ -53,7 +68,9 @@ def actor_check(m: re.Match[str]) -> bool:
     return bool(m.group("hijack")) or m.group("actor").split()[-1] not in ("assistant", "assistants", "agent", "agents")
 
 
-_IMPERATIVE_LEAD = frozenset(["please", "then", "also", "now", "always", "immediately", "silently", "quietly", "secretly", "must", "should"])
+_IMPERATIVE_LEAD = frozenset(
+    ["please", "then", "also", "now", "always", "immediately", "silently", "quietly", "secretly", "must", "should"]
+)
 
 
 def tag_check(m: re.Match[str]) -> bool:
@@ -114,7 +131,49 @@ def send_check(m: re.Match[str]) -> bool:
 
 
 _QUALIFIERS = frozenset(
-    ["vorherigen", "bisherigen", "obigen", "alle", "allen", "deine", "ihre", "vorigen", "früheren", "vorhergehenden", "ursprünglichen", "todas", "todos", "anteriores", "previas", "tus", "sus", "toutes", "tous", "précédentes", "precedentes", "antérieures", "vos", "tes", "tutte", "tutti", "precedenti", "tue", "sue", "suas", "tuas", "все", "всё", "предыдущие", "прошлые", "свои", "твои", "ваши", "системные", "вышеуказанные", "прежние"]
+    [
+        "vorherigen",
+        "bisherigen",
+        "obigen",
+        "alle",
+        "allen",
+        "deine",
+        "ihre",
+        "vorigen",
+        "früheren",
+        "vorhergehenden",
+        "ursprünglichen",
+        "todas",
+        "todos",
+        "anteriores",
+        "previas",
+        "tus",
+        "sus",
+        "toutes",
+        "tous",
+        "précédentes",
+        "precedentes",
+        "antérieures",
+        "vos",
+        "tes",
+        "tutte",
+        "tutti",
+        "precedenti",
+        "tue",
+        "sue",
+        "suas",
+        "tuas",
+        "все",
+        "всё",
+        "предыдущие",
+        "прошлые",
+        "свои",
+        "твои",
+        "ваши",
+        "системные",
+        "вышеуказанные",
+        "прежние",
+    ]
 )
 _CJK_QUALIFIERS = (
     "之前",
@@ -151,7 +210,43 @@ def cjk_check(m: re.Match[str]) -> bool:
 
 
 _EXFIL_PARAMS = frozenset(
-    ["q", "d", "p", "c", "x", "s", "data", "secret", "secrets", "token", "key", "pass", "password", "payload", "conv", "conversation", "chat", "history", "memory", "mem", "exfil", "leak", "cred", "creds", "credentials", "content", "msg", "message", "info", "text", "body", "log", "prompt", "input", "env"]
+    [
+        "q",
+        "d",
+        "p",
+        "c",
+        "x",
+        "s",
+        "data",
+        "secret",
+        "secrets",
+        "token",
+        "key",
+        "pass",
+        "password",
+        "payload",
+        "conv",
+        "conversation",
+        "chat",
+        "history",
+        "memory",
+        "mem",
+        "exfil",
+        "leak",
+        "cred",
+        "creds",
+        "credentials",
+        "content",
+        "msg",
+        "message",
+        "info",
+        "text",
+        "body",
+        "log",
+        "prompt",
+        "input",
+        "env",
+    ]
 )
 
 

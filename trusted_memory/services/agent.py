@@ -49,7 +49,8 @@ class AgentService:
         if self._runtime.settings.trust.agent_writes == "quarantine":
             raise TrustRefused(
                 f"this store is in strict mode (trust.agent_writes = quarantine): agents cannot {action} facts. "
-                'Ask the user to run `trusted-memory-admin facts add TARGET "TEXT"`, or store it with add_atom for review.'
+                'Ask the user to run `trusted-memory-admin facts add TARGET "TEXT"`, '
+                "or store it with add_atom for review."
             )
 
     async def add_fact(
@@ -61,7 +62,10 @@ class AgentService:
         pinned: bool | None = None,
         keywords: Sequence[str] | None = None,
     ) -> FactWrite:
-        """Add (or upsert by key) a facts entry; a target past `facts.consolidate_at_pct` is tidied in the background."""
+        """Add (or upsert by key) a facts entry.
+
+        A target past `facts.consolidate_at_pct` is tidied in the background.
+        """
         self._runtime.writes.take("add")
         self._refuse_in_strict_mode("add")
         write = await self._facts.add(check_target(target), content, key=key, pinned=pinned, keywords=keywords)

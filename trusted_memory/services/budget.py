@@ -22,6 +22,27 @@ HEADROOM = 0.95  # evict to 95 % so the next writes do not evict again at once
 BATCH_SHARE = 0.02
 
 
+def _eviction_order(
+    row: tuple[int, str, str, float, float, float | None, float | None], ts: float, half_life_days: float
+) -> tuple[int, float]:
+    """Sort key of an eviction candidate at time `ts`: lowest first is evicted first."""
+    _, _, status, confidence, created, recalled, expires = row
+    if status == "quarantined":
+        return (0 if expires is not None and expires <= ts else 1, 0.0)
+    return (
+        2,
+        retention(
+            confidence=confidence,
+            created_at=created,
+            last_recalled_at=recalled,
+            now=ts,
+            half_life_days=half_life_days,
+            trusted=True,
+            pinned=False,
+        ),
+    )
+
+
 class StoreBudget:
     """Keeps the whole store (database and WAL) under its configured size."""
 
@@ -58,25 +79,7 @@ class StoreBudget:
                 )
             ts = now()
             half_life = self._settings.recall.half_life_days
-
-            def order(row: tuple[int, str, str, float, float, float | None, float | None]) -> tuple[int, float]:
-                _, _, status, confidence, created, recalled, expires = row
-                if status == "quarantined":
-                    return (0 if expires is not None and expires <= ts else 1, 0.0)
-                return (
-                    2,
-                    retention(
-                        confidence=confidence,
-                        created_at=created,
-                        last_recalled_at=recalled,
-                        now=ts,
-                        half_life_days=half_life,
-                        trusted=True,
-                        pinned=False,
-                    ),
-                )
-
-            ranked = sorted((order(row), row) for row in candidates)
+            ranked = sorted((_eviction_order(row, ts, half_life), row) for row in candidates)
             batch = ranked[: max(20, int(len(ranked) * BATCH_SHARE))]
             async with self._store.write() as tx:
                 await tx.atoms.delete_many([row[1] for _, row in batch])

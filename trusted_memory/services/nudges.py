@@ -82,7 +82,8 @@ class NudgeService:
                     Nudge(
                         "stale_goal",
                         atom.id,
-                        f"goal set {age(atom.created_at)}, not touched since: {preview_text(atom.text, 160)} — still on?",
+                        f"goal set {age(atom.created_at)}, not touched since: "
+                        f"{preview_text(atom.text, 160)} — still on?",
                     )
                 )
         self._stored = (ts, out)
@@ -110,7 +111,8 @@ class NudgeService:
                     Nudge(
                         "drift",
                         f"drift:{task}",
-                        f'the stated focus was "{preview_text(task, 100)}"; the last {DRIFT_TURNS} messages are about something else',
+                        f'the stated focus was "{preview_text(task, 100)}"; '
+                        f"the last {DRIFT_TURNS} messages are about something else",
                     )
                 )
         return sorted(out, key=lambda n: KINDS.index(n.kind))

@@ -230,7 +230,10 @@ class AtomsRepo:
     async def eviction_candidates(
         self,
     ) -> builtins.list[tuple[int, str, str, float, float, float | None, float | None]]:
-        """Atoms that may be evicted (unpinned, not critical): (num, id, status, confidence, created, last recalled, expires)."""
+        """Atoms that may be evicted (unpinned, not critical).
+
+        Rows: (num, id, status, confidence, created, last recalled, expires).
+        """
         async with self._conn.execute(
             "SELECT num, id, status, confidence, created_at, last_recalled_at, expires_at FROM atoms "
             "WHERE pinned = 0 AND importance != 'critical'"

@@ -253,10 +253,12 @@ M005_SESSIONS = Migration(
         """CREATE TRIGGER episodes_fts_delete AFTER DELETE ON episodes WHEN old.status = 'live' BEGIN
             INSERT INTO episodes_fts(episodes_fts, rowid, summary) VALUES ('delete', old.num, old.summary);
         END""",
-        """CREATE TRIGGER episodes_fts_update_old AFTER UPDATE OF summary, status ON episodes WHEN old.status = 'live' BEGIN
+        "CREATE TRIGGER episodes_fts_update_old AFTER UPDATE OF summary, status ON episodes "
+        """WHEN old.status = 'live' BEGIN
             INSERT INTO episodes_fts(episodes_fts, rowid, summary) VALUES ('delete', old.num, old.summary);
         END""",
-        """CREATE TRIGGER episodes_fts_update_new AFTER UPDATE OF summary, status ON episodes WHEN new.status = 'live' BEGIN
+        "CREATE TRIGGER episodes_fts_update_new AFTER UPDATE OF summary, status ON episodes "
+        """WHEN new.status = 'live' BEGIN
             INSERT INTO episodes_fts(rowid, summary) VALUES (new.num, new.summary);
         END""",
     ),

@@ -57,7 +57,8 @@ class PendingRepo:
     async def insert(self, item: PendingReview) -> bool:
         """Store a pending inference; False if its id exists already (import)."""
         cur = await self._conn.execute(
-            "INSERT OR IGNORE INTO pending_reviews(id, field_path, value, evidence, confidence, created_at, updated_at, expires_at) "
+            "INSERT OR IGNORE INTO pending_reviews"
+            "(id, field_path, value, evidence, confidence, created_at, updated_at, expires_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 item.id,
@@ -75,7 +76,8 @@ class PendingRepo:
     async def refresh(self, review_id: str, *, evidence: str, confidence: float, ts: float, expires_at: float) -> None:
         """Re-inferred: keep it longer, with the newest evidence."""
         await self._conn.execute(
-            "UPDATE pending_reviews SET evidence = ?, confidence = MAX(confidence, ?), updated_at = ?, expires_at = ? WHERE id = ?",
+            "UPDATE pending_reviews SET evidence = ?, confidence = MAX(confidence, ?), updated_at = ?, expires_at = ? "
+            "WHERE id = ?",
             (evidence, confidence, ts, expires_at, review_id),
         )
 

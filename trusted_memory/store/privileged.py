@@ -40,7 +40,8 @@ class PrivilegedOps:
     ) -> None:
         """Write a user-model field as-is (import)."""
         await self._conn.execute(
-            "INSERT OR REPLACE INTO user_model(field_path, value, source_class, updated_at, evidence) VALUES (?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO user_model(field_path, value, source_class, updated_at, evidence) "
+            "VALUES (?, ?, ?, ?, ?)",
             (field_path, value, source_class, ts, evidence),
         )
 

@@ -235,7 +235,8 @@ class RecallRepo:
         for start in range(0, len(hashes), 500):
             chunk = list(hashes[start : start + 500])
             async with self._conn.execute(
-                f"SELECT hash, scale, vec FROM embedding_cache WHERE space = ? AND hash IN ({', '.join('?' * len(chunk))})",
+                "SELECT hash, scale, vec FROM embedding_cache "
+                f"WHERE space = ? AND hash IN ({', '.join('?' * len(chunk))})",
                 (space, *chunk),
             ) as cur:
                 for row in await cur.fetchall():
@@ -279,7 +280,8 @@ class RecallRepo:
                 "(SELECT atom_num FROM vectors WHERE space = ?) AND num NOT IN (SELECT atom_num FROM embed_queue)"
             ),
             "SELECT COUNT(*) FROM embed_queue WHERE atom_num NOT IN (SELECT num FROM atoms WHERE status = 'live')",
-            "SELECT COUNT(*) FROM associations WHERE src NOT IN (SELECT num FROM atoms) OR dst NOT IN (SELECT num FROM atoms)",
+            "SELECT COUNT(*) FROM associations "
+            "WHERE src NOT IN (SELECT num FROM atoms) OR dst NOT IN (SELECT num FROM atoms)",
         )
         counts = []
         for sql in queries:
@@ -295,7 +297,8 @@ class RecallRepo:
             ("DELETE FROM vectors WHERE atom_num NOT IN (SELECT num FROM atoms WHERE status = 'live')", ()),
             ("DELETE FROM embed_queue WHERE atom_num NOT IN (SELECT num FROM atoms WHERE status = 'live')", ()),
             (
-                "DELETE FROM associations WHERE src NOT IN (SELECT num FROM atoms) OR dst NOT IN (SELECT num FROM atoms)",
+                "DELETE FROM associations "
+                "WHERE src NOT IN (SELECT num FROM atoms) OR dst NOT IN (SELECT num FROM atoms)",
                 (),
             ),
             (

@@ -286,8 +286,10 @@ class SessionsRepo:
         if not match:
             return []
         async with self._conn.execute(
-            "SELECT episodes.id, -bm25(episodes_fts) FROM episodes_fts JOIN episodes ON episodes.num = episodes_fts.rowid "
-            "WHERE episodes_fts MATCH ? AND episodes.status = 'live' AND (episodes.expires_at IS NULL OR episodes.expires_at > ?) "
+            "SELECT episodes.id, -bm25(episodes_fts) FROM episodes_fts "
+            "JOIN episodes ON episodes.num = episodes_fts.rowid "
+            "WHERE episodes_fts MATCH ? AND episodes.status = 'live' "
+            "AND (episodes.expires_at IS NULL OR episodes.expires_at > ?) "
             "ORDER BY bm25(episodes_fts) LIMIT ?",
             (match, now, limit),
         ) as cur:
