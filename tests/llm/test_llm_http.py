@@ -222,7 +222,7 @@ async def test_junk_answers_fall_back_as_invalid(
 @pytest.mark.anyio
 async def test_a_cut_off_answer_says_to_raise_max_tokens(chat: ChatServer, llm: OpenAIChatLLM) -> None:
     chat.reply_with('{"same_fact": true, "merged": "I use neo', "length")
-    with pytest.raises(LLMInvalidOutput, match="llm.max_tokens"):
+    with pytest.raises(LLMInvalidOutput, match=r"llm\.max_tokens"):
         await llm.complete("s", "u", MergeJudgmentOut)
 
 
@@ -437,7 +437,7 @@ async def test_content_parts_are_joined() -> None:
 @pytest.mark.parametrize("status", [401, 403])
 async def test_refused_credentials_point_at_the_api_key(status: int) -> None:
     client = mock_llm(lambda request: httpx.Response(status, json={"error": "invalid key"}), api_key="wrong")
-    with pytest.raises(LLMError, match="llm.api_key"):
+    with pytest.raises(LLMError, match=r"llm\.api_key"):
         await client.complete("s", "u", MergeJudgmentOut)
     await client.aclose()
 
@@ -459,9 +459,9 @@ async def test_a_422_json_mode_refusal_is_retried_too() -> None:
 
 
 def test_construction_needs_a_base_url_and_a_model() -> None:
-    with pytest.raises(LLMError, match="llm.base_url"):
+    with pytest.raises(LLMError, match=r"llm\.base_url"):
         OpenAIChatLLM("", "tiny")
-    with pytest.raises(LLMError, match="llm.model"):
+    with pytest.raises(LLMError, match=r"llm\.model"):
         OpenAIChatLLM("http://127.0.0.1:11434/v1", "")
 
 

@@ -1,14 +1,13 @@
 """OpenAI-compatible `/v1/embeddings` over httpx: Ollama, llama.cpp, vLLM, LM Studio, OpenAI.
 
 Batches requests, times them out, retries transient failures with backoff, and maps every httpx
-failure onto the project's error tree at this edge.
+failure onto the project's error tree at this edge, through the shared translation in http_errors.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 import httpx
 import numpy as np
@@ -16,23 +15,19 @@ import numpy.typing as npt
 
 from ..config import EmbeddingSettings
 from ..errors import EmbedderError, EmbedderMismatch, EmbedderUnavailable
+from ..http_errors import HTTPErrors, check_status, map_httpx_errors, unexpected_body
 from .base import EmbeddingSpace
 
 RETRIES = 3
 BACKOFF_S = (0.2, 0.6, 1.5)
-
-
-@contextmanager
-def map_httpx_errors(url: str) -> Iterator[None]:
-    """Translate httpx failures into embedder errors, most specific first."""
-    try:
-        yield
-    except httpx.TimeoutException as exc:
-        raise EmbedderUnavailable(f"embedding server {url} timed out") from exc
-    except httpx.TransportError as exc:
-        raise EmbedderUnavailable(f"embedding server {url} is unreachable: {exc}") from exc
-    except httpx.HTTPError as exc:
-        raise EmbedderError(f"embedding request to {url} failed: {exc}") from exc
+ERRORS = HTTPErrors(
+    name="embedding",
+    settings="embedding",
+    timeout=EmbedderUnavailable,
+    unavailable=EmbedderUnavailable,
+    failed=EmbedderError,
+    bad_body=EmbedderError,
+)
 
 
 class OpenAIEmbedder:
@@ -76,15 +71,9 @@ class OpenAIEmbedder:
         last: Exception | None = None
         for attempt in range(RETRIES + 1):
             try:
-                with map_httpx_errors(self._url):
+                with map_httpx_errors(ERRORS, self._url):
                     response = await self._client.post(self._url, json={"model": self._conf.model, "input": batch})
-                if response.status_code >= 500 or response.status_code == 429:
-                    raise EmbedderUnavailable(f"embedding server {self._url} answered {response.status_code}")
-                if response.status_code >= 400:
-                    raise EmbedderError(
-                        f"embedding server {self._url} refused the request ({response.status_code}): "
-                        f"{response.text[:200]}"
-                    )
+                check_status(ERRORS, self._url, response)
                 return self._parse(response, len(batch))
             except EmbedderUnavailable as exc:
                 last = exc
@@ -99,7 +88,7 @@ class OpenAIEmbedder:
             ordered = sorted(items, key=lambda item: int(item.get("index", 0)))
             matrix = np.asarray([item["embedding"] for item in ordered], dtype=np.float32)
         except (ValueError, KeyError, TypeError) as exc:
-            raise EmbedderError(f"embedding server {self._url} returned an unexpected body: {exc}") from exc
+            raise unexpected_body(ERRORS, self._url, exc) from exc
         if matrix.ndim != 2 or matrix.shape[0] != expected:
             raise EmbedderError(f"embedding server {self._url} returned {matrix.shape[0]} vectors for {expected} texts")
         if matrix.shape[1] != self._space.dims:

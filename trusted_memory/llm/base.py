@@ -3,7 +3,7 @@
 A backend answers `complete(system, user, schema)` with a validated pydantic model or None.
 Callers never call `complete` directly: `run_job` bounds it with a deadline, turns every failure
 into None (counted in `LLMStats`) and refuses answers the content scanner flags, so the LLM can
-only ever make memory better, never break or poison the call that asked (DESIGN.md §6).
+only ever make memory better, never break or poison the call that asked.
 
 Backend failures are LLMError subclasses defined here, so `run_job` can count them by kind:
 
@@ -53,13 +53,21 @@ MAX_JSON_CANDIDATES = 32
 class LLMTimeout(LLMError):
     """The memory LLM did not answer in time."""
 
+    kind = "llm_timeout"
+    retryable = True
+
 
 class LLMUnavailable(LLMError):
     """The memory LLM is unreachable or failing (connect error, 5xx, 429)."""
 
+    kind = "llm_unavailable"
+    retryable = True
+
 
 class LLMInvalidOutput(LLMError):
     """The memory LLM answered, but not with JSON matching the requested schema."""
+
+    kind = "llm_invalid_output"
 
 
 class MemoryLLM(Protocol):

@@ -2,23 +2,30 @@
 
 One request per prompt, in JSON mode when the server supports it, no retries beyond the JSON-mode
 downgrade: the memory LLM is off the critical path and `run_job` bounds the whole call anyway.
-Every httpx failure is mapped onto the project's error tree at this edge.
+Every httpx failure is mapped onto the project's error tree at this edge, through the shared
+translation in http_errors.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, Protocol
 
 import httpx
 
 from ..errors import LLMError
+from ..http_errors import HTTPErrors, check_status, map_httpx_errors, unexpected_body
 from .base import LLMInvalidOutput, LLMTimeout, LLMUnavailable, M, parse_answer
 
-__all__ = ["ChatSettings", "OpenAIChatLLM", "map_httpx_errors"]
+__all__ = ["ChatSettings", "OpenAIChatLLM"]
 
-EXCERPT_CHARS = 200
+ERRORS = HTTPErrors(
+    name="memory LLM",
+    settings="llm",
+    timeout=LLMTimeout,
+    unavailable=LLMUnavailable,
+    failed=LLMError,
+    bad_body=LLMInvalidOutput,
+)
 
 
 class ChatSettings(Protocol):
@@ -36,19 +43,6 @@ class ChatSettings(Protocol):
     def max_tokens(self) -> int: ...
     @property
     def temperature(self) -> float: ...
-
-
-@contextmanager
-def map_httpx_errors(url: str) -> Iterator[None]:
-    """Translate httpx failures into memory-LLM errors, most specific first."""
-    try:
-        yield
-    except httpx.TimeoutException as exc:
-        raise LLMTimeout(f"memory LLM server {url} timed out") from exc
-    except httpx.TransportError as exc:
-        raise LLMUnavailable(f"memory LLM server {url} is unreachable: {exc}") from exc
-    except httpx.HTTPError as exc:
-        raise LLMError(f"memory LLM request to {url} failed: {exc}") from exc
 
 
 class OpenAIChatLLM:
@@ -127,21 +121,12 @@ class OpenAIChatLLM:
             self._json_mode = False
             del body["response_format"]
             response = await self._post(body)
-        self._check_status(response)
+        check_status(ERRORS, self._url, response)
         return self._content(response)
 
     async def _post(self, body: dict[str, Any]) -> httpx.Response:
-        with map_httpx_errors(self._url):
+        with map_httpx_errors(ERRORS, self._url):
             return await self._client.post(self._url, json=body)
-
-    def _check_status(self, response: httpx.Response) -> None:
-        code = response.status_code
-        if code >= 500 or code == 429:
-            raise LLMUnavailable(f"memory LLM server {self._url} answered {code}")
-        if code in (401, 403):
-            raise LLMError(f"memory LLM server {self._url} refused the credentials ({code}); check llm.api_key")
-        if code >= 400:
-            raise LLMError(f"memory LLM server {self._url} refused the request ({code}): {_excerpt(response.text)}")
 
     def _content(self, response: httpx.Response) -> tuple[str | None, bool]:
         """`choices[0].message.content` (text or a list of text parts) and whether it was cut off."""
@@ -150,10 +135,7 @@ class OpenAIChatLLM:
             content = choice["message"].get("content")
             cut = choice.get("finish_reason") == "length"
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise LLMInvalidOutput(
-                f"memory LLM server {self._url} returned an unexpected body ({type(exc).__name__}); "
-                "is llm.base_url an OpenAI-compatible /v1 endpoint?"
-            ) from exc
+            raise unexpected_body(ERRORS, self._url, exc) from exc
         if isinstance(content, list):  # content parts, as some gateways send them
             content = "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
         if content is not None and not isinstance(content, str):
@@ -164,8 +146,3 @@ class OpenAIChatLLM:
 def _mentions_json_mode(text: str) -> bool:
     low = text.lower()
     return "response_format" in low or "json_object" in low
-
-
-def _excerpt(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + "…"

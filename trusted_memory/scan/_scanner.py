@@ -1,7 +1,7 @@
 """The scanner's entry points: reports hidden Unicode, look-alike words, injection markers and secrets.
 
-Every write to memory is scanned (DESIGN.md §3); callers decide whether a finding rejects a fact
-or quarantines an atom. The scanner only reports, and it is tuned for the write path: ASCII text
+Every write to memory is scanned; callers decide whether a finding rejects a fact or quarantines
+an atom. The scanner only reports, and it is tuned for the write path: ASCII text
 skips the Unicode checks; a rule runs only when its trigger words are in the text's word set, and
 then only at or around the offsets of those words, so a typical 2 KB note scans in well under
 0.1 ms. Patterns compile lazily on first use so that importing this module stays cheap.

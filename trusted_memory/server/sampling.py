@@ -9,16 +9,14 @@ heuristic path runs, exactly as with `llm.provider = none`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TypeVar
 
 from mcp.server.mcpserver import Context, Sample
 from mcp.types import CreateMessageResult, SamplingMessage, TextContent
 from pydantic import BaseModel
 
 from ..llm.base import parse_answer
-
-if TYPE_CHECKING:
-    from .app import AppState
+from .state import AppState
 
 M = TypeVar("M", bound=BaseModel)
 SAMPLED_ACTIONS = ("observe", "end_session", "consolidate")
@@ -51,14 +49,13 @@ def answer_text(result: CreateMessageResult | None) -> str | None:
 
 async def sample_for_memory(
     action: str,
-    ctx: Context,
+    ctx: Context[AppState],
     user_message: str | None,
     session_id: str | None,
     target: str | None,
 ) -> Sample | None:
     """The sampling request this call's memory job needs, or None (no job, not configured, or no capability)."""
-    # A bare Context: the SDK resolves this signature at runtime, where AppState would be circular.
-    state = cast("AppState", ctx.request_context.lifespan_context)
+    state = ctx.request_context.lifespan_context
     conf = state.settings.llm
     if conf.provider != "sampling" or action not in SAMPLED_ACTIONS:
         return None

@@ -1,7 +1,7 @@
 """The agent-side service: everything the MCP server may do, and nothing that raises trust.
 
 The server is built on this object alone. It has no way to promote an atom, confirm an
-inference, unpin, or change a source class; those live in services/admin.py, which only the
+inference, unpin, or change a source class; those live in services/admin/, which only the
 admin CLI constructs.
 """
 

@@ -1,6 +1,6 @@
 """The `context` block: every memory surface for one message, in order, each under its own budget.
 
-Order (DESIGN §7): frozen facts, this session's buffer, style guidance, user state, where you left
+Order: frozen facts, this session's buffer, style guidance, user state, where you left
 off, session notes, earlier sessions, recalled atoms (literal ∪ predicted intents ∪ type-targeted,
 with the first pronoun resolved), a nudge, and the memory index. Every section is driven by
 trusted data only and can be turned off by its own `features.*` flag.

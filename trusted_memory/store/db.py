@@ -20,7 +20,7 @@ from pathlib import Path
 
 import aiosqlite
 
-from ..errors import MemoryServerError, MigrationError, StoreCorrupt, StoreError
+from ..errors import MemoryServerError, MigrationError, StoreBusy, StoreCorrupt, StoreError
 from .atoms import AtomsRepo
 from .conn import Connection, SyncReader
 from .events import EventsRepo
@@ -51,7 +51,7 @@ def map_sqlite_errors(path: Path) -> Iterator[None]:
     except sqlite3.OperationalError as exc:
         text = str(exc)
         if "locked" in text or "busy" in text:
-            raise StoreError(
+            raise StoreBusy(
                 f"the memory store {path} stayed busy (another process held the write lock); retry the call"
             ) from exc
         if "malformed" in text or "not a database" in text:

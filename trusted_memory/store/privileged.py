@@ -1,4 +1,4 @@
-"""Trust-raising SQL: promote, unpin, confirm. Only services/admin.py may import this module."""
+"""Trust-raising SQL: promote, unpin, confirm. Only services/admin/ may import this module."""
 
 from __future__ import annotations
 

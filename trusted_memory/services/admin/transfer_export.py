@@ -1,4 +1,4 @@
-"""Export the whole store as lossless JSONL (the native format described in services/transfer.py)."""
+"""Export the whole store as lossless JSONL (the native format described in services/admin/transfer.py)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The reference memory server's JSONL graph (`@modelcontextprotocol/server-memory`) as atoms.
 
 Each observation becomes a `fact` atom "<name>: <observation>" (a `note` past 300 characters) and
-each relation an atom "<from> <relation type> <to>"; services/transfer.py stores them.
+each relation an atom "<from> <relation type> <to>"; services/admin/transfer.py stores them.
 """
 
 from __future__ import annotations
