@@ -23,6 +23,9 @@ ATOM_TYPES: tuple[str, ...] = (
     "note",
 )
 FALLBACK_ATOM_TYPE = "observation"
+# A user turn kept in the user's own words: formed by observe, never declared by an agent.
+TURN_TYPE = "turn"
+STORED_ATOM_TYPES: tuple[str, ...] = (*ATOM_TYPES, FALLBACK_ATOM_TYPE, TURN_TYPE)
 IMPORTANCE_LEVELS: tuple[str, ...] = ("critical", "high", "medium", "low")
 SCOPES: tuple[str, ...] = ("user", "project", "global")
 TRUSTED_SOURCES: tuple[str, ...] = ("user_said", "user_approved")
@@ -81,6 +84,13 @@ class Atom:
     expires_at: float | None = None
     last_recalled_at: float | None = None
     recall_count: int = 0
+    cue: str | None = None  # the assistant's question a turn answers: shown as the assistant's, never the user's
+    dates: tuple[tuple[str, str], ...] = ()  # (phrase, resolved date) for relative time in the text
+
+    @property
+    def embedding_input(self) -> str:
+        """What the embedder sees: the words, and the question they answer (store/recall.py::queued agrees)."""
+        return f"{self.text}\n{self.cue}" if self.cue else self.text
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ class AtomFilter:
 
     status: str | None = "live"
     types: Sequence[str] = ()
+    exclude_types: Sequence[str] = ()
     tags: Sequence[str] = ()
     project: str | None = None
     scope: str | None = None

@@ -135,7 +135,7 @@ def test_atoms_list_filters_and_show(home: Path, capsys: pytest.CaptureFixture[s
     assert len(cli_json(capsys, home, "atoms", "list", "--status", "all", "--limit", "2")) == 2
 
     shown = cli_json(capsys, home, "atoms", "show", tabs.id[:6])
-    assert shown == {**dataclasses.asdict(tabs), "tags": ["style"], "related": [], "untrusted": False}
+    assert shown == {**dataclasses.asdict(tabs), "tags": ["style"], "related": [], "dates": [], "untrusted": False}
     code, out, _ = cli(capsys, home, "atoms", "show", held.id)
     assert code == 0 and out.startswith("UNTRUSTED") and "tainted" in out
     code, _, err = cli(capsys, home, "atoms", "show", "0123456789")

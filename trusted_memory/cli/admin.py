@@ -23,7 +23,7 @@ from typing import Any
 from .. import VERSION
 from ..config import Settings, load_settings
 from ..errors import InvalidInput, MemoryServerError
-from ..model import ATOM_TYPES, FALLBACK_ATOM_TYPE, TARGETS
+from ..model import STORED_ATOM_TYPES, TARGETS
 from ..queries import AtomFilter
 from ..services.admin import AdminService
 from ..services.facts import preview as _preview
@@ -340,7 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     atoms = commands.add_parser("atoms", parents=[common], help="list atoms or show one")
     atoms_commands = atoms.add_subparsers(dest="atoms_command", required=True, metavar="list|show|search")
     listing = atoms_commands.add_parser("list", parents=[common], help="list atoms, newest first")
-    listing.add_argument("--type", action="append", choices=(*ATOM_TYPES, FALLBACK_ATOM_TYPE), help="repeatable")
+    listing.add_argument("--type", action="append", choices=STORED_ATOM_TYPES, help="repeatable")
     listing.add_argument("--tag", action="append", help="repeatable; every tag must match")
     listing.add_argument("--project")
     listing.add_argument("--status", choices=("live", "quarantined", "all"), default="live")

@@ -20,6 +20,7 @@ from ..services.atoms import AtomDraft, AtomWrite
 from ..services.facts import FactWrite
 from ..services.recall_types import Hit, RecallQuery
 from ..services.session import ToolEvent
+from ..services.turns import dated_text, said_on
 from ..timefmt import age
 from .params import (
     AddAtomParams,
@@ -259,16 +260,30 @@ def _timestamp(name: str, value: str | None) -> float | None:
     return parsed.timestamp()
 
 
+def _turn_time(value: str | None) -> float | None:
+    """A turn's ISO 8601 time as epoch seconds; without a zone it is the speaker's local time."""
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(value.strip()).timestamp()
+    except (ValueError, OverflowError, OSError) as exc:
+        raise InvalidInput(
+            f"timestamp must be an ISO 8601 time like 2023-05-08T14:30:00 (the turn's own time); got {value!r}"
+        ) from exc
+
+
 def _hit_out(hit: Hit) -> HitOut:
     return HitOut(
         kind="atom",
         id=hit.atom.id,
         type=hit.atom.type,
-        text=hit.atom.text,
+        text=dated_text(hit.atom),
         source_class=hit.atom.source_class,
         age=age(hit.atom.created_at),
         score=hit.score,
         matched=hit.matched,
+        said=said_on(hit.atom),
+        in_reply_to=hit.atom.cue,
     )
 
 
@@ -352,7 +367,12 @@ async def observe(agent: AgentService, p: ObserveParams) -> MemoryResult:
     """Record one turn of the conversation."""
     events = [ToolEvent(e.tool, e.kind, e.url, e.path, e.server) for e in p.tool_events or ()]
     result = await agent.observe(
-        p.session_id, p.user_message, assistant_reply=p.assistant_reply, tool_events=events, project=p.project
+        p.session_id,
+        p.user_message,
+        assistant_reply=p.assistant_reply,
+        tool_events=events,
+        project=p.project,
+        said_at=_turn_time(p.timestamp),
     )
     kept = [w for w in result.atoms if w.status in ("added", "existing") and w.atom.status == "live"]
     held = [w for w in result.atoms if w.atom.status != "live"]

@@ -74,6 +74,9 @@ K: TypeAlias = Annotated[int, Field(ge=1, le=50, description="how many results a
 Since: TypeAlias = Annotated[
     str, Field(description="only memories created after this (ISO date like 2026-03-01, or an age like 7d)")
 ]
+Timestamp: TypeAlias = Annotated[
+    str, Field(description="when the turn happened (ISO 8601), to replay history with its real dates; default now")
+]
 Until: TypeAlias = Annotated[str, Field(description="only memories created before this (ISO date or age)")]
 Budget: TypeAlias = Annotated[
     int, Field(ge=200, description="bound the reply to about this many characters (default recall.budget_chars)")
@@ -200,6 +203,7 @@ class ObserveParams(ActionParams):
     assistant_reply: AssistantReply | None = None
     tool_events: ToolEvents | None = None
     project: Project | None = None
+    timestamp: Timestamp | None = None
 
 
 class ContextParams(ActionParams):

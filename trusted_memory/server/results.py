@@ -7,6 +7,7 @@ from pydantic import BaseModel, Field
 from ..model import Atom, Episode, FactEntry, PendingReview, Session
 from ..services.facts import TargetUsage
 from ..services.stats import StoreStats
+from ..services.turns import said_on
 from ..timefmt import age
 from ..timefmt import iso_utc as iso
 from ..trust import is_trusted
@@ -66,6 +67,13 @@ class AtomOut(BaseModel):
     how_to_apply: str | None = None
     created: str
     age: str
+    said: str | None = Field(default=None, description="the day the user said it (replayed history keeps its date)")
+    dates: str | None = Field(
+        default=None, description="what relative time in the text means, e.g. yesterday = 2023-05-07"
+    )
+    in_reply_to: str | None = Field(
+        default=None, description="the assistant's question this turn answers: the assistant's words, not the user's"
+    )
     quarantine_reason: str | None = None
     findings: str | None = None
     expires: str | None = None
@@ -93,6 +101,10 @@ class HitOut(BaseModel):
     age: str
     score: float
     matched: str
+    said: str | None = Field(default=None, description="the day it was said")
+    in_reply_to: str | None = Field(
+        default=None, description="the assistant's question this answers: the assistant's words, not the user's"
+    )
 
 
 class SessionOut(BaseModel):
@@ -191,6 +203,9 @@ def atom_out(atom: Atom) -> AtomOut:
         how_to_apply=atom.how_to_apply,
         created=iso(atom.created_at),
         age=age(atom.created_at),
+        said=said_on(atom),
+        dates="; ".join(f"{phrase} = {label}" for phrase, label in atom.dates) or None,
+        in_reply_to=atom.cue,
         quarantine_reason=atom.quarantine_reason,
         findings=atom.findings,
         expires=iso(atom.expires_at) if atom.expires_at else None,

@@ -157,6 +157,7 @@ class AgentService:
         assistant_reply: str | None = None,
         tool_events: Sequence[ToolEvent] = (),
         project: str | None = None,
+        said_at: float | None = None,
     ) -> ObserveResult:
         """Record one turn of a session (atoms from the user's words are agent-declared `user_said`)."""
         self._runtime.writes.take("observe")
@@ -166,6 +167,7 @@ class AgentService:
             assistant_reply=assistant_reply,
             tool_events=tool_events,
             project=project,
+            said_at=said_at,
         )
 
     async def context(

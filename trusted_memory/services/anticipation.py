@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..config import Settings
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
-from ..model import Session
+from ..model import TURN_TYPE, Session
 from ..queries import AtomFilter
 from ..store.db import Store, now
 from ..text import content_terms
@@ -203,7 +203,7 @@ class AnticipationService:
                 k=1,
                 expand=False,
                 touch=False,
-                filters=AtomFilter(since=now() - ANAPHORA_WINDOW_S),
+                filters=AtomFilter(since=now() - ANAPHORA_WINDOW_S, exclude_types=(TURN_TYPE,)),
             )
         )
         if not result.hits or result.hits[0].relevance < self._settings.recall.min_score:

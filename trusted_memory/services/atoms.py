@@ -15,6 +15,7 @@ from ..model import (
     FALLBACK_ATOM_TYPE,
     IMPORTANCE_LEVELS,
     SCOPES,
+    TURN_TYPE,
     Actor,
     Atom,
     PendingReview,
@@ -26,6 +27,7 @@ from ..trust import AGENT_DECLARABLE, place
 from .budget import StoreBudget
 from .facts import check_field, preview
 from .recall import RecallService
+from .turns import CUE_MAX_CHARS
 
 ATOM_TEXT_MAX = 300
 NOTE_TEXT_MAX = 4000
@@ -57,6 +59,12 @@ class AtomDraft:
     project: str | None = None
     session_id: str | None = None
     turn: int | None = None
+    # Set only by observe, never from an agent's add_atom: when the words were said (replayed history
+    # keeps its dates), the user turn kept whole, the assistant's question it answers, resolved dates.
+    said_at: float | None = None
+    turn_memory: bool = False
+    cue: str | None = None
+    dates: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,9 +132,9 @@ def _optional(name: str, value: str | None) -> str | None:
 
 def build_atom(draft: AtomDraft, settings: Settings, *, strict: bool) -> tuple[Atom, str]:
     """Validate a draft and place it by the trust rules; returns the atom and its dedup key."""
-    atom_type = normalise_type(draft.atom_type)
+    atom_type = TURN_TYPE if draft.turn_memory else normalise_type(draft.atom_type)
     # The atom's own length limits (300, notes 4,000) replace the generic 2,048-byte field cap.
-    text = check_text(draft.content.strip(), atom_type)
+    text = check_text(draft.content.strip(), "note" if draft.turn_memory else atom_type)
     if not text:
         raise InvalidInput("content is empty; give the memory to store")
     source = draft.source.strip().lower()
@@ -156,9 +164,11 @@ def build_atom(draft: AtomDraft, settings: Settings, *, strict: bool) -> tuple[A
     if draft.turn is not None and not 0 <= draft.turn <= 10**9:
         raise InvalidInput(f"turn must be between 0 and 1,000,000,000; got {draft.turn}")
 
-    findings = scan("\n".join(part for part in (text, why or "", how or "", " ".join(tags), project or "") if part))
+    cue = draft.cue.strip()[:CUE_MAX_CHARS] if draft.cue else None
+    parts = (text, why or "", how or "", " ".join(tags), project or "", cue or "")
+    findings = scan("\n".join(part for part in parts if part))
     placement = place(source, scan_failed=bool(findings), strict_agent_writes=strict)
-    ts = now()
+    ts = now() if draft.said_at is None else draft.said_at
     atom = Atom(
         id=new_id(),
         type=atom_type,
@@ -179,9 +189,14 @@ def build_atom(draft: AtomDraft, settings: Settings, *, strict: bool) -> tuple[A
         turn=draft.turn,
         quarantine_reason=placement.reason,
         findings=describe(findings) if findings else None,
-        expires_at=ts + settings.quarantine_ttl_days * DAY if placement.quarantined else None,
+        # Quarantine's review window runs from now, also for replayed history.
+        expires_at=now() + settings.quarantine_ttl_days * DAY if placement.quarantined else None,
+        cue=cue,
+        dates=draft.dates,
     )
-    return atom, normalize_for_dedup(text)
+    # A short answer is the same memory only with the same question: "yes" to two questions is two.
+    key = f"{text} | {cue}" if cue else text
+    return atom, normalize_for_dedup(key)
 
 
 def _write_message(atom: Atom) -> str:
@@ -216,7 +231,7 @@ class AtomsService:
         atom, norm = build_atom(draft, self._settings, strict=strict)
         # Embedding happens before the write lock is taken; if the embedder is down the atom is
         # still stored and waits in the embed queue.
-        vector = await self._recall.vector_for(atom.text) if self._recall and atom.status == "live" else None
+        vector = await self._recall.vector_for(atom.embedding_input) if self._recall and atom.status == "live" else None
         await self._budget.make_room(WRITE_FOOTPRINT + len(atom.text.encode("utf-8")) * 3)
         async with self._store.write() as tx:
             existing = await tx.atoms.find_by_norm(norm)

@@ -170,7 +170,9 @@ def build_embedder(settings: Settings) -> Embedder:
 
 
 def narrows(f: AtomFilter) -> bool:
-    return bool(f.types or f.tags or f.project is not None or f.scope or f.source_class or f.since or f.until)
+    return bool(
+        f.types or f.exclude_types or f.tags or f.project is not None or f.scope or f.source_class or f.since or f.until
+    )
 
 
 # Stemming is pure and the same few thousand words recur in queries and hits.

@@ -7,6 +7,7 @@ focus, and open goals. The memory LLM may phrase it for the prompt; `context` ne
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from ..config import Settings
@@ -105,7 +106,14 @@ class ResumeService:
         source = session if session is not None and session.turns > 0 else other
         if source is None:
             return None
-        return await self.recap(source.id, max(0.0, now() - source.last_at), model)
+        recap = await self.recap(source.id, max(0.0, now() - source.last_at), model)
+        if recap is not None and recap.next_step is None and source.resumed_from and source.resumed_from != source.id:
+            # A session that picked up an earlier one and has stated no step of its own yet: the
+            # step the earlier one left is still the likeliest next.
+            earlier = await self.recap(source.resumed_from, 0.0, model)
+            if earlier is not None and earlier.next_step:
+                recap = dataclasses.replace(recap, next_step=earlier.next_step)
+        return recap
 
     async def recap(self, source_id: str, gap_s: float, model: UserModel) -> Recap | None:
         """Where the user left off in `source_id`, from trusted data only (`model` as loaded, so a

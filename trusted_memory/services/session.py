@@ -7,26 +7,29 @@ and, when a memory LLM is configured, its extraction runs in the background afte
 from __future__ import annotations
 
 import logging
+import math
 import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from ..config import Settings
 from ..errors import InvalidInput, MemoryServerError, NotFound
 from ..heuristics import Extracted, extract, note_category, one_line, strip_untrusted
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job
 from ..llm.jobs import ExtractionOut, extraction_prompt
-from ..model import ATOM_TYPES, RELAYED_REASON, Actor, Session, SessionNote
+from ..model import ATOM_TYPES, RELAYED_REASON, TURN_TYPE, Actor, Session, SessionNote
 from ..scan import redact_credentials, scan
 from ..store.db import Store, now
 from .anticipation import AnticipationService
-from .atoms import AtomDraft, AtomsService, AtomWrite
+from .atoms import NOTE_TEXT_MAX, AtomDraft, AtomsService, AtomWrite
 from .background import Background
 from .context import ContextBlock, ContextService
 from .episodes import EndResult, EpisodesService, sentences
 from .facts import preview
 from .resume import ResumeService
+from .turns import cue_for, is_trivial, time_refs
 from .user_state import UserStateService
 
 log = logging.getLogger(__name__)
@@ -37,6 +40,8 @@ MAX_TOOL_EVENTS = 50
 MAX_NOTES_PER_TURN = 5
 IDLE_BATCH = 20  # idle sessions ended per pass (each may summarise a transcript)
 IDLE_CHECK_EVERY_S = 3600.0
+EARLIEST_TURN = 631152000.0  # 1990-01-01
+DAY_S = 86400.0
 _SESSION_ID = re.compile(r"^[\w.:@/+-]{1,128}$")
 # Tool activity that brings content from outside the user's own words into the session.
 _INDIRECT_KINDS = {"network", "web", "fetch", "browser", "search", "mcp", "subagent", "agent", "email"}
@@ -105,6 +110,13 @@ def indirect_reason(events: Sequence[ToolEvent], project: str | None) -> str | N
     return None
 
 
+def check_said_at(said_at: float) -> float:
+    """A turn's time: not in the future (a day's slack for clocks and zones), not before 1990."""
+    if not math.isfinite(said_at) or said_at < EARLIEST_TURN or said_at > now() + DAY_S:
+        raise InvalidInput("timestamp must be an ISO 8601 time between 1990 and now (the turn's own time)")
+    return said_at
+
+
 def _clock(ts: float) -> str:
     return time.strftime("%H:%M", time.localtime(ts))
 
@@ -157,15 +169,19 @@ class SessionService:
         project: str | None = None,
         actor: Actor = "agent",
         trusted_path: bool = False,
+        said_at: float | None = None,
     ) -> ObserveResult:
-        """Record one turn: buffer line, session notes, provenance, and atoms from the user's words."""
+        """Record one turn: buffer line, session notes, provenance, the user's turn and atoms from their words.
+
+        `said_at` (epoch seconds) replays history with its real dates; by default the turn is now.
+        """
         session_id = check_session_id(session_id)
         user_message = _check_text("user_message", user_message, required=True)
         reply = _check_text("assistant_reply", assistant_reply, required=False)
         if len(tool_events) > MAX_TOOL_EVENTS:
             raise InvalidInput(f"at most {MAX_TOOL_EVENTS} tool_events per turn; summarise the rest")
         project = (project or "").strip() or None
-        ts = now()
+        ts = now() if said_at is None else check_said_at(said_at)
         lines = [f"{_clock(ts)} user {one_line(user_message)}"]
         if reply:
             lines.append(f"{_clock(ts)} assistant {one_line(reply)}")
@@ -194,6 +210,7 @@ class SessionService:
             added = await tx.sessions.add_notes(
                 session_id, notes[:MAX_NOTES_PER_TURN], ts, max_notes=conf.max_notes, max_chars=conf.max_note_chars
             )
+            previous_reply = await tx.sessions.last_text(session_id, "assistant")
             turns = [("user", clip_bytes(redact_credentials(strip_untrusted(user_message))))]
             if reply:
                 turns.append(("assistant", clip_bytes(redact_credentials(strip_untrusted(reply)))))
@@ -204,12 +221,23 @@ class SessionService:
             await tx.events.append(actor, "turn_observed", f"session:{session_id}", {"turn": session.turns})
             session = await tx.sessions.get(session_id) or session
         own_words = strip_untrusted(user_message)
-        writes = [await self._store_extracted(e, session, actor, trusted_path) for e in extract(own_words)]
+        said = datetime.fromtimestamp(ts)
+        dates = time_refs(own_words, said)
+        writes = [
+            await self._store_extracted(e, session, actor, trusted_path, ts, time_refs(e.text, said))
+            for e in extract(own_words)
+        ]
+        # The turn itself, after its typed atoms: a turn that only restates one is found as that atom.
+        turn_write = await self._store_turn(own_words, previous_reply, session, actor, trusted_path, ts, dates)
+        if turn_write is not None:
+            writes.append(turn_write)
         llm_pending = not isinstance(self._llm, NullLLM)
         if llm_pending:
             recent = [text for role, text in turns if role == "user"]
             self._background.spawn(lambda: self._llm_extract(own_words, recent, session, actor, trusted_path), "llm")
-        self._anticipate(session, own_words, [w.atom.type for w in writes if w.atom.status == "live"])
+        self._anticipate(
+            session, own_words, [w.atom.type for w in writes if w.atom.status == "live" and w.atom.type != TURN_TYPE]
+        )
         if self._settings.sessions.idle_end_days > 0:
             self._background.spawn_once("idle_sessions", self.end_idle, every_s=IDLE_CHECK_EVERY_S)
         return ObserveResult(session, tuple(lines), added, tuple(writes), session.untrusted_reason, llm_pending)
@@ -220,7 +248,15 @@ class SessionService:
         self._user_state.schedule(session, extracted_types, message)
         self._anticipation.schedule_prediction(session, message)
 
-    async def _store_extracted(self, item: Extracted, session: Session, actor: Actor, trusted_path: bool) -> AtomWrite:
+    async def _store_extracted(
+        self,
+        item: Extracted,
+        session: Session,
+        actor: Actor,
+        trusted_path: bool,
+        said_at: float | None = None,
+        dates: tuple[tuple[str, str], ...] = (),
+    ) -> AtomWrite:
         scoped = session.project is not None and item.type in ("convention", "file", "error", "decision")
         return await self._atoms.add(
             AtomDraft(
@@ -233,6 +269,41 @@ class SessionService:
                 turn=session.turns,
                 project=session.project,
                 scope="project" if scoped else "user",
+                said_at=said_at,
+                dates=dates,
+            ),
+            actor=actor,
+            strict=False if trusted_path else None,
+        )
+
+    async def _store_turn(
+        self,
+        own_words: str,
+        previous_reply: str | None,
+        session: Session,
+        actor: Actor,
+        trusted_path: bool,
+        said_at: float,
+        dates: tuple[tuple[str, str], ...],
+    ) -> AtomWrite | None:
+        """Keep the user's turn in their own words (redacted), unless it carries nothing to remember."""
+        text = redact_credentials(own_words).strip()[:NOTE_TEXT_MAX].strip()
+        cue = cue_for(text, strip_untrusted(previous_reply) if previous_reply else None)
+        if not text or is_trivial(text, cue):
+            return None
+        return await self._atoms.add(
+            AtomDraft(
+                content=text,
+                source="user_said",
+                confidence=1.0,
+                session_id=session.id,
+                turn=session.turns,
+                project=session.project,
+                scope="user",
+                said_at=said_at,
+                turn_memory=True,
+                cue=cue,
+                dates=dates,
             ),
             actor=actor,
             strict=False if trusted_path else None,

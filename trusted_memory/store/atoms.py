@@ -38,6 +38,8 @@ COLUMNS = (
     "updated_at",
     "last_recalled_at",
     "recall_count",
+    "cue",
+    "dates",
 )
 
 
@@ -67,6 +69,8 @@ def atom_from_row(row: aiosqlite.Row) -> Atom:
         expires_at=row["expires_at"],
         last_recalled_at=row["last_recalled_at"],
         recall_count=row["recall_count"],
+        cue=row["cue"],
+        dates=tuple((str(p), str(d)) for p, d in json.loads(row["dates"])) if row["dates"] else (),
     )
 
 
@@ -102,6 +106,8 @@ def atom_to_row(atom: Atom, norm: str) -> tuple[object, ...]:
         atom.updated_at,
         atom.last_recalled_at,
         atom.recall_count,
+        atom.cue,
+        json.dumps([list(d) for d in atom.dates], ensure_ascii=False) if atom.dates else None,
     )
 
 
@@ -120,6 +126,9 @@ def _where(f: AtomFilter, now: float) -> tuple[str, list[object]]:
     if f.types:
         clauses.append(f"atoms.type IN ({', '.join('?' * len(f.types))})")
         params.extend(f.types)
+    if f.exclude_types:
+        clauses.append(f"atoms.type NOT IN ({', '.join('?' * len(f.exclude_types))})")
+        params.extend(f.exclude_types)
     for tag in f.tags:
         clauses.append("EXISTS (SELECT 1 FROM json_each(atoms.tags) WHERE json_each.value = ?)")
         params.append(tag)

@@ -302,6 +302,45 @@ M007_ANTICIPATION = Migration(
     ),
 )
 
+M008_TURNS = Migration(
+    8,
+    "turn memories: the assistant's question a short answer replies to, dates its words refer to",
+    (
+        # `cue`: the assistant's question a user turn answers ("the blue one"), indexed so the answer
+        # is found through its question, and shown labelled as the assistant's words, never the user's.
+        "ALTER TABLE atoms ADD COLUMN cue TEXT",
+        # `dates`: JSON [[phrase, label], ...] for relative time in the text, resolved when it was said.
+        "ALTER TABLE atoms ADD COLUMN dates TEXT",
+        "DROP TRIGGER atoms_fts_insert",
+        "DROP TRIGGER atoms_fts_delete",
+        "DROP TRIGGER atoms_fts_update_old",
+        "DROP TRIGGER atoms_fts_update_new",
+        "DROP TABLE atoms_fts",
+        """CREATE VIRTUAL TABLE atoms_fts USING fts5(
+            text, tags, cue, content='atoms', content_rowid='num', tokenize='porter unicode61'
+        )""",
+        # The cue counts less than the user's own words: it helps find an answer, it is not the answer.
+        "INSERT INTO atoms_fts(atoms_fts, rank) VALUES ('rank', 'bm25(1.0, 0.4, 0.5)')",
+        """CREATE TRIGGER atoms_fts_insert AFTER INSERT ON atoms WHEN new.status = 'live' BEGIN
+            INSERT INTO atoms_fts(rowid, text, tags, cue) VALUES (new.num, new.text, new.tags, new.cue);
+        END""",
+        """CREATE TRIGGER atoms_fts_delete AFTER DELETE ON atoms WHEN old.status = 'live' BEGIN
+            INSERT INTO atoms_fts(atoms_fts, rowid, text, tags, cue)
+            VALUES ('delete', old.num, old.text, old.tags, old.cue);
+        END""",
+        """CREATE TRIGGER atoms_fts_update_old AFTER UPDATE OF text, tags, cue, status ON atoms
+           WHEN old.status = 'live' BEGIN
+            INSERT INTO atoms_fts(atoms_fts, rowid, text, tags, cue)
+            VALUES ('delete', old.num, old.text, old.tags, old.cue);
+        END""",
+        """CREATE TRIGGER atoms_fts_update_new AFTER UPDATE OF text, tags, cue, status ON atoms
+           WHEN new.status = 'live' BEGIN
+            INSERT INTO atoms_fts(rowid, text, tags, cue) VALUES (new.num, new.text, new.tags, new.cue);
+        END""",
+        "INSERT INTO atoms_fts(rowid, text, tags, cue) SELECT num, text, tags, cue FROM atoms WHERE status = 'live'",
+    ),
+)
+
 MIGRATIONS = (
     M001_FOUNDATION,
     M002_ATOMS,
@@ -310,4 +349,5 @@ MIGRATIONS = (
     M005_SESSIONS,
     M006_SALIENT_INDEX,
     M007_ANTICIPATION,
+    M008_TURNS,
 )

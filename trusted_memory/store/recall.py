@@ -47,8 +47,9 @@ class RecallRepo:
         clauses, params = filter_sql(f, now)
         where = "".join(f" AND {c}" for c in clauses)
         sql = (
-            "SELECT atoms.num, -bm25(atoms_fts, 1.0, 0.4) FROM atoms_fts JOIN atoms ON atoms.num = atoms_fts.rowid "
-            f"WHERE atoms_fts MATCH ?{where} ORDER BY bm25(atoms_fts, 1.0, 0.4) LIMIT ?"
+            "SELECT atoms.num, -bm25(atoms_fts, 1.0, 0.4, 0.5) "
+            "FROM atoms_fts JOIN atoms ON atoms.num = atoms_fts.rowid "
+            f"WHERE atoms_fts MATCH ?{where} ORDER BY bm25(atoms_fts, 1.0, 0.4, 0.5) LIMIT ?"
         )
         async with self._conn.execute(sql, (match, *params, limit)) as cur:
             return [(int(r[0]), float(r[1])) for r in await cur.fetchall()]
@@ -170,7 +171,9 @@ class RecallRepo:
     async def queued(self, limit: int) -> list[tuple[int, str]]:
         """Live atoms waiting for a vector, as (num, text)."""
         async with self._conn.execute(
-            "SELECT atoms.num, atoms.text FROM embed_queue JOIN atoms ON atoms.num = embed_queue.atom_num "
+            # The text and the question it answers, as Atom.embedding_input.
+            "SELECT atoms.num, atoms.text || COALESCE(char(10) || atoms.cue, '') "
+            "FROM embed_queue JOIN atoms ON atoms.num = embed_queue.atom_num "
             "WHERE atoms.status = 'live' LIMIT ?",
             (limit,),
         ) as cur:
@@ -267,7 +270,7 @@ class RecallRepo:
         """Re-index live atoms only (FTS5's own 'rebuild' would index quarantined text too)."""
         await self._conn.execute("INSERT INTO atoms_fts(atoms_fts) VALUES ('delete-all')")
         cur = await self._conn.execute(
-            "INSERT INTO atoms_fts(rowid, text, tags) SELECT num, text, tags FROM atoms WHERE status = 'live'"
+            "INSERT INTO atoms_fts(rowid, text, tags, cue) SELECT num, text, tags, cue FROM atoms WHERE status = 'live'"
         )
         return int(cur.rowcount)
 

@@ -120,6 +120,15 @@ class SessionsRepo:
         ) as cur:
             return [str(r[0]) for r in await cur.fetchall()][::-1]
 
+    async def last_text(self, session_id: str, role: str) -> str | None:
+        """The session's latest kept message of one role (the question a short answer replies to)."""
+        async with self._conn.execute(
+            "SELECT text FROM session_turns WHERE session_id = ? AND role = ? ORDER BY id DESC LIMIT 1",
+            (session_id, role),
+        ) as cur:
+            row = await cur.fetchone()
+        return None if row is None else str(row[0])
+
     async def mark_untrusted(self, session_id: str, reason: str) -> None:
         """Sticky: once a session touched indirect content, it stays untrusted."""
         await self._conn.execute(

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ...model import (
-    ATOM_TYPES,
-    FALLBACK_ATOM_TYPE,
     IMPORTANCE_LEVELS,
     SCOPES,
     SOURCE_CLASSES,
+    STORED_ATOM_TYPES,
     TARGETS,
+    TURN_TYPE,
     Atom,
     Event,
     FactEntry,
@@ -190,6 +190,13 @@ def _check(annotation: str, name: str, value: object) -> object:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise BadLine(f"{name} must be a list of strings")
         return tuple(value)
+    if base == "tuple[tuple[str, str], ...]":
+        pairs = value if isinstance(value, list) else None
+        if pairs is None or not all(
+            isinstance(v, list) and len(v) == 2 and all(isinstance(x, str) for x in v) for v in pairs
+        ):
+            raise BadLine(f"{name} must be a list of [string, string] pairs")
+        return tuple((str(a), str(b)) for a, b in pairs)
     if base == "dict[str, object]":
         if not isinstance(value, dict):
             raise BadLine(f"{name} must be an object, not {_json_type(value)}")
@@ -251,8 +258,10 @@ def _fact(body: dict[str, object]) -> FactEntry:
 def _atom(body: dict[str, object]) -> Atom:
     atom: Atom = _build(Atom, body)
     _hex_id(atom.id)
-    _in("type", atom.type, (*ATOM_TYPES, FALLBACK_ATOM_TYPE))
-    _text("text", atom.text, NOTE_TEXT_MAX if atom.type == "note" else ATOM_TEXT_MAX)
+    _in("type", atom.type, STORED_ATOM_TYPES)
+    _text("text", atom.text, NOTE_TEXT_MAX if atom.type in ("note", TURN_TYPE) else ATOM_TEXT_MAX)
+    if atom.cue is not None and len(atom.cue) > ATOM_TEXT_MAX:
+        raise BadLine(f"cue is {len(atom.cue):,} characters; the limit is {ATOM_TEXT_MAX:,}")
     _in("source_class", atom.source_class, SOURCE_CLASSES)
     _unit("confidence", atom.confidence)
     _in("importance", atom.importance, IMPORTANCE_LEVELS)
