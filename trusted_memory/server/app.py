@@ -16,10 +16,11 @@ from mcp.types import CallToolResult, CreateMessageResult, TextContent, ToolAnno
 from pydantic import AnyHttpUrl
 
 from .. import VERSION
+from ..blocktext import inline
 from ..config import Settings
 from ..errors import InvalidInput
 from ..services.agent import AgentService
-from ..services.context import FOOTER, defused
+from ..services.context import FOOTER, facts_text
 from ..timefmt import iso_utc
 from .actions import ACTIONS, describe_actions
 from .mcp_errors import mcp_errors
@@ -258,7 +259,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         recap = await shared.current().agent.return_after_break(session_id)
         if recap is None:
             return "(nothing to recap: no earlier session in memory)"
-        return "\n".join([RECAP_HEADER, *(defused(line) for line in recap.lines()), FOOTER])
+        return "\n".join([RECAP_HEADER, *(inline(line) for line in recap.lines()), FOOTER])
 
     @mcp.prompt(name="memory_context", title="Memory for this message")
     @mcp_errors("prompt")
@@ -271,4 +272,4 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
 
 
 async def _render_facts(agent: AgentService, target: Literal["user", "env"]) -> str:
-    return (await agent.read_facts(target)).rendered
+    return facts_text(await agent.read_facts(target))
