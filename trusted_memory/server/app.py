@@ -96,13 +96,14 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
 
     auth: dict[str, Any] = {}
     if settings.server.token and settings.server.transport != "stdio":
-        base = f"http://{settings.server.host}:{settings.server.port}"
+        # A static bearer token, not OAuth: with no resource_server_url the SDK serves no RFC 9728
+        # metadata and its 401 names none, so no client goes looking for an authorization server
+        # that does not exist. The SDK requires an issuer_url all the same; it is never published.
+        host = f"[{settings.server.host}]" if ":" in settings.server.host else settings.server.host
         auth = {
             "token_verifier": StaticTokenVerifier(settings.server.token),
             "auth": AuthSettings(
-                issuer_url=AnyHttpUrl(base),
-                resource_server_url=AnyHttpUrl(f"{base}/mcp"),
-                validate_token_resource=False,
+                issuer_url=AnyHttpUrl(f"http://{host}:{settings.server.port}"), resource_server_url=None
             ),
         }
     mcp: MCPServer[AppState] = MCPServer(
