@@ -301,8 +301,10 @@ def fit_lines(section: str, allowance: int) -> str:
     Its first line is the title; the others were rendered from stored text, so they are re-checked
     as stored lines: a section frozen before a fix cannot carry a heading or item of its own.
     """
-    title, *lines = section.split("\n")
-    return fit(title, [stored_line(line) for line in lines], allowance)
+    title, *stored = section.split("\n")
+    lines = [stored_line(line) for line in stored]
+    checked = "\n".join([title, *lines])
+    return checked if len(checked) <= allowance else fit(title, lines, allowance)
 
 
 def fit(title: str, lines: Sequence[str], allowance: int, *, reverse: bool = False) -> str:
