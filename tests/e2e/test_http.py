@@ -125,6 +125,38 @@ async def test_token_required_on_sse(tmp_path: Path) -> None:
             await _round_trip(client, "Authenticated SSE client was here")
 
 
+# Where an OAuth client looks for metadata (RFC 9728 protected resource, RFC 8414 / OIDC server).
+OAUTH_METADATA = (
+    "/.well-known/oauth-protected-resource",
+    "/.well-known/oauth-protected-resource/mcp",
+    "/.well-known/oauth-protected-resource/sse",
+    "/.well-known/oauth-authorization-server",
+    "/.well-known/openid-configuration",
+)
+
+
+def assert_no_oauth_is_advertised(base: str, unauthorized: httpx2.Response) -> None:
+    """A static bearer token is not OAuth: the 401 names no metadata, and none is served."""
+    assert unauthorized.status_code == 401
+    challenge = unauthorized.headers["www-authenticate"]
+    assert challenge.startswith("Bearer ") and "resource_metadata" not in challenge, challenge
+    with httpx2.Client(timeout=10) as http:
+        for path in OAUTH_METADATA:
+            assert http.get(f"{base}{path}").status_code == 404, path
+
+
+def test_token_mode_advertises_no_oauth_metadata_on_http(token_server: Served) -> None:
+    r = httpx2.post(f"{token_server.base}/mcp", json=INITIALIZE, headers=MCP_HEADERS, timeout=10)
+    assert_no_oauth_is_advertised(token_server.base, r)
+
+
+def test_token_mode_advertises_no_oauth_metadata_on_sse(tmp_path: Path) -> None:
+    with serve(tmp_path, ["--transport", "sse", "--token", TOKEN]) as served:
+        assert_no_oauth_is_advertised(served.base, httpx2.get(f"{served.base}/sse", timeout=10))
+        r = httpx2.post(f"{served.base}/messages/?session_id=0", json=INITIALIZE, timeout=10)
+        assert_no_oauth_is_advertised(served.base, r)
+
+
 # --- DNS rebinding protection ------------------------------------------------------------------
 
 

@@ -16,10 +16,11 @@ from mcp.types import CallToolResult, CreateMessageResult, TextContent, ToolAnno
 from pydantic import AnyHttpUrl
 
 from .. import VERSION
+from ..blocktext import inline
 from ..config import Settings
 from ..errors import InvalidInput
 from ..services.agent import AgentService
-from ..services.context import FOOTER, defused
+from ..services.context import FOOTER, facts_text
 from ..timefmt import iso_utc
 from .actions import ACTIONS, describe_actions
 from .mcp_errors import mcp_errors
@@ -95,13 +96,14 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
 
     auth: dict[str, Any] = {}
     if settings.server.token and settings.server.transport != "stdio":
-        base = f"http://{settings.server.host}:{settings.server.port}"
+        # A static bearer token, not OAuth: with no resource_server_url the SDK serves no RFC 9728
+        # metadata and its 401 names none, so no client goes looking for an authorization server
+        # that does not exist. The SDK requires an issuer_url all the same; it is never published.
+        host = f"[{settings.server.host}]" if ":" in settings.server.host else settings.server.host
         auth = {
             "token_verifier": StaticTokenVerifier(settings.server.token),
             "auth": AuthSettings(
-                issuer_url=AnyHttpUrl(base),
-                resource_server_url=AnyHttpUrl(f"{base}/mcp"),
-                validate_token_resource=False,
+                issuer_url=AnyHttpUrl(f"http://{host}:{settings.server.port}"), resource_server_url=None
             ),
         }
     mcp: MCPServer[AppState] = MCPServer(
@@ -258,7 +260,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         recap = await shared.current().agent.return_after_break(session_id)
         if recap is None:
             return "(nothing to recap: no earlier session in memory)"
-        return "\n".join([RECAP_HEADER, *(defused(line) for line in recap.lines()), FOOTER])
+        return "\n".join([RECAP_HEADER, *(inline(line) for line in recap.lines()), FOOTER])
 
     @mcp.prompt(name="memory_context", title="Memory for this message")
     @mcp_errors("prompt")
@@ -271,4 +273,4 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
 
 
 async def _render_facts(agent: AgentService, target: Literal["user", "env"]) -> str:
-    return (await agent.read_facts(target)).rendered
+    return facts_text(await agent.read_facts(target))
