@@ -45,7 +45,7 @@ class RecallSettings:
     budget_chars: int = 2000
     half_life_days: float = 30.0
     relevance_weight: float = 0.8
-    keyword_weight: float = 0.25
+    keyword_weight: float = 0.4
 
 
 @dataclass(frozen=True, slots=True)

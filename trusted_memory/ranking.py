@@ -7,6 +7,8 @@ composite = relevance_weight × relevance + (1 − relevance_weight) × retentio
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
@@ -23,7 +25,7 @@ class RankWeights:
     """The configurable knobs of ranking."""
 
     relevance_weight: float = 0.8
-    keyword_weight: float = 0.25
+    keyword_weight: float = 0.4
     half_life_days: float = 30.0
     min_score: float = 0.12
     cosine_floor: float = 0.0  # from the embedder's space: how its cosines read
@@ -37,6 +39,24 @@ class RankWeights:
 def keyword_part(score: float, best: float) -> float:
     """BM25 relative to the best keyword match of this query (0–1)."""
     return score / best if best > 0 else 0.0
+
+
+def query_information(doc_counts: Sequence[int], total: int) -> float:
+    """What a memory matching every term of the query once would score in BM25 (the sum of their IDFs).
+
+    FTS5's BM25 gives each matched term idf = ln((N − n + 0.5) / (n + 0.5)) (at least 1e-6) times a
+    term-frequency part that is 1 for one occurrence in a memory of average length. Dividing a BM25
+    score by this sum reads it on an absolute scale: the share of the query's information the memory
+    matches. A match on the one rare name in a question then counts fully, a match on a common word
+    barely — which "relative to this query's best match" cannot tell apart.
+    """
+    n_docs = max(total, 1)
+    return sum(max(1e-6, math.log((n_docs - n + 0.5) / (n + 0.5))) for n in doc_counts)
+
+
+def keyword_share(score: float, information: float) -> float:
+    """BM25 as the share of the query's information matched (0–1)."""
+    return min(1.0, score / information) if information > 0 else 0.0
 
 
 def vector_part(cosine: float, floor: float = 0.0, full: float = COSINE_FULL_SCALE) -> float:

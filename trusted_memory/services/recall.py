@@ -23,6 +23,8 @@ from ..ranking import (
     RankWeights,
     composite,
     keyword_part,
+    keyword_share,
+    query_information,
     relevance,
     retention,
 )
@@ -62,6 +64,8 @@ SEMANTIC_LINK_EVIDENCE = 0.5
 FULL_CHECK_EVERY_S = 30.0
 MAX_QUERY_CHARS = 2000
 MAX_QUERY_TERMS = 12
+# Document frequencies are counted up to this many atoms: a term in more says little (idf ~ ln(N/n)).
+DOC_COUNT_CAP = 2000
 COLLAPSE_SPARE = 6  # whole rows fetched beyond k, to stand in for near-duplicates dropped
 # From this many indexed vectors the matrix product (~0.3 ms at 10k) runs beside the FTS queries
 # in a worker thread; below it, handing it over costs more than it saves.
@@ -320,6 +324,11 @@ class RecallService:
                 fields.update(await rx.recall.rank_fields(sorted(missing)))
             for plan in plans:
                 plan.best_keyword = max((c.keyword for c in plan.candidates.values()), default=0.0)
+                if plan.has_vector and plan.query.mode == "hybrid" and plan.best_keyword > 0 and self._index:
+                    # Fused with meaning, keyword evidence is read on an absolute scale (see
+                    # ranking.query_information); alone, it keeps its scale relative to the best match.
+                    counts = await rx.recall.doc_counts(plan.terms, DOC_COUNT_CAP)
+                    plan.information = query_information(counts, len(self._index))
                 plan.scored = self._score(plan, plan.candidates, fields, ts)
             await self._expand(rx, [plan for plan in plans if plan.query.expand and plan.scored], fields, ts)
             for plan in plans:
@@ -428,7 +437,12 @@ class RecallService:
             if row is None or row[1] != "live" or not is_trusted(row[2]):
                 stale.append(num)
                 continue
-            rel = relevance(keyword_part(cand.keyword, best_keyword), weights.vector_part(cand.cosine), keyword_weight)
+            keyword = (
+                keyword_share(cand.keyword, plan.information)
+                if plan.information > 0
+                else keyword_part(cand.keyword, best_keyword)
+            )
+            rel = relevance(keyword, weights.vector_part(cand.cosine), keyword_weight)
             if cand.linked is not None:
                 rel = max(rel, cand.link_score)
             if rel < min_score:

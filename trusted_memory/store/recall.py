@@ -54,6 +54,22 @@ class RecallRepo:
         async with self._conn.execute(sql, (match, *params, limit)) as cur:
             return [(int(r[0]), float(r[1])) for r in await cur.fetchall()]
 
+    async def doc_counts(self, terms: Sequence[str], cap: int) -> list[int]:
+        """For each term, in how many live atoms it occurs (counted up to `cap`: past it, a term says little)."""
+        if not terms:
+            return []
+        one = f"SELECT count(*) FROM (SELECT 1 FROM atoms_fts WHERE atoms_fts MATCH ? LIMIT {int(cap)})"
+        counts: list[int] = []
+        for term in terms:
+            match = quote_fts([term])
+            if not match:
+                counts.append(0)
+                continue
+            async with self._conn.execute(one, (match,)) as cur:
+                row = await cur.fetchone()
+            counts.append(int(row[0]) if row else 0)
+        return counts
+
     async def allowed_nums(self, f: AtomFilter, *, now: float) -> list[int]:
         """Nums of the atoms a filter admits (applied before any top-k cut)."""
         hint = ""
