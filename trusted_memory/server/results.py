@@ -103,6 +103,9 @@ class SessionOut(BaseModel):
     project: str | None = None
     untrusted: bool
     untrusted_reason: str | None = None
+    relayed: bool = Field(
+        default=False, description="strict mode: the agent relayed its turns, so nothing in it applies unreviewed"
+    )
     ended: bool = False
 
 
@@ -217,6 +220,7 @@ def session_out(session: Session) -> SessionOut:
         project=session.project,
         untrusted=session.untrusted,
         untrusted_reason=session.untrusted_reason,
+        relayed=session.relayed,
         ended=session.ended_at is not None,
     )
 

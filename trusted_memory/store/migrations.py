@@ -311,3 +311,27 @@ MIGRATIONS = (
     M006_SALIENT_INDEX,
     M007_ANTICIPATION,
 )
+
+M008_RELAYED = Migration(
+    8,
+    "sessions: 'relayed' tracked apart from 'untrusted'",
+    (
+        # Strict mode marks a session whose turns the agent relayed. That used to be recognised by the
+        # untrusted reason alone, so a web tool event reported first hid it (one reason per session).
+        "ALTER TABLE sessions ADD COLUMN relayed INTEGER NOT NULL DEFAULT 0",
+        # The reason text as strict mode wrote it until now (model.RELAYED_REASON at version 7).
+        "UPDATE sessions SET relayed = 1 "
+        "WHERE untrusted_reason = 'strict mode: the turns were relayed by the agent, not a host hook'",
+    ),
+)
+
+MIGRATIONS = (
+    M001_FOUNDATION,
+    M002_ATOMS,
+    M003_RECALL,
+    M004_EMBEDDING_CACHE,
+    M005_SESSIONS,
+    M006_SALIENT_INDEX,
+    M007_ANTICIPATION,
+    M008_RELAYED,
+)

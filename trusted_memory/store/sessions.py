@@ -29,6 +29,7 @@ def _session(row: aiosqlite.Row) -> Session:
         resumed_from=row["resumed_from"],
         predicted=_intents(row["predicted"]),
         predicted_turn=row["predicted_turn"],
+        relayed=bool(row["relayed"]),
     )
 
 
@@ -126,6 +127,10 @@ class SessionsRepo:
             "UPDATE sessions SET untrusted = 1, untrusted_reason = COALESCE(untrusted_reason, ?) WHERE id = ?",
             (reason, session_id),
         )
+
+    async def mark_relayed(self, session_id: str) -> None:
+        """Sticky, like untrusted: once the agent relayed a turn, nothing from the session is the user's own."""
+        await self._conn.execute("UPDATE sessions SET relayed = 1 WHERE id = ?", (session_id,))
 
     async def freeze_facts(self, session_id: str, rendered: str) -> None:
         """Keep the facts block the session first saw (so the host's prompt prefix stays stable)."""
