@@ -22,7 +22,7 @@ from ..model import (
 from ..queries import AtomFilter
 from ..scan import describe, normalize_for_dedup, scan
 from ..store.db import Store, now
-from ..trust import AGENT_DECLARABLE, place
+from ..trust import AGENT_DECLARABLE, is_trusted, place
 from .budget import StoreBudget
 from .facts import check_field, preview
 from .recall import RecallService
@@ -263,13 +263,21 @@ class AtomsService:
             )
         return atom
 
-    async def forget(self, atom_id: str, *, actor: Actor = "agent") -> Atom:
-        """Delete an atom; a pinned one needs the user to unpin it first."""
+    async def forget(self, atom_id: str, *, actor: Actor = "agent", refuse_trusted: str | None = None) -> Atom:
+        """Delete an atom; a pinned one needs the user to unpin it first.
+
+        With `refuse_trusted` (strict mode), a live trusted atom is refused with that explanation:
+        checked inside the write, so the atom cannot change status in between.
+        """
         atom_id = check_atom_id(atom_id)
         async with self._store.write() as tx:
             atom = await tx.atoms.get(atom_id)
             if atom is None:
                 raise NotFound(f"no atom {atom_id}; nothing to forget")
+            if refuse_trusted is not None and atom.status == "live" and is_trusted(atom.source_class):
+                raise TrustRefused(
+                    f"this store is in strict mode (trust.agent_writes = quarantine): agents cannot {refuse_trusted}"
+                )
             if atom.pinned and actor == "agent":
                 raise TrustRefused(
                     f"atom {atom_id} is pinned; only the user can unpin it (`trusted-memory-admin unpin {atom_id}`), "

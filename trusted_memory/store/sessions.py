@@ -301,10 +301,14 @@ class SessionsRepo:
             return [(str(r[0]), float(r[1])) for r in await cur.fetchall()]
 
     async def evict_episodes(self, keep: int, now: float) -> builtins.list[Episode]:
-        """Delete expired episodes and the oldest beyond `keep`; returns what was deleted."""
+        """Delete expired episodes and the oldest beyond `keep`, held ones first; returns what was deleted.
+
+        Held first: an untrusted session's episode (which any agent can produce, strict mode
+        included) must never push a live one out of memory.
+        """
         async with self._conn.execute(
             "SELECT * FROM episodes WHERE (expires_at IS NOT NULL AND expires_at <= ?) OR num NOT IN "
-            "(SELECT num FROM episodes ORDER BY created_at DESC LIMIT ?)",
+            "(SELECT num FROM episodes ORDER BY status = 'live' DESC, created_at DESC LIMIT ?)",
             (now, keep),
         ) as cur:
             gone = [_episode(r) for r in await cur.fetchall()]
