@@ -315,3 +315,21 @@ def test_reference_graph_errors_name_the_line(tmp_path: Path, capsys: pytest.Cap
     code, _, err = cli(capsys, home, "import", "--yes", str(graph))
     assert code == 1 and "line 2" in err and "'to'" in err
     assert cli_json(capsys, home, "atoms", "list", "--status", "all") == []
+
+
+def test_export_never_writes_through_a_link_planted_at_its_temporary_name(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dump = tmp_path / "memory.jsonl"
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's own file\n")
+    # The name the export used to write to first (this process's pid), pointed at another file.
+    planted = tmp_path / f".{dump.name}.tmp-{os.getpid()}"
+    planted.symlink_to(victim)
+    code, _, err = cli(capsys, source, "export", str(dump))
+    assert code == 0, err
+    assert victim.read_text() == "the user's own file\n"
+    assert planted.is_symlink() and os.readlink(planted) == str(victim)
+    assert not dump.is_symlink() and stat.S_IMODE(os.stat(dump).st_mode) == 0o600
+    assert records(dump.read_text())[0]["kind"] == "header"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(f".{dump.name}.tmp-") and p != planted]

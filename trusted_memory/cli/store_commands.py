@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import secrets
 import sys
 from pathlib import Path
 
@@ -15,6 +16,10 @@ from ..services.admin.doctor import DoctorReport, run_doctor
 from ..services.admin.transfer import ImportReport, apply_import, export_jsonl, parse_import
 from .gate import cancelled, confirm, for_person, require_person
 from .output import Progress, emit_json, safe, table
+
+# Create a new file only: fail on an existing name (O_EXCL) and never open through a symlink
+# (O_NOFOLLOW; O_EXCL already refuses one, this says so twice). Both are POSIX; Windows has neither.
+_NEW_PRIVATE_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 async def cmd_export(admin: AdminService, args: argparse.Namespace) -> int:
@@ -27,10 +32,12 @@ async def cmd_export(admin: AdminService, args: argparse.Namespace) -> int:
         target, out = "stdout", sys.stderr
     else:
         path = Path(args.file)
-        # Write beside the target and rename, so an interrupted export never leaves half a file.
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        # Write beside the target and rename, so an interrupted export never leaves half a file. The
+        # temporary name is unpredictable and created fresh (O_EXCL: never an existing file, O_NOFOLLOW:
+        # never through a symlink), so nobody can plant a link there to have the store written elsewhere.
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(8)}")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            fd = os.open(tmp, _NEW_PRIVATE_FILE, 0o600)
         except OSError as exc:
             raise InvalidInput(f"cannot write {path}: {exc.strerror}") from exc
         try:
