@@ -150,6 +150,13 @@ class SessionNote:
     created_at: float
 
 
+# The source of a live episode: a summary written from the user's and the assistant's turns (by
+# the memory LLM or the heuristics), so never the user's own statement. A held episode is
+# `agent_generated`; one a person promoted is `user_approved`. An episode's trust is its status.
+SESSION_SUMMARY = "session_summary"
+LIVE_EPISODE_SOURCES: tuple[str, ...] = (SESSION_SUMMARY, "user_approved")
+
+
 @dataclass(frozen=True, slots=True)
 class Episode:
     """The summary of one finished session, with its provenance."""

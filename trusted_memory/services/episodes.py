@@ -11,7 +11,7 @@ from ..errors import InvalidInput, NotFound, TrustRefused
 from ..heuristics import looks_like_turn_or_refusal, summarize_turns
 from ..llm.base import LLMStats, MemoryLLM, run_job
 from ..llm.jobs import EpisodeOut, clip_transcript, episode_prompt
-from ..model import Actor, Episode, Session
+from ..model import SESSION_SUMMARY, Actor, Episode, Session
 from ..ranking import keyword_part, relevance
 from ..scan import scan
 from ..store.db import Store, now
@@ -115,7 +115,7 @@ class EpisodesService:
             project=session.project,
             summary=summary,
             status="held" if session.untrusted else "live",
-            source_class="agent_generated" if session.untrusted else "user_said",
+            source_class="agent_generated" if session.untrusted else SESSION_SUMMARY,
             turns=session.turns,
             created_at=ts,
             expires_at=ts + ttl * DAY if ttl else None,

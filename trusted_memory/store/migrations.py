@@ -335,3 +335,25 @@ MIGRATIONS = (
     M007_ANTICIPATION,
     M008_RELAYED,
 )
+
+M009_EPISODE_SOURCE = Migration(
+    9,
+    "episodes: a live summary is attributed to the session, not to the user",
+    (
+        # An episode summary retells the assistant's turns too; labelled user_said, an assistant's
+        # claim read as the user's statement (model.SESSION_SUMMARY).
+        "UPDATE episodes SET source_class = 'session_summary' WHERE source_class = 'user_said'",
+    ),
+)
+
+MIGRATIONS = (
+    M001_FOUNDATION,
+    M002_ATOMS,
+    M003_RECALL,
+    M004_EMBEDDING_CACHE,
+    M005_SESSIONS,
+    M006_SALIENT_INDEX,
+    M007_ANTICIPATION,
+    M008_RELAYED,
+    M009_EPISODE_SOURCE,
+)
