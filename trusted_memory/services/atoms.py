@@ -184,6 +184,10 @@ def build_atom(draft: AtomDraft, settings: Settings, *, strict: bool) -> tuple[A
     return atom, normalize_for_dedup(text)
 
 
+def _protected_chars(atom: Atom) -> int:
+    return len(atom.text) + len(atom.why or "") + len(atom.how_to_apply or "")
+
+
 def _write_message(atom: Atom) -> str:
     if atom.status == "live":
         return f"added atom {atom.id} ({atom.type})."
@@ -229,6 +233,8 @@ class AtomsService:
                 else:
                     message = f"already remembered as atom {existing.id}; nothing stored twice."
                 return AtomWrite("existing", existing, message)
+            if actor == "agent" and atom.status == "live" and (atom.pinned or atom.importance == "critical"):
+                self._budget.check_protected(*await tx.atoms.protected_usage(), adding_chars=_protected_chars(atom))
             await tx.atoms.insert(atom, norm)
             if self._recall is not None and atom.status == "live":
                 num = await tx.recall.num_of(atom.id)
@@ -302,6 +308,8 @@ class AtomsService:
             if atom.status != "live":
                 raise TrustRefused(f"atom {atom_id} is quarantined; only approved memory can be pinned")
             if not atom.pinned:
+                if actor == "agent" and atom.importance != "critical":  # a critical one is counted already
+                    self._budget.check_protected(*await tx.atoms.protected_usage(), adding_chars=_protected_chars(atom))
                 ts = now()
                 await tx.atoms.set_pinned(atom_id, ts)
                 await tx.events.append(actor, "atom_pinned", f"atom:{atom_id}", {})
