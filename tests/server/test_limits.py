@@ -1,6 +1,6 @@
 """Small limits an agent hits through MCP: each one answers with a way forward, never a dead end.
 
-The protected share of the store cap.
+The protected share of the store cap, and long `context` messages.
 """
 
 from __future__ import annotations
@@ -78,3 +78,13 @@ async def test_quarantined_critical_atoms_are_evicted_like_any_quarantine(tmp_pa
         assert db.execute("SELECT count(*) FROM events WHERE kind = 'atom_evicted'").fetchone()[0] > 0
     finally:
         db.close()
+
+
+async def test_context_takes_a_long_message_by_its_start_and_end(client: Client) -> None:
+    await call(client, action="add_atom", content="I deploy the shop with terraform", source="user_said")
+    await call(client, action="add_atom", content="Rollbacks go through the blue-green switch", source="user_said")
+    pasted = "\n".join(f"2026-03-01T10:{i % 60:02d}:00 INFO worker {i} heartbeat ok" for i in range(120))
+    message = f"How do I deploy the shop with terraform? Here is the log:\n{pasted}\nAnd how do rollbacks work?"
+    assert len(message) > 4000
+    block = await call(client, action="context", message=message, session_id="long")
+    assert "terraform" in block["rendered"]

@@ -18,7 +18,7 @@ from ..store.db import Store, now
 from ..text import content_terms
 from .atoms import AtomDraft, AtomsService, new_id
 from .recall import RecallService
-from .recall_types import DUPLICATE_COSINE, says_the_same
+from .recall_types import DUPLICATE_COSINE, query_excerpt, says_the_same
 
 if TYPE_CHECKING:
     import numpy as np
@@ -223,6 +223,7 @@ class EpisodesService:
 
     async def search(self, query: str, k: int = 3) -> list[EpisodeHit]:
         """Live episodes matching a query: keyword and meaning, fused like atom recall."""
+        query = query_excerpt(query)  # `context` passes the user's whole message
         ts = now()
         async with self._store.read() as rx:
             keyword = dict(await rx.sessions.search_episodes(content_terms(query), ts, limit=k * 4))

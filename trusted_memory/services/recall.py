@@ -32,6 +32,7 @@ from ..text import content_terms, stem
 from ..trust import is_trusted
 from .background import Background
 from .recall_types import (
+    MAX_QUERY_CHARS,
     Candidate,
     EmbedderHealth,
     Hit,
@@ -60,7 +61,6 @@ DRAIN_BATCH = 256
 # evidence on the embedder's scale: a cosine of 0.3 for the default 0–0.6 reading).
 SEMANTIC_LINK_EVIDENCE = 0.5
 FULL_CHECK_EVERY_S = 30.0
-MAX_QUERY_CHARS = 2000
 MAX_QUERY_TERMS = 12
 COLLAPSE_SPARE = 6  # whole rows fetched beyond k, to stand in for near-duplicates dropped
 # From this many indexed vectors the matrix product (~0.3 ms at 10k) runs beside the FTS queries
