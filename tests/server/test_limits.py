@@ -1,6 +1,7 @@
 """Small limits an agent hits through MCP: each one answers with a way forward, never a dead end.
 
-The protected share of the store cap, and long `context` messages.
+The protected share of the store cap, long `context` messages, and string arguments that happen to
+look like JSON.
 """
 
 from __future__ import annotations
@@ -88,3 +89,14 @@ async def test_context_takes_a_long_message_by_its_start_and_end(client: Client)
     assert len(message) > 4000
     block = await call(client, action="context", message=message, session_id="long")
     assert "terraform" in block["rendered"]
+
+
+async def test_a_string_that_looks_like_json_stays_a_string(client: Client) -> None:
+    for text in ('["x"]', '{"a": 1}', "[1, 2, 3]"):
+        added = await call(client, action="add_atom", content=text, source="user_said", atom_type="note")
+        assert added["atom"]["text"] == text
+    observed = await call(client, action="observe", session_id="s", user_message='["keep", "this"]')
+    assert observed["session"]["turns"] == 1
+    # A real list where a string belongs is still refused, naming the action's parameters.
+    wrong = await client.call_tool("memory", {"action": "add_atom", "content": ["x"], "source": "user_said"})
+    assert wrong.is_error and "action=add_atom" in wrong.content[0].text  # type: ignore[union-attr]
