@@ -14,6 +14,7 @@ from ..errors import InvalidInput
 from ..services.admin import AdminService
 from ..services.admin.doctor import DoctorReport, run_doctor
 from ..services.admin.transfer import ImportReport, apply_import, export_jsonl, parse_import
+from ..services.admin.transfer_claims import ImportClaims, import_claims
 from .gate import cancelled, confirm, for_person, require_person
 from .output import Progress, emit_json, safe, table
 
@@ -80,11 +81,28 @@ async def cmd_import(admin: AdminService, args: argparse.Namespace) -> int:
     if not args.yes:
         with for_person(args):
             print(f"{path}: {label} with {summary}.")
+            _print_claims(import_claims(plan, trust_graph=args.trust_graph), admin.runtime.settings)
             if not confirm(args, f"Import it into the memory store {admin.runtime.store.path}?"):
                 return cancelled()
-    report = await apply_import(admin.runtime, plan, Progress())
+    report = await apply_import(admin.runtime, plan, Progress(), trust_graph=args.trust_graph)
     _print_import(report, args.json)
     return 0
+
+
+def _print_claims(claims: ImportClaims, settings: Settings) -> None:
+    """What the file claims, so the person confirms the trust it asks for, not just its size."""
+    print("\nWhat the file claims, by trust class:")
+    table(("records", "trust class", "count"), claims.counts)
+    print(
+        f"\nTrusted, pinned or critical items and admin acts it claims ({len(claims.notable)}); "
+        "anything with file access can write such a file:"
+    )
+    table(("kind", "id", "claims", "text"), [(c.kind, c.ref, c.claims, c.text) for c in claims.notable])
+    print(
+        "\nIts events are recorded as imported (actor system, the file's actor kept as detail); a user-model "
+        "field that fails validation is dropped; quarantined atoms wait at most "
+        f"{settings.quarantine_ttl_days} days from now."
+    )
 
 
 def _print_import(report: ImportReport, as_json: bool) -> None:
@@ -103,6 +121,8 @@ def _print_import(report: ImportReport, as_json: bool) -> None:
         print(f"held {n} atom(s) in quarantine ({reason}); review them with `trusted-memory-admin quarantine`.")
     if report.dropped:
         print(f"dropped {report.dropped} pending review(s) that the content scanner flagged.")
+    if report.dropped_user_model:
+        print(f"dropped {report.dropped_user_model} user-model field(s) that fail validation or were never trusted.")
     if report.renumbered:
         print(f"renumbered {report.renumbered} record(s) whose id was taken by a different one.")
     for warning in report.warnings:
