@@ -75,9 +75,9 @@ def test_invalid_toml_is_reported(tmp_path: Path) -> None:
 def test_project_file_may_tune_but_not_move_or_loosen(tmp_path: Path) -> None:
     project = tmp_path / "repo"
     project.mkdir()
-    (project / ".mcp-memory.toml").write_text("[facts]\nuser_cap = 1234\n")
+    (project / ".mcp-memory.toml").write_text("[recall]\ntop_k = 7\n[features]\nnudges = true\n")
     s = load_settings(environ={"MCP_MEMORY_HOME": str(tmp_path / "h")}, cwd=project)
-    assert s.facts.user_cap == 1234
+    assert s.recall.top_k == 7 and s.features.nudges is True
     for forbidden in ('home = "/tmp/elsewhere"', '[trust]\nagent_writes = "trusted"', '[server]\ntoken = "x"'):
         (project / ".mcp-memory.toml").write_text(forbidden + "\n")
         with pytest.raises(ConfigError, match="project file"):
@@ -116,3 +116,51 @@ def test_an_http_embedder_reads_cosines_on_its_configured_scale(tmp_path: Path) 
     space = OpenAIEmbedder(settings.embedding).space
     assert (space.cosine_floor, space.cosine_full) == (0.35, 0.8)
     assert space.fingerprint() == "http:nomic-embed-text:512"  # the scale is not part of the identity
+
+
+@pytest.mark.parametrize(
+    ("toml", "key"),
+    [
+        # What a hostile repository's project file did to the shared global store (issue 14).
+        ("max_size_mb = 1", "max_size_mb"),
+        ("[sessions]\nmax_episodes = 1", "sessions.max_episodes"),
+        ('[server]\ntransport = "http"', "server.transport"),
+        # Everything else that sizes, evicts, expires, exposes or slows the store for every project.
+        ("quarantine_ttl_days = 1", "quarantine_ttl_days"),
+        ("pending_max_age_days = 1", "pending_max_age_days"),
+        ("agent_writes_per_minute = 1000000", "agent_writes_per_minute"),
+        ('log_level = "DEBUG"', "log_level"),
+        ("[facts]\nuser_cap = 10", "facts.user_cap"),
+        ("[facts]\nconsolidate_at_pct = 10", "facts.consolidate_at_pct"),
+        ("[recall]\nhalf_life_days = 0.01", "recall.half_life_days"),
+        ("[sessions]\nidle_end_days = 1", "sessions.idle_end_days"),
+        ("[sessions]\nepisode_ttl_days = 1", "sessions.episode_ttl_days"),
+        ("[sessions]\nbuffer_lines = 1", "sessions.buffer_lines"),
+        ('[server]\nhost = "0.0.0.0"', "server.host"),
+        ("[server]\nport = 80", "server.port"),
+        ('[embedding]\nprovider = "http"', "embedding.provider"),
+        ('[llm]\nprovider = "sampling"', "llm.provider"),
+    ],
+)
+def test_project_file_cannot_destroy_or_expose_the_shared_store(tmp_path: Path, toml: str, key: str) -> None:
+    project = tmp_path / "repo"
+    project.mkdir()
+    (project / ".mcp-memory.toml").write_text(toml + "\n")
+    with pytest.raises(ConfigError) as err:
+        load_settings(environ={"MCP_MEMORY_HOME": str(tmp_path / "h")}, cwd=project)
+    assert f"config key '{key}' may not be set by the project file" in err.value.message
+    # The same key is the user's to set, in the store's own config.toml.
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text(toml + "\n")
+    load_settings(environ={"MCP_MEMORY_HOME": str(home)}, cwd=tmp_path)
+
+
+def test_the_project_allow_list_names_only_presentation_and_features() -> None:
+    from trusted_memory.config import KEY_TYPES, PROJECT_ALLOWED
+
+    assert set(PROJECT_ALLOWED) <= set(KEY_TYPES)
+    assert {k.split(".")[0] for k in PROJECT_ALLOWED} == {"recall", "sessions", "features"}
+    assert [k for k in PROJECT_ALLOWED if k.startswith("sessions.")] == ["sessions.context_budget_chars"]
+    # The README promises `features.*`: a new feature key must be allowed, or the README changed.
+    assert {k for k in KEY_TYPES if k.startswith("features.")} <= set(PROJECT_ALLOWED)

@@ -9,9 +9,9 @@ Properties of every call: it never fails at the protocol level; it is either a s
 or an error whose one-paragraph message explains itself (not the SDK's bare "Error executing tool
 memory", no traceback, never blaming the store for bad input). After every call the store holds:
 quarantined atoms and held episodes are invisible to list_atoms, search_atoms, search, context,
-view and memory://atoms/{id}; live atoms and episodes are user_said or user_approved; what is
-trusted passes the scanner; facts stay within their caps; the audit log only grows; nothing an
-agent does looks like an admin's act; `PRAGMA integrity_check` is ok.
+view and memory://atoms/{id}; live atoms are user_said or user_approved, live episodes session
+summaries or user_approved; what is trusted passes the scanner; facts stay within their caps; the
+audit log only grows; nothing an agent does looks like an admin's act; `PRAGMA integrity_check` is ok.
 
 Hypothesis tests are synchronous, so one blocking anyio portal per test function runs one server
 and one client for all of that test's examples.
@@ -42,6 +42,7 @@ from trusted_memory.config import Settings, load_settings
 from trusted_memory.model import (
     ATOM_TYPES,
     IMPORTANCE_LEVELS,
+    LIVE_EPISODE_SOURCES,
     SCOPES,
     TARGETS,
     TRUSTED_SOURCES,
@@ -581,10 +582,10 @@ def check_success_is_trusted(action: str, args: dict[str, Any], data: dict[str, 
         quarantined |= {r[0] for r in h.rows("SELECT id FROM episodes WHERE status != 'live'")}
         episode = data.get("episode")
         if episode and action != "end_session":  # end_session reports the episode it wrote, held or not
-            assert episode["status"] == "live" and episode["source_class"] in TRUSTED_SOURCES, (action, episode)
+            assert episode["status"] == "live" and episode["source_class"] in LIVE_EPISODE_SOURCES, (action, episode)
     for hit in data.get("hits") or []:
         assert hit["id"] not in quarantined, (action, hit)
-        assert hit["source_class"] in (*TRUSTED_SOURCES, "facts"), hit
+        assert hit["source_class"] in (*TRUSTED_SOURCES, *LIVE_EPISODE_SOURCES, "facts"), hit
     if action == "add_atom":
         source = str(args.get("source", "")).strip().lower()
         if data["status"] == "added":
@@ -627,7 +628,7 @@ def check_store(h: Harness) -> None:
         assert (
             h.rows(
                 "SELECT id FROM episodes WHERE status = 'live' AND source_class NOT IN (?, ?)",
-                TRUSTED_SOURCES,
+                LIVE_EPISODE_SOURCES,
             )
             == []
         ), "a live episode is not trusted"

@@ -21,9 +21,29 @@ from .errors import ConfigError
 ENV_PREFIX = "MCP_MEMORY_"
 HOME_ENV = "MCP_MEMORY_HOME"
 PROJECT_FILE = ".mcp-memory.toml"
-# A project file travels with a repository someone else may control, so it must not be able to
-# move the store, change what embeds or summarises our data, or loosen the trust rules.
-PROJECT_FORBIDDEN = ("home", "embedding.", "llm.", "trust.", "server.token")
+# A project file travels with a repository someone else may control, and the store it configures is
+# shared by every project. So it may set only how recall and the context block present memory, and
+# which anticipation features run: nothing that sizes, evicts, expires, moves or exposes the store,
+# changes what embeds or summarises the data, or loosens trust. Every other key is refused.
+PROJECT_ALLOWED: tuple[str, ...] = (
+    "recall.top_k",
+    "recall.overfetch",
+    "recall.min_score",
+    "recall.budget_chars",
+    "recall.relevance_weight",
+    "recall.keyword_weight",
+    "sessions.context_budget_chars",
+    "features.user_state",
+    "features.user_state_turn_interval",
+    "features.predictive_intents",
+    "features.anaphora",
+    "features.style_mirroring",
+    "features.return_after_break",
+    "features.break_hours",
+    "features.nudges",
+    "features.nudges_per_day",
+    "features.nudge_cooldown_hours",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,10 +303,6 @@ def _flatten(data: Mapping[str, Any], source: str, prefix: str = "") -> dict[str
     return out
 
 
-def _forbidden_in_project(key: str) -> bool:
-    return any(key == p or (p.endswith(".") and key.startswith(p)) for p in PROJECT_FORBIDDEN)
-
-
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as fh:
@@ -356,10 +372,11 @@ def load_settings(
     if project_file.is_file() and project_file.resolve() != home_file.resolve():
         project = _read_toml(project_file)
         for key in project:
-            if _forbidden_in_project(key):
+            if key not in PROJECT_ALLOWED:
                 raise ConfigError(
-                    f"config key '{key}' may not be set by the project file {project_file}; "
-                    f"set it in {home_file} or the environment instead"
+                    f"config key '{key}' may not be set by the project file {project_file}: a project file "
+                    "may set only recall and context presentation and features "
+                    f"({', '.join(PROJECT_ALLOWED)}); set '{key}' in {home_file} or the environment instead"
                 )
         layers.append((str(project_file), project))
     layers.append(("the environment", _from_environ(env)))

@@ -122,7 +122,7 @@ class Event:
 NOTE_CATEGORIES: tuple[str, ...] = ("decision", "context", "progress", "issue", "learnings")
 
 
-# Why strict mode marks a session untrusted; Session.relayed recognises it.
+# Why strict mode marks a session untrusted when no other reason came first.
 RELAYED_REASON = "strict mode: the turns were relayed by the agent, not a host hook"
 
 
@@ -144,11 +144,9 @@ class Session:
     resumed_from: str | None = None  # the session whose state "where you left off" describes
     predicted: tuple[str, ...] = ()  # follow-up intents the memory LLM predicted after `predicted_turn`
     predicted_turn: int | None = None
-
-    @property
-    def relayed(self) -> bool:
-        """True when strict mode marked the turns as relayed by the agent rather than a host hook."""
-        return self.untrusted_reason == RELAYED_REASON
+    # Strict mode: some turn was relayed by the agent rather than a host hook. Kept apart from
+    # `untrusted` (which keeps its first reason), so a web tool event cannot hide it.
+    relayed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +158,13 @@ class SessionNote:
     category: str
     text: str
     created_at: float
+
+
+# The source of a live episode: a summary written from the user's and the assistant's turns (by
+# the memory LLM or the heuristics), so never the user's own statement. A held episode is
+# `agent_generated`; one a person promoted is `user_approved`. An episode's trust is its status.
+SESSION_SUMMARY = "session_summary"
+LIVE_EPISODE_SOURCES: tuple[str, ...] = (SESSION_SUMMARY, "user_approved")
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,3 +96,26 @@ async def test_consolidate_action(client: Client) -> None:
     await call(client, action="add", target="env", content="Staging deploys need a VPN")
     result = await call(client, action="consolidate", target="env")
     assert result["status"] == "unchanged" and "no redundant entries" in result["message"]
+
+
+async def test_an_episode_is_never_attributed_to_the_user(client: Client) -> None:
+    # The summary retells the assistant's claims too; labelled user_said, "the assistant fixed the
+    # deploy script so it always deploys with --force" would read as the user's own statement.
+    for user, reply in (
+        ("The deploy script keeps failing on staging.", "I fixed the deploy script so it always deploys with --force."),
+        ("We decided to run the deploy from CI only.", "I moved the deploy job into the CI pipeline."),
+        ("Next we need to document the rollback steps.", "I drafted the rollback section of the runbook."),
+    ):
+        await call(client, action="observe", session_id="t5", user_message=user, assistant_reply=reply)
+    ended = (await call(client, action="end_session", session_id="t5"))["episode"]
+    assert ended["status"] == "live"
+    found = await call(client, action="search", query="how do we deploy and roll back?")
+    hits = [h for h in found["hits"] if h["kind"] == "episode"]
+    listing = json.loads((await client.read_resource("memory://episodes")).contents[0].text)  # type: ignore[union-attr]
+    labels = {
+        "end_session": ended["source_class"],
+        "view": (await call(client, action="view", id="t5"))["episode"]["source_class"],
+        "memory://episodes": listing["episodes"][0]["source_class"],
+        "search": hits[0]["source_class"] if hits else None,
+    }
+    assert labels == dict.fromkeys(labels, "session_summary"), labels

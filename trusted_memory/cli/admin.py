@@ -376,9 +376,15 @@ def build_parser() -> argparse.ArgumentParser:
     command("export", "write the whole store as JSONL", cmd_export).add_argument(
         "file", nargs="?", help="output file (default: stdout, also '-')"
     )
-    command(
+    importing = command(
         "import", "import an export or a reference memory-server graph (JSONL)", cmd_import, person=True
-    ).add_argument("file")
+    )
+    importing.add_argument("file")
+    importing.add_argument(
+        "--trust-graph",
+        action="store_true",
+        help="a reference graph is your own: store its atoms as approved memory, not in quarantine for review",
+    )
 
     doctor = commands.add_parser(
         "doctor",

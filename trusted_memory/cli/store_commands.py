@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import secrets
 import sys
 from pathlib import Path
 
@@ -13,8 +14,13 @@ from ..errors import InvalidInput
 from ..services.admin import AdminService
 from ..services.admin.doctor import DoctorReport, run_doctor
 from ..services.admin.transfer import ImportReport, apply_import, export_jsonl, parse_import
+from ..services.admin.transfer_claims import ImportClaims, import_claims
 from .gate import cancelled, confirm, for_person, require_person
 from .output import Progress, emit_json, safe, table
+
+# Create a new file only: fail on an existing name (O_EXCL) and never open through a symlink
+# (O_NOFOLLOW; O_EXCL already refuses one, this says so twice). Both are POSIX; Windows has neither.
+_NEW_PRIVATE_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 async def cmd_export(admin: AdminService, args: argparse.Namespace) -> int:
@@ -27,10 +33,12 @@ async def cmd_export(admin: AdminService, args: argparse.Namespace) -> int:
         target, out = "stdout", sys.stderr
     else:
         path = Path(args.file)
-        # Write beside the target and rename, so an interrupted export never leaves half a file.
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        # Write beside the target and rename, so an interrupted export never leaves half a file. The
+        # temporary name is unpredictable and created fresh (O_EXCL: never an existing file, O_NOFOLLOW:
+        # never through a symlink), so nobody can plant a link there to have the store written elsewhere.
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(8)}")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            fd = os.open(tmp, _NEW_PRIVATE_FILE, 0o600)
         except OSError as exc:
             raise InvalidInput(f"cannot write {path}: {exc.strerror}") from exc
         try:
@@ -73,11 +81,28 @@ async def cmd_import(admin: AdminService, args: argparse.Namespace) -> int:
     if not args.yes:
         with for_person(args):
             print(f"{path}: {label} with {summary}.")
+            _print_claims(import_claims(plan, trust_graph=args.trust_graph), admin.runtime.settings)
             if not confirm(args, f"Import it into the memory store {admin.runtime.store.path}?"):
                 return cancelled()
-    report = await apply_import(admin.runtime, plan, Progress())
+    report = await apply_import(admin.runtime, plan, Progress(), trust_graph=args.trust_graph)
     _print_import(report, args.json)
     return 0
+
+
+def _print_claims(claims: ImportClaims, settings: Settings) -> None:
+    """What the file claims, so the person confirms the trust it asks for, not just its size."""
+    print("\nWhat the file claims, by trust class:")
+    table(("records", "trust class", "count"), claims.counts)
+    print(
+        f"\nTrusted, pinned or critical items and admin acts it claims ({len(claims.notable)}); "
+        "anything with file access can write such a file:"
+    )
+    table(("kind", "id", "claims", "text"), [(c.kind, c.ref, c.claims, c.text) for c in claims.notable])
+    print(
+        "\nIts events are recorded as imported (actor system, the file's actor kept as detail); a user-model "
+        "field that fails validation is dropped; quarantined atoms wait at most "
+        f"{settings.quarantine_ttl_days} days from now."
+    )
 
 
 def _print_import(report: ImportReport, as_json: bool) -> None:
@@ -96,6 +121,8 @@ def _print_import(report: ImportReport, as_json: bool) -> None:
         print(f"held {n} atom(s) in quarantine ({reason}); review them with `trusted-memory-admin quarantine`.")
     if report.dropped:
         print(f"dropped {report.dropped} pending review(s) that the content scanner flagged.")
+    if report.dropped_user_model:
+        print(f"dropped {report.dropped_user_model} user-model field(s) that fail validation or were never trusted.")
     if report.renumbered:
         print(f"renumbered {report.renumbered} record(s) whose id was taken by a different one.")
     for warning in report.warnings:

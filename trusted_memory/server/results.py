@@ -93,7 +93,7 @@ class PendingOut(BaseModel):
 class HitOut(BaseModel):
     """One recalled memory, attributed, with its score and why it matched."""
 
-    kind: str = Field(description="'atom' or 'fact'")
+    kind: str = Field(description="'atom', 'fact' or 'episode' (an episode is a summary of a session)")
     id: str = Field(description="atom id, or 'user#3' / 'env#1' for a facts entry")
     type: str
     text: str
@@ -115,6 +115,9 @@ class SessionOut(BaseModel):
     project: str | None = None
     untrusted: bool
     untrusted_reason: str | None = None
+    relayed: bool = Field(
+        default=False, description="strict mode: the agent relayed its turns, so nothing in it applies unreviewed"
+    )
     ended: bool = False
 
 
@@ -125,7 +128,10 @@ class EpisodeOut(BaseModel):
     session_id: str
     summary: str
     status: str = Field(description="'live', or 'held' until the user promotes it")
-    source_class: str
+    source_class: str = Field(
+        description="'session_summary': written from the user's and the assistant's turns, not the user's "
+        "own words ('user_approved' once the user promoted it, 'agent_generated' while held)"
+    )
     turns: int
     created: str
     age: str
@@ -232,6 +238,7 @@ def session_out(session: Session) -> SessionOut:
         project=session.project,
         untrusted=session.untrusted,
         untrusted_reason=session.untrusted_reason,
+        relayed=session.relayed,
         ended=session.ended_at is not None,
     )
 

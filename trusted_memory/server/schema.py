@@ -3,7 +3,7 @@
 Hosts want one flat object: no oneOf/anyOf/allOf at the root, `action` a string enum, and every
 other parameter optional with a single JSON type. So the published schema is the union of all the
 actions' parameters, each with its type, enum or bounds and description as its model declares it
-(bounds widened to the loosest action). Every parameter reaches the tool body untouched (`Any`);
+(bounds widened to the loosest action). Every parameter reaches the tool body untouched;
 the chosen action's own model then validates it, so a wrong type gets an error that names that
 action's parameters instead of the SDK's generic one.
 
@@ -18,7 +18,7 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, Field, WithJsonSchema
+from pydantic import BaseModel, Field, PlainValidator, WithJsonSchema
 
 F = TypeVar("F", bound=Callable[..., Any])
 Schema = dict[str, Any]
@@ -46,7 +46,14 @@ def tool_parameters(actions: Mapping[str, type[BaseModel]]) -> list[inspect.Para
     """The tool's parameters: `action` (required, an enum of the actions), then every action's parameters."""
 
     def parameter(name: str, schema: Schema, default: Any = inspect.Parameter.empty) -> inspect.Parameter:
-        annotation = Annotated[Any, WithJsonSchema(schema), Field(json_schema_extra=_no_default)]
+        # The SDK decodes a string argument as JSON unless the parameter is annotated `str` (for hosts
+        # that send lists as JSON text), so content='["x"]' arrived as a list and was refused. String
+        # parameters are therefore `str` to the SDK, with a pass-through validator: the value still
+        # reaches the body untouched, and the action's own model judges its type.
+        base: Any = str if schema.get("type") == "string" else Any
+        annotation = Annotated[
+            base, WithJsonSchema(schema), PlainValidator(_as_given), Field(json_schema_extra=_no_default)
+        ]
         return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
 
     action = parameter("action", {"type": "string", "enum": list(actions)})
@@ -60,6 +67,10 @@ def with_parameters(fn: F, parameters: Sequence[inspect.Parameter]) -> F:
     # inspect.signature() returns __signature__ when a callable has one; the body still takes **kwargs.
     fn.__signature__ = signature.replace(parameters=[*kept, *parameters])  # type: ignore[attr-defined]
     return fn
+
+
+def _as_given(value: Any) -> Any:
+    return value
 
 
 def _no_default(schema: Schema) -> None:

@@ -30,6 +30,23 @@ from .wiring import build_services
 
 AUTO_CONSOLIDATE_EVERY_S = 60.0  # a target near its cap is tidied at most once a minute, not on every add
 
+# What strict mode refuses the agent, and what to offer instead. Every other agent action either
+# only reads, or lands where a person reviews it (quarantine, held episodes, pending reviews).
+STRICT_REFUSALS: dict[str, str] = {
+    "add": 'add facts. Ask the user to run `trusted-memory-admin facts add TARGET "TEXT"`, '
+    "or store it with add_atom for review.",
+    "replace": "rewrite facts. Ask the user to run `trusted-memory-admin facts remove TARGET TEXT` and "
+    '`trusted-memory-admin facts add TARGET "TEXT"`, or store the correction with add_atom for review.',
+    "remove": "remove facts. Ask the user to run `trusted-memory-admin facts remove TARGET TEXT`.",
+    "consolidate": "consolidate facts (a merge rewrites and deletes entries). "
+    "Ask the user to run `trusted-memory-admin consolidate TARGET`.",
+    "forget_atom": "forget trusted atoms. Ask the user to run `trusted-memory-admin forget ID`.",
+    "pin_atom": "pin atoms (a pin changes how trusted memory is kept, and only the user can undo it). "
+    "Ask the user to run `trusted-memory-admin pin ID`.",
+    "reject_pending_review": "reject inferences about the user (a rejection is permanent: it is never "
+    "proposed again). Ask the user to run `trusted-memory-admin reject ID`, or `triage`.",
+}
+
 
 class AgentService:
     """Use cases open to the agent through MCP."""
@@ -44,13 +61,19 @@ class AgentService:
         self._user_state = services.user_state
         self._resume = services.resume
 
+    @property
+    def strict(self) -> bool:
+        """True in strict mode (`trust.agent_writes = quarantine`)."""
+        return self._runtime.settings.trust.agent_writes == "quarantine"
+
     def _refuse_in_strict_mode(self, action: str) -> None:
-        # The facts tier has no quarantine: in strict mode only the user writes it.
-        if self._runtime.settings.trust.agent_writes == "quarantine":
+        # Strict mode: nothing the agent says counts as the user's word, and trusted memory has no
+        # review queue for rewrites or deletions, so every agent change to it is refused and the
+        # user is told the admin command that does it (STRICT_REFUSALS; SECURITY.md has the table).
+        if self.strict:
             raise TrustRefused(
-                f"this store is in strict mode (trust.agent_writes = quarantine): agents cannot {action} facts. "
-                'Ask the user to run `trusted-memory-admin facts add TARGET "TEXT"`, '
-                "or store it with add_atom for review."
+                f"this store is in strict mode (trust.agent_writes = quarantine): agents cannot "
+                f"{STRICT_REFUSALS[action]}"
             )
 
     async def add_fact(
@@ -69,7 +92,8 @@ class AgentService:
         self._runtime.writes.take("add")
         self._refuse_in_strict_mode("add")
         write = await self._facts.add(check_target(target), content, key=key, pinned=pinned, keywords=keywords)
-        if write.status in ("added", "updated") and write.usage.pct >= self._runtime.settings.facts.consolidate_at_pct:
+        full = write.usage.pct >= self._runtime.settings.facts.consolidate_at_pct
+        if write.status in ("added", "updated") and full and not self.strict:
             self._runtime.background.spawn_once(
                 f"consolidate:{write.target}",
                 lambda: self._facts.consolidate(write.target, actor="system"),
@@ -80,6 +104,7 @@ class AgentService:
     async def consolidate(self, target: str) -> ConsolidateResult:
         """Merge redundant entries of a facts target."""
         self._runtime.writes.take("consolidate")
+        self._refuse_in_strict_mode("consolidate")
         return await self._facts.consolidate(check_target(target))
 
     async def replace_fact(self, target: str, old_text: str, content: str) -> FactWrite:
@@ -91,6 +116,7 @@ class AgentService:
     async def remove_fact(self, target: str, old_text: str) -> FactWrite:
         """Remove the entry that `old_text` names."""
         self._runtime.writes.take("remove")
+        self._refuse_in_strict_mode("remove")
         return await self._facts.remove(check_target(target), old_text)
 
     async def read_facts(self, target: Target) -> FactsView:
@@ -111,13 +137,15 @@ class AgentService:
         return await self._atoms.view(atom_id)
 
     async def forget_atom(self, atom_id: str) -> Atom:
-        """Delete an unpinned atom."""
+        """Delete an unpinned atom (in strict mode, only one still in quarantine)."""
         self._runtime.writes.take("forget_atom")
-        return await self._atoms.forget(atom_id)
+        refusal = STRICT_REFUSALS["forget_atom"] if self.strict else None
+        return await self._atoms.forget(atom_id, refuse_trusted=refusal)
 
     async def pin_atom(self, atom_id: str) -> Atom:
         """Pin a live atom."""
         self._runtime.writes.take("pin_atom")
+        self._refuse_in_strict_mode("pin_atom")
         return await self._atoms.pin(atom_id)
 
     async def list_atoms(self, f: AtomFilter, *, limit: int = 50) -> list[Atom]:
@@ -135,6 +163,7 @@ class AgentService:
     async def reject_pending(self, review_id: str) -> PendingReview:
         """Drop an inference about the user."""
         self._runtime.writes.take("reject_pending_review")
+        self._refuse_in_strict_mode("reject_pending_review")
         return await self._atoms.reject_pending(review_id)
 
     async def search_atoms(self, query: RecallQuery) -> RecallResult:
@@ -231,6 +260,6 @@ class AgentService:
             return extraction_prompt(strip_untrusted(user_message), [])
         if action == "end_session" and session_id:
             return await self._episodes.prompt_for(session_id)
-        if action == "consolidate" and target in TARGETS:
+        if action == "consolidate" and target in TARGETS and not self.strict:  # refused: ask the host nothing
             return await self._facts.consolidation_prompt_for(check_target(target))
         return None

@@ -21,7 +21,7 @@ from ..text import content_terms
 from ..usermodel import UserModel
 from .background import Background
 from .recall import RecallService
-from .recall_types import Hit, RecallQuery, RecallResult
+from .recall_types import Hit, RecallQuery, RecallResult, query_excerpt
 from .user_state import UserStateService, model_lines
 
 log = logging.getLogger(__name__)
@@ -134,6 +134,9 @@ class AnticipationService:
     async def recall(self, literal: RecallQuery, intents: Sequence[str], project: str | None) -> Anticipated:
         """The literal query unioned with each intent's and the type-targeted recall, deduplicated and
         re-ranked; if any of the extra searches fails, the literal results alone."""
+        # The literal query is the user's message, which may be longer than a search may be: its
+        # start and end stand in for it rather than the whole block failing.
+        literal = dataclasses.replace(literal, text=query_excerpt(literal.text))
         # The extra queries search by meaning only: a guessed query's generic words ("run", "tests")
         # match thousands of rows in the keyword index, and the hashed vectors carry the words anyway.
         extra = [
@@ -194,7 +197,7 @@ class AnticipationService:
         pronoun = first_pronoun(message)
         if pronoun is None:
             return None
-        query = f"{previous or ''} {message}".strip()
+        query = query_excerpt(f"{previous or ''} {message}")
         if not content_terms(query):
             return None  # nothing but function words: no evidence to resolve against
         result = await self._recall.search(

@@ -23,7 +23,7 @@ from ..model import (
 from ..queries import AtomFilter
 from ..scan import describe, normalize_for_dedup, scan
 from ..store.db import Store, now
-from ..trust import AGENT_DECLARABLE, place
+from ..trust import AGENT_DECLARABLE, is_trusted, place
 from .budget import StoreBudget
 from .facts import check_field, preview
 from .recall import RecallService
@@ -199,6 +199,10 @@ def build_atom(draft: AtomDraft, settings: Settings, *, strict: bool) -> tuple[A
     return atom, normalize_for_dedup(key)
 
 
+def _protected_chars(atom: Atom) -> int:
+    return len(atom.text) + len(atom.why or "") + len(atom.how_to_apply or "")
+
+
 def _write_message(atom: Atom) -> str:
     if atom.status == "live":
         return f"added atom {atom.id} ({atom.type})."
@@ -244,6 +248,8 @@ class AtomsService:
                 else:
                     message = f"already remembered as atom {existing.id}; nothing stored twice."
                 return AtomWrite("existing", existing, message)
+            if actor == "agent" and atom.status == "live" and (atom.pinned or atom.importance == "critical"):
+                self._budget.check_protected(*await tx.atoms.protected_usage(), adding_chars=_protected_chars(atom))
             await tx.atoms.insert(atom, norm)
             if self._recall is not None and atom.status == "live":
                 num = await tx.recall.num_of(atom.id)
@@ -278,13 +284,21 @@ class AtomsService:
             )
         return atom
 
-    async def forget(self, atom_id: str, *, actor: Actor = "agent") -> Atom:
-        """Delete an atom; a pinned one needs the user to unpin it first."""
+    async def forget(self, atom_id: str, *, actor: Actor = "agent", refuse_trusted: str | None = None) -> Atom:
+        """Delete an atom; a pinned one needs the user to unpin it first.
+
+        With `refuse_trusted` (strict mode), a live trusted atom is refused with that explanation:
+        checked inside the write, so the atom cannot change status in between.
+        """
         atom_id = check_atom_id(atom_id)
         async with self._store.write() as tx:
             atom = await tx.atoms.get(atom_id)
             if atom is None:
                 raise NotFound(f"no atom {atom_id}; nothing to forget")
+            if refuse_trusted is not None and atom.status == "live" and is_trusted(atom.source_class):
+                raise TrustRefused(
+                    f"this store is in strict mode (trust.agent_writes = quarantine): agents cannot {refuse_trusted}"
+                )
             if atom.pinned and actor == "agent":
                 raise TrustRefused(
                     f"atom {atom_id} is pinned; only the user can unpin it (`trusted-memory-admin unpin {atom_id}`), "
@@ -309,6 +323,8 @@ class AtomsService:
             if atom.status != "live":
                 raise TrustRefused(f"atom {atom_id} is quarantined; only approved memory can be pinned")
             if not atom.pinned:
+                if actor == "agent" and atom.importance != "critical":  # a critical one is counted already
+                    self._budget.check_protected(*await tx.atoms.protected_usage(), adding_chars=_protected_chars(atom))
                 ts = now()
                 await tx.atoms.set_pinned(atom_id, ts)
                 await tx.events.append(actor, "atom_pinned", f"atom:{atom_id}", {})

@@ -2,7 +2,11 @@
 
 Eviction order: expired quarantine, then the rest of the quarantine (its retention is 0), then
 live atoms by lowest retention (confidence decayed by time since last use). Pinned and critical
-atoms are never evicted. Every eviction is an event with actor `system`.
+live atoms are never evicted. Every eviction is an event with actor `system`.
+
+Because those are never evicted, the agent may make them fill at most PROTECTED_SHARE of the cap:
+past it, an agent pin or `critical` atom is refused, so the protected atoms cannot crowd out every
+later write.
 """
 
 from __future__ import annotations
@@ -20,6 +24,16 @@ log = logging.getLogger(__name__)
 MB = 1024 * 1024
 HEADROOM = 0.95  # evict to 95 % so the next writes do not evict again at once
 BATCH_SHARE = 0.02
+PROTECTED_SHARE = 0.20
+# What one live atom takes on disk besides its text (row, indexes, FTS rows, vector, its events):
+# about 1.7 KiB measured with the built-in embedder; its text counts three times (row, FTS, event).
+PROTECTED_ATOM_BYTES = 2048
+PROTECTED_TEXT_FACTOR = 3
+
+
+def protected_bytes(count: int, chars: int) -> int:
+    """The estimated size of `count` protected atoms holding `chars` characters of text."""
+    return count * PROTECTED_ATOM_BYTES + chars * PROTECTED_TEXT_FACTOR
 
 
 def _eviction_order(
@@ -55,6 +69,21 @@ class StoreBudget:
     def cap_bytes(self) -> int:
         """The configured cap in bytes."""
         return int(self._settings.max_size_mb * MB)
+
+    def check_protected(self, count: int, chars: int, adding_chars: int) -> None:
+        """Refuse one more agent-protected atom (pinned or critical) past PROTECTED_SHARE of the cap.
+
+        `count` and `chars` are what the store's protected atoms hold now (AtomsRepo.protected_usage).
+        """
+        limit = int(self.cap_bytes * PROTECTED_SHARE)
+        if protected_bytes(count + 1, chars + adding_chars) <= limit:
+            return
+        raise CapacityExceeded(
+            f"agents may fill at most {PROTECTED_SHARE:.0%} of the store cap ({limit / MB:.2f} of "
+            f"{self._settings.max_size_mb:g} MB) with pinned or critical atoms, which are never evicted, and "
+            f"{count:,} already take that room. Store this one unpinned, with importance high or lower; or ask "
+            "the user to unpin some (`trusted-memory-admin unpin ID`) or to raise max_size_mb."
+        )
 
     async def make_room(self, incoming_bytes: int = 2048) -> int:
         """Before a write: evict if it would pass the cap; returns how many atoms were evicted."""

@@ -11,14 +11,14 @@ from ..errors import InvalidInput, NotFound, TrustRefused
 from ..heuristics import looks_like_turn_or_refusal, summarize_turns
 from ..llm.base import LLMStats, MemoryLLM, run_job
 from ..llm.jobs import EpisodeOut, clip_transcript, episode_prompt
-from ..model import Actor, Episode, Session
+from ..model import SESSION_SUMMARY, Actor, Episode, Session
 from ..ranking import keyword_part, relevance
 from ..scan import scan
 from ..store.db import Store, now
 from ..text import content_terms
 from .atoms import AtomDraft, AtomsService, new_id
 from .recall import RecallService
-from .recall_types import DUPLICATE_COSINE, says_the_same
+from .recall_types import DUPLICATE_COSINE, query_excerpt, says_the_same
 
 if TYPE_CHECKING:
     import numpy as np
@@ -115,7 +115,7 @@ class EpisodesService:
             project=session.project,
             summary=summary,
             status="held" if session.untrusted else "live",
-            source_class="agent_generated" if session.untrusted else "user_said",
+            source_class="agent_generated" if session.untrusted else SESSION_SUMMARY,
             turns=session.turns,
             created_at=ts,
             expires_at=ts + ttl * DAY if ttl else None,
@@ -223,6 +223,7 @@ class EpisodesService:
 
     async def search(self, query: str, k: int = 3) -> list[EpisodeHit]:
         """Live episodes matching a query: keyword and meaning, fused like atom recall."""
+        query = query_excerpt(query)  # `context` passes the user's whole message
         ts = now()
         async with self._store.read() as rx:
             keyword = dict(await rx.sessions.search_episodes(content_terms(query), ts, limit=k * 4))

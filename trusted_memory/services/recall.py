@@ -34,6 +34,7 @@ from ..text import content_terms, stem
 from ..trust import is_trusted
 from .background import Background
 from .recall_types import (
+    MAX_QUERY_CHARS,
     Candidate,
     EmbedderHealth,
     Hit,
@@ -62,7 +63,6 @@ DRAIN_BATCH = 256
 # evidence on the embedder's scale: a cosine of 0.3 for the default 0–0.6 reading).
 SEMANTIC_LINK_EVIDENCE = 0.5
 FULL_CHECK_EVERY_S = 30.0
-MAX_QUERY_CHARS = 2000
 MAX_QUERY_TERMS = 12
 # Document frequencies are counted up to this many atoms: a term in more says little (idf ~ ln(N/n)).
 DOC_COUNT_CAP = 2000

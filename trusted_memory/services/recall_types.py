@@ -30,6 +30,28 @@ EMBEDDER_BACKOFF_S = 30.0
 HIT_OVERHEAD_CHARS = 60  # id, type, source and age around each hit's text
 DUPLICATE_COSINE = 0.92
 DUPLICATE_WORDS = 0.9  # ...and share this much of their content words (Jaccard): same meaning is not enough
+MAX_QUERY_CHARS = 2000
+_EXCERPT_GAP = " … "
+
+
+def query_excerpt(message: str, limit: int = MAX_QUERY_CHARS) -> str:
+    """A message as a search query: whole when it fits, else its start and its end, each cut at a space.
+
+    A search the agent composes must fit (a longer one is refused), but the `context` block searches
+    with the user's own message, which may be long: its question is usually at the start or the
+    end, with pasted material in between, so both ends stand in for it.
+    """
+    text = message.strip()
+    if len(text) <= limit:
+        return text
+    half = (limit - len(_EXCERPT_GAP)) // 2
+    head, tail = text[:half], text[-half:]
+    # Whole words only: a cut word would search for a word nobody wrote.
+    words = head.rsplit(None, 1)
+    head = words[0] if len(words) > 1 else head
+    words = tail.split(None, 1)
+    tail = words[-1] if len(words) > 1 else tail
+    return f"{head.rstrip()}{_EXCERPT_GAP}{tail.lstrip()}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -192,10 +192,10 @@ class SessionService:
             text = preview(sentence, 300)
             if category and not scan(text) and (category, text) not in notes:
                 notes.append((category, text))
-        reason = indirect_reason(tool_events, project)
-        if reason is None and not trusted_path and self._settings.trust.agent_writes == "quarantine":
-            # Strict mode: what the agent relays is not the user's word, so neither is its episode.
-            reason = RELAYED_REASON
+        # Strict mode: what the agent relays is not the user's word, so neither is its episode nor
+        # anything inferred from it. Tracked apart from the tool-event reason, which may come first.
+        relayed = not trusted_path and self._settings.trust.agent_writes == "quarantine"
+        reason = indirect_reason(tool_events, project) or (RELAYED_REASON if relayed else None)
         conf = self._settings.sessions
         resumed = None
         if self._settings.features.return_after_break:
@@ -218,6 +218,9 @@ class SessionService:
             if reason and not session.untrusted:
                 await tx.sessions.mark_untrusted(session_id, reason)
                 await tx.events.append("system", "session_untrusted", f"session:{session_id}", {"reason": reason})
+            if relayed and not session.relayed:
+                await tx.sessions.mark_relayed(session_id)
+                await tx.events.append("system", "session_relayed", f"session:{session_id}", {"reason": RELAYED_REASON})
             await tx.events.append(actor, "turn_observed", f"session:{session_id}", {"turn": session.turns})
             session = await tx.sessions.get(session_id) or session
         own_words = strip_untrusted(user_message)

@@ -239,17 +239,28 @@ class AtomsRepo:
     async def eviction_candidates(
         self,
     ) -> builtins.list[tuple[int, str, str, float, float, float | None, float | None]]:
-        """Atoms that may be evicted (unpinned, not critical).
+        """Atoms that may be evicted: all of the quarantine, and live atoms neither pinned nor critical.
 
+        A quarantined atom is never protected: anyone can declare `critical` on untrusted text.
         Rows: (num, id, status, confidence, created, last recalled, expires).
         """
         async with self._conn.execute(
             "SELECT num, id, status, confidence, created_at, last_recalled_at, expires_at FROM atoms "
-            "WHERE pinned = 0 AND importance != 'critical'"
+            "WHERE status = 'quarantined' OR (pinned = 0 AND importance != 'critical')"
         ) as cur:
             return [
                 (int(r[0]), str(r[1]), str(r[2]), float(r[3]), float(r[4]), r[5], r[6]) for r in await cur.fetchall()
             ]
+
+    async def protected_usage(self) -> tuple[int, int]:
+        """(count, characters of text, why and how_to_apply) of the live atoms eviction never takes."""
+        async with self._conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(length(text) + length(COALESCE(why, '')) "
+            "+ length(COALESCE(how_to_apply, ''))), 0) FROM atoms "
+            "WHERE status = 'live' AND (pinned = 1 OR importance = 'critical')"
+        ) as cur:
+            row = await cur.fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
 
     async def delete_many(self, atom_ids: Sequence[str]) -> None:
         """Remove atoms (eviction)."""

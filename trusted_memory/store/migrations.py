@@ -341,6 +341,29 @@ M008_TURNS = Migration(
     ),
 )
 
+M009_RELAYED = Migration(
+    9,
+    "sessions: 'relayed' tracked apart from 'untrusted'",
+    (
+        # Strict mode marks a session whose turns the agent relayed. That used to be recognised by the
+        # untrusted reason alone, so a web tool event reported first hid it (one reason per session).
+        "ALTER TABLE sessions ADD COLUMN relayed INTEGER NOT NULL DEFAULT 0",
+        # The reason text as strict mode wrote it until now (model.RELAYED_REASON up to version 8).
+        "UPDATE sessions SET relayed = 1 "
+        "WHERE untrusted_reason = 'strict mode: the turns were relayed by the agent, not a host hook'",
+    ),
+)
+
+M010_EPISODE_SOURCE = Migration(
+    10,
+    "episodes: a live summary is attributed to the session, not to the user",
+    (
+        # An episode summary retells the assistant's turns too; labelled user_said, an assistant's
+        # claim read as the user's statement (model.SESSION_SUMMARY).
+        "UPDATE episodes SET source_class = 'session_summary' WHERE source_class = 'user_said'",
+    ),
+)
+
 MIGRATIONS = (
     M001_FOUNDATION,
     M002_ATOMS,
@@ -350,4 +373,6 @@ MIGRATIONS = (
     M006_SALIENT_INDEX,
     M007_ANTICIPATION,
     M008_TURNS,
+    M009_RELAYED,
+    M010_EPISODE_SOURCE,
 )

@@ -29,6 +29,7 @@ def _session(row: aiosqlite.Row) -> Session:
         resumed_from=row["resumed_from"],
         predicted=_intents(row["predicted"]),
         predicted_turn=row["predicted_turn"],
+        relayed=bool(row["relayed"]),
     )
 
 
@@ -135,6 +136,10 @@ class SessionsRepo:
             "UPDATE sessions SET untrusted = 1, untrusted_reason = COALESCE(untrusted_reason, ?) WHERE id = ?",
             (reason, session_id),
         )
+
+    async def mark_relayed(self, session_id: str) -> None:
+        """Sticky, like untrusted: once the agent relayed a turn, nothing from the session is the user's own."""
+        await self._conn.execute("UPDATE sessions SET relayed = 1 WHERE id = ?", (session_id,))
 
     async def freeze_facts(self, session_id: str, rendered: str) -> None:
         """Keep the facts block the session first saw (so the host's prompt prefix stays stable)."""
@@ -305,10 +310,14 @@ class SessionsRepo:
             return [(str(r[0]), float(r[1])) for r in await cur.fetchall()]
 
     async def evict_episodes(self, keep: int, now: float) -> builtins.list[Episode]:
-        """Delete expired episodes and the oldest beyond `keep`; returns what was deleted."""
+        """Delete expired episodes and the oldest beyond `keep`, held ones first; returns what was deleted.
+
+        Held first: an untrusted session's episode (which any agent can produce, strict mode
+        included) must never push a live one out of memory.
+        """
         async with self._conn.execute(
             "SELECT * FROM episodes WHERE (expires_at IS NOT NULL AND expires_at <= ?) OR num NOT IN "
-            "(SELECT num FROM episodes ORDER BY created_at DESC LIMIT ?)",
+            "(SELECT num FROM episodes ORDER BY status = 'live' DESC, created_at DESC LIMIT ?)",
             (now, keep),
         ) as cur:
             gone = [_episode(r) for r in await cur.fetchall()]

@@ -18,19 +18,29 @@ holds data merges, and importing the same file twice changes nothing:
 - atom: skipped when its id is present, or its normalised text was already stored before this
   import. A `live` atom is re-scanned: failing text is held in quarantine (`scan_rejected`), and a
   live atom with an untrusted source class is held as `tainted`, so an edited export cannot put
-  anything into trusted memory that a human could not have approved.
+  anything into trusted memory that a human could not have approved. A quarantined atom is never
+  pinned, and waits at most `quarantine_ttl_days` from now (transfer_records.quarantine_expiry).
 - pending: skipped when its id or its (field, value) is present; dropped when the scanner flags it.
-- user_model: the newer `updated_at` wins.
-- event: skipped when the same event is present; renumbered when its id is taken by another one.
+- user_model: re-validated as every load validates it (usermodel.normalize), and only a
+  `user_said` or `user_approved` field is kept; others are dropped and counted. The newer
+  `updated_at` wins.
+- event: recorded as imported (transfer_records.as_imported: actor `system`, kind
+  `imported_event`, the file's actor, kind and detail kept as detail), because a file can claim any
+  history, `admin` acts included. Skipped when the same event is present (as the file has it, or as
+  imported); renumbered when its id is taken by another one.
 - facts and user-model fields are always-on trusted context with no quarantine of their own, so
   one that fails the content scan fails the import, naming its line.
 
+The CLI shows what a file claims (transfer_claims.py) before the person confirms it.
+
 The reference server (`@modelcontextprotocol/server-memory`) writes entity and relation lines; each
 observation becomes a `fact` atom "<name>: <observation>" (a `note` past 300 characters) and each
-relation an atom "<from> <relation type> <to>", as `user_approved` memory because a human chose to
-import their own graph; duplicates by normalised text are skipped. The format is detected from the
-first non-empty line. Every import validates every line first, then applies all of it in one write
-transaction with one `import` event (actor admin): a bad line changes nothing.
+relation an atom "<from> <relation type> <to>". Anything can write such a file, so they land in
+quarantine (`file_read`) unless the person passes `trust_graph` (`--trust-graph`): then they are
+`user_approved` memory (transfer_reference.graph_atom). Duplicates by normalised text are skipped.
+The format is detected from the first non-empty line. Every import validates every line first, then
+applies all of it in one write transaction with one `import` event (actor admin): a bad line
+changes nothing.
 
 This module detects the format, parses, and applies an import. The record types and the validation
 of a native line are in transfer_records.py, the reference graph's lines in transfer_reference.py,
@@ -48,7 +58,8 @@ from ...scan import describe, normalize_for_dedup, scan
 from ...store.db import Tx, now
 from ...store.privileged import PrivilegedOps
 from ...trust import is_trusted
-from ..atoms import DAY, new_id
+from ...usermodel import normalize
+from ..atoms import DAY
 from ..facts import preview
 from ..runtime import Runtime
 from .transfer_export import PAGE, dumps, export_jsonl, to_record
@@ -67,10 +78,12 @@ from .transfer_records import (
     Record,
     UserModelField,
     Value,
+    as_imported,
     load_line,
     parse_header,
+    quarantine_expiry,
 )
-from .transfer_reference import GRAPH_CONFIDENCE, graph_atoms, slug
+from .transfer_reference import GRAPH_CONFIDENCE, graph_atom, graph_atoms, slug
 
 # The names this module has always offered; the export, the records and the reference graph now
 # live in transfer_export, transfer_records and transfer_reference.
@@ -153,15 +166,18 @@ def _scan_text(atom: Atom) -> str:
 class _Importer:
     """Applies one plan inside one write transaction, counting what it did."""
 
-    def __init__(self, runtime: Runtime, plan: ImportPlan, tx: Tx, ts: float) -> None:
+    def __init__(self, runtime: Runtime, plan: ImportPlan, tx: Tx, ts: float, *, trust_graph: bool) -> None:
         self.settings = runtime.settings
         self.plan = plan
         self.tx = tx
         self.ts = ts
+        self.trust_graph = trust_graph
+        self.ttl_s = runtime.settings.quarantine_ttl_days * DAY
         self.added: dict[str, int] = {}
         self.skipped: dict[str, int] = {}
         self.quarantined: dict[str, int] = {}
         self.dropped = 0
+        self.dropped_user_model = 0
         self.renumbered = 0
         self.inserted_atoms: set[str] = set()
         self.deferred: list[Event] = []
@@ -218,7 +234,7 @@ class _Importer:
             quarantine_reason=reason,
             findings=findings,
             pinned=False,
-            expires_at=self.ts + self.settings.quarantine_ttl_days * DAY,
+            expires_at=self.ts + self.ttl_s,
         )
 
     async def atom(self, atom: Atom) -> None:
@@ -237,9 +253,19 @@ class _Importer:
                 held = self.hold(atom, "scan_rejected", describe(findings))
             elif not is_trusted(atom.source_class):
                 held = self.hold(atom, "tainted", None)
+        else:
+            # Held as the file says, but as the write path holds: unpinned, for one review window.
+            held = dataclasses.replace(
+                atom,
+                pinned=False,
+                quarantine_reason=atom.quarantine_reason
+                if atom.quarantine_reason in ("tainted", "scan_rejected", "strict_mode")
+                else "tainted",
+                expires_at=quarantine_expiry(atom.expires_at, self.ts, self.ttl_s),
+            )
         await self.tx.atoms.insert_raw(held, norm)
         self.inserted_atoms.add(atom.id)
-        if held is not atom:
+        if atom.status == "live" and held.status != "live":
             await self.tx.events.append(
                 "admin",
                 "atom_quarantined",
@@ -264,6 +290,11 @@ class _Importer:
 
     async def user_model(self, rec: Record, item: UserModelField) -> None:
         self.refuse(rec, "user-model field", f"{item.field_path}\n{item.value}\n{item.evidence}")
+        if normalize(item.field_path, item.value) != item.value or not is_trusted(item.source_class):
+            # Not a field this model has, a value it would not store, or one nobody trusted: every
+            # load would drop it anyway (usermodel.load_model), so it is not stored at all.
+            self.dropped_user_model += 1
+            return
         current = self.model.get(item.field_path)
         if current is not None and current[2] >= item.updated_at:
             self.count("user_model", False)
@@ -274,9 +305,15 @@ class _Importer:
         self.model[item.field_path] = (item.value, item.source_class, item.updated_at)
         self.count("user_model", True)
 
-    async def event(self, event: Event) -> None:
+    async def event(self, claimed: Event) -> None:
+        event = as_imported(claimed)
         existing = await self.tx.events.get(event.id)
-        if existing == event or await self.tx.events.find_same(event) is not None:
+        # Already here as imported, or this very store's own event (its export coming back).
+        if (
+            existing in (event, claimed)
+            or await self.tx.events.find_same(event) is not None
+            or await self.tx.events.find_same(claimed) is not None
+        ):
             self.count("event", False)
             return
         if existing is None:
@@ -299,27 +336,16 @@ class _Importer:
         if await self.tx.atoms.find_by_norm(norm) is not None:
             self.count("atom", False)
             return
-        atom = Atom(
-            id=new_id(),
-            type=item.type,
-            text=item.text,
-            source_class="user_approved",
-            confidence=GRAPH_CONFIDENCE,
-            importance="medium",
-            pinned=False,
-            tags=item.tags,
-            scope="user",
-            status="live",
-            created_at=self.ts,
-            updated_at=self.ts,
-        )
+        atom = graph_atom(item, self.ts, trusted=self.trust_graph, quarantine_until=self.ts + self.ttl_s)
         findings = scan(_scan_text(atom))
         if findings:
             atom = self.hold(atom, "scan_rejected", describe(findings))
+        elif atom.status != "live":
+            self.quarantined["tainted"] = self.quarantined.get("tainted", 0) + 1
         await self.tx.atoms.insert(atom, norm)
         await self.tx.events.append(
             "admin",
-            "atom_quarantined" if findings else "atom_added",
+            "atom_added" if atom.status == "live" else "atom_quarantined",
             f"atom:{atom.id}",
             {
                 "type": atom.type,
@@ -375,8 +401,14 @@ async def _apply_one(importer: _Importer, rec: Record) -> None:
         ) from exc
 
 
-async def apply_import(runtime: Runtime, plan: ImportPlan, progress: ProgressSink | None = None) -> ImportReport:
-    """Apply a validated plan in one write transaction, with one `import` event; all or nothing."""
+async def apply_import(
+    runtime: Runtime, plan: ImportPlan, progress: ProgressSink | None = None, *, trust_graph: bool = False
+) -> ImportReport:
+    """Apply a validated plan in one write transaction, with one `import` event; all or nothing.
+
+    `trust_graph`: the person vouches for a reference graph, whose atoms then land live as
+    `user_approved` instead of in quarantine.
+    """
     if progress:
         progress.start(len(plan.records), "import")
     async with runtime.store.write() as tx:
@@ -385,7 +417,7 @@ async def apply_import(runtime: Runtime, plan: ImportPlan, progress: ProgressSin
                 f"{plan.source} was exported from a newer store (schema {plan.header.schema_version}); "
                 "upgrade trusted-memory before importing it"
             )
-        importer = _Importer(runtime, plan, tx, now())
+        importer = _Importer(runtime, plan, tx, now(), trust_graph=trust_graph)
         await importer.load()
         # Events first, so the few events the import itself appends number after the file's own.
         events = [r for r in plan.records if r.kind == "event"]
@@ -411,7 +443,9 @@ async def apply_import(runtime: Runtime, plan: ImportPlan, progress: ProgressSin
                 "skipped": importer.skipped,
                 "quarantined": importer.quarantined,
                 "dropped": importer.dropped,
+                "dropped_user_model": importer.dropped_user_model,
                 "renumbered": importer.renumbered,
+                "trust_graph": trust_graph,
                 "warnings": list(warnings),
             },
         )
@@ -424,6 +458,7 @@ async def apply_import(runtime: Runtime, plan: ImportPlan, progress: ProgressSin
         _ordered(importer.skipped),
         importer.quarantined,
         importer.dropped,
+        importer.dropped_user_model,
         importer.renumbered,
         warnings,
         event_id,

@@ -31,6 +31,9 @@ from ..atoms import ATOM_TEXT_MAX, NOTE_TEXT_MAX
 from ..facts import MAX_FIELD_BYTES, preview
 
 FORMAT = "trusted-memory-export"
+# How an event read from a file is recorded: the file's word for who did what is a claim, not history
+# this store saw, so it never lands as an `admin` (or `agent`) act (as_imported).
+IMPORTED_EVENT = "imported_event"
 # Exports written before the rename carry the old name; they import unchanged.
 ACCEPTED_FORMATS = frozenset({FORMAT, "mcp-memory-export"})
 VERSION = 1
@@ -120,6 +123,7 @@ class ImportReport:
     skipped: dict[str, int]
     quarantined: dict[str, int] = field(default_factory=dict)
     dropped: int = 0
+    dropped_user_model: int = 0
     renumbered: int = 0
     warnings: tuple[str, ...] = ()
     event_id: int = 0
@@ -132,6 +136,25 @@ class ExportReport:
     counts: dict[str, int]
     schema_version: int
     exported_at: float
+
+
+def as_imported(event: Event) -> Event:
+    """An event of an import file as this store records it: actor `system`, kind `imported_event`,
+    the file's actor, kind and detail kept as the detail (an event an earlier import recorded so
+    already stays as it is). Its id and time stay the file's, so re-importing finds it again."""
+    if event.actor == "system" and event.kind == IMPORTED_EVENT:
+        return event
+    detail: dict[str, object] = {"actor": event.actor, "kind": event.kind, "detail": event.detail}
+    return Event(event.id, event.ts, "system", IMPORTED_EVENT, event.subject, detail)
+
+
+def quarantine_expiry(claimed: float | None, ts: float, ttl_s: float) -> float:
+    """When an imported quarantined atom expires: the file's expiry if it is still within a fresh
+    review window (so a round trip keeps it), else a fresh window from now. A file can neither keep
+    untrusted text forever (no expiry, or one years away) nor hand over one already expired, which
+    the review listing would never show."""
+    fresh = ts + ttl_s
+    return claimed if claimed is not None and ts < claimed <= fresh else fresh
 
 
 def _graph_kind(rec: Record) -> str:

@@ -2,6 +2,10 @@
 
 Each observation becomes a `fact` atom "<name>: <observation>" (a `note` past 300 characters) and
 each relation an atom "<from> <relation type> <to>"; services/admin/transfer.py stores them.
+
+Any agent with file tools can write such a graph, and nothing in it says who did. So its atoms
+land in quarantine as `file_read`, for a person to review, unless the person importing passes
+`--trust-graph` to say the graph is their own: then they are `user_approved` and live.
 """
 
 from __future__ import annotations
@@ -9,7 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ..atoms import ATOM_TEXT_MAX, NOTE_TEXT_MAX, check_tags
+from ...model import Atom
+from ..atoms import ATOM_TEXT_MAX, NOTE_TEXT_MAX, check_tags, new_id
 from .transfer_records import BadLine, GraphAtom
 
 GRAPH_CONFIDENCE = 0.8
@@ -61,3 +66,24 @@ def graph_atoms(body: dict[str, object]) -> list[GraphAtom]:
         tags = check_tags([t for t in ("relation", slug(source), slug(target)) if t])
         return [GraphAtom(_graph_text(text), text, tags)]
     raise BadLine(f"unknown record type {kind!r} (a reference-server graph holds 'entity' and 'relation' lines)")
+
+
+def graph_atom(item: GraphAtom, ts: float, *, trusted: bool, quarantine_until: float) -> Atom:
+    """The atom one graph observation or relation becomes: live `user_approved` when the person
+    vouched for the graph (`trusted`), else quarantined `file_read` until `quarantine_until`."""
+    return Atom(
+        id=new_id(),
+        type=item.type,
+        text=item.text,
+        source_class="user_approved" if trusted else "file_read",
+        confidence=GRAPH_CONFIDENCE,
+        importance="medium",
+        pinned=False,
+        tags=item.tags,
+        scope="user",
+        status="live" if trusted else "quarantined",
+        created_at=ts,
+        updated_at=ts,
+        quarantine_reason=None if trusted else "tainted",
+        expires_at=None if trusted else quarantine_until,
+    )
