@@ -13,6 +13,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
@@ -31,6 +32,7 @@ from ..ranking import (
 from ..store.db import Reader, Store, Tx, now
 from ..store.recall import RankFields, quote_fts
 from ..text import content_terms, stem
+from ..timeref import query_range
 from ..trust import is_trusted
 from .background import Background
 from .recall_types import (
@@ -66,6 +68,8 @@ FULL_CHECK_EVERY_S = 30.0
 MAX_QUERY_TERMS = 12
 # Document frequencies are counted up to this many atoms: a term in more says little (idf ~ ln(N/n)).
 DOC_COUNT_CAP = 2000
+# Relevance added to a memory said within the span a question names ("last May").
+SAID_THEN_BONUS = 0.15
 COLLAPSE_SPARE = 6  # whole rows fetched beyond k, to stand in for near-duplicates dropped
 # From this many indexed vectors the matrix product (~0.3 ms at 10k) runs beside the FTS queries
 # in a worker thread; below it, handing it over costs more than it saves.
@@ -352,7 +356,7 @@ class RecallService:
         # A long message ORs many terms, and FTS cost grows with every matching row: the first
         # MAX_QUERY_TERMS content words carry the question.
         terms = (content_terms(text) or [t for t in text.lower().split() if t])[:MAX_QUERY_TERMS]
-        return Plan(
+        plan = Plan(
             query,
             text,
             terms,
@@ -361,6 +365,14 @@ class RecallService:
             query.k * self._settings.recall.overfetch,
             self.health.available() and query.mode != "keyword",
         )
+        span = query_range(text, datetime.fromtimestamp(now()))
+        if span is not None:
+            first, last = span
+            plan.said_between = (
+                datetime.combine(first, datetime.min.time()).timestamp(),
+                datetime.combine(last + timedelta(days=1), datetime.min.time()).timestamp(),
+            )
+        return plan
 
     def _start_product(self, vectors: npt.NDArray[np.float32]) -> Callable[[], npt.NDArray[np.float32] | None]:
         """Start the cosines of the query vectors with the index; returns the call that collects them.
@@ -445,6 +457,10 @@ class RecallService:
             rel = relevance(keyword, weights.vector_part(cand.cosine), keyword_weight)
             if cand.linked is not None:
                 rel = max(rel, cand.link_score)
+            said_then = plan.said_between is not None and plan.said_between[0] <= row[4] < plan.said_between[1]
+            if said_then:
+                # "What did I do last May?": what was said then is favoured, not required.
+                rel = min(1.0, rel + SAID_THEN_BONUS)
             if rel < min_score:
                 continue
             ret = retention(
@@ -454,7 +470,8 @@ class RecallService:
                 now=ts,
                 half_life_days=half_life,
                 trusted=True,
-                pinned=bool(row[6]),
+                # The question picked the time it is about: age does not count against what was said then.
+                pinned=bool(row[6]) or said_then,
             )
             scored.append(Scored(num, composite(rel, ret, weights.relevance_weight), rel, ret, cand.linked or ""))
         if stale and self._index is not None:

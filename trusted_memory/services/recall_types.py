@@ -121,6 +121,7 @@ class Plan:
     candidates: dict[int, Candidate] = field(default_factory=dict)
     best_keyword: float = 0.0
     information: float = 0.0  # the query's BM25 information (ranking.query_information); 0 when not fused
+    said_between: tuple[float, float] | None = None  # a question about a time ("last May"): its span
     scored: list[Scored] = field(default_factory=list)
     query_terms: list[tuple[str, str]] | None = None
 

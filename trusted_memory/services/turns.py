@@ -31,6 +31,7 @@ _FILLER = frozenset(
     you u much so very lol lmao haha hahaha hehe omg wow yay yeah yep yup yes no nope nah hi hey hello
     hiya yo morning evening night good gm gn bye cya later sounds got it will do done noted ah oh hmm
     please pls plz welcome cheers ta mate love it is that this a the and just really totally true
+    there all everyone guys again
     """.split()  # noqa: SIM905 - a word list reads better as prose
 )
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
