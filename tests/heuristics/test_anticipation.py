@@ -89,3 +89,19 @@ def test_route_keeps_guesses_relays_and_confirmed_fields_for_a_person() -> None:
     assert route(stated, ModelField("style.verbosity", "concise", "user_said", 1.0), relayed=False) == "skip"
     assert route(Inference("technical.tools", "Docker", "mentioned", 0.8, "stated"), None, relayed=False) == "apply"
     assert route(Inference("profile.editor", "vim", "said", 0.9, "stated"), None, relayed=False) == "review"
+
+
+def test_casual_chat_is_not_read_as_giving_instructions() -> None:
+    chat = [
+        "been painting a lot lately",
+        "my sister just moved to Denver lol",
+        "ugh long shift today",
+        "I'd love to work in mental health someday",
+        "gonna continue my edu and check out career options",
+    ]
+    paths = {i.path: i.value for i in infer_user_state(chat, [], None)}
+    assert paths.get("interaction_patterns.asks") != "instructions"
+    commands = ["fix the flaky test", "now the linter", "run it again", "please add a docstring", "rename the module"]
+    assert {i.path: i.value for i in infer_user_state(commands, [], None)}["interaction_patterns.asks"] == (
+        "instructions"
+    )

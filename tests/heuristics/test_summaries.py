@@ -101,3 +101,13 @@ def test_one_line() -> None:
 )
 def test_looks_like_turn_or_refusal(summary: str, bad: bool) -> None:
     assert looks_like_turn_or_refusal(summary) is bad
+
+
+def test_a_verb_already_in_the_past_is_not_put_in_the_past_again() -> None:
+    turns = [
+        ("user", "I went to a support group yesterday and it really helped."),
+        ("assistant", "That's great to hear."),
+        ("user", "We decided to keep going every week."),
+    ]
+    summary = summarize_turns(turns)
+    assert summary is not None and "wented" not in summary and "went to a support group" in summary

@@ -125,11 +125,21 @@ _ASK_PREFIX = re.compile(
 )
 
 
+# Verbs already in the simple past: "I went" stays "went", never "wented".
+_ALREADY_PAST = frozenset(_PAST.values()) | frozenset(
+    """ate became began bit blew bought brought caught chose came cost cut dealt did drank drew drove fell fed
+    fought flew forgot froze got gave grew hung had heard hid hit held hurt kept knew laid led left lent lost
+    made meant met paid put quit ran rang read rode rose said sat saw sold sent set shook shot shut sang sank
+    slept slid spoke spent spun split stood stole stuck struck swam swore swung taught tore told thought threw
+    understood woke wore won wept wrote was were went""".split()  # noqa: SIM905 - a word list reads better as prose
+)
+
+
 def _past(verb: str) -> str:
     """The simple past of a verb (a table for the irregular ones, rules for the rest)."""
     if verb in _PAST:
         return _PAST[verb]
-    if verb.endswith("ed"):
+    if verb in _ALREADY_PAST or verb.endswith("ed"):
         return verb
     if verb.endswith("e"):
         return verb + "d"

@@ -298,6 +298,15 @@ def infer_user_state(user_texts: Sequence[str], atom_texts: Sequence[str], proje
     return inferences
 
 
+_COMMAND = re.compile(
+    r"\s*(?:(?:please|pls|ok(?:ay)?|so|now|then|and|also|next)[,:]?\s+)*"
+    r"(?:add|build|change|check|clean|commit|convert|create|delete|deploy|draft|explain|fix|format|generate|"
+    r"give|implement|install|list|look|make|merge|move|open|push|refactor|remove|rename|rewrite|run|send|"
+    r"set|show|split|summari[sz]e|tell|test|translate|try|update|use|write)\b",
+    re.IGNORECASE,
+)
+
+
 def _measured(user_texts: Sequence[str]) -> list[Inference]:
     """How the user writes, counted; the style it suggests is only a guess."""
     if len(user_texts) < MIN_MESSAGES_FOR_PATTERNS:
@@ -306,12 +315,25 @@ def _measured(user_texts: Sequence[str]) -> list[Inference]:
     words = sum(len(t.split()) for t in user_texts) / n
     length = "short" if words <= 12 else "long" if words >= 60 else "medium"
     questions = sum(t.rstrip().endswith("?") for t in user_texts) / n
-    asks = "questions" if questions >= 0.6 else "instructions" if questions <= 0.2 else "mixed"
-    basis = f"measured over the last {n} messages (average {words:.0f} words, {questions:.0%} questions)"
-    out = [
-        Inference("interaction_patterns.message_length", length, basis, 0.9, "measured"),
-        Inference("interaction_patterns.asks", asks, basis, 0.9, "measured"),
-    ]
+    # An instruction is a message that opens with a command ("fix the test", "please add …"); casual
+    # chat ("been painting a lot lately") is neither, so it no longer counts as giving instructions.
+    commands = sum(bool(_COMMAND.match(t)) for t in user_texts) / n
+    basis = (
+        f"measured over the last {n} messages (average {words:.0f} words, {questions:.0%} questions, "
+        f"{commands:.0%} instructions)"
+    )
+    out = [Inference("interaction_patterns.message_length", length, basis, 0.9, "measured")]
+    asks = (
+        "questions"
+        if questions >= 0.6
+        else "instructions"
+        if commands >= 0.6
+        else "mixed"
+        if questions + commands >= 0.6
+        else None
+    )
+    if asks is not None:
+        out.append(Inference("interaction_patterns.asks", asks, basis, 0.9, "measured"))
     if length == "short":
         out.append(Inference("style.verbosity", "concise", f"guessed from short messages: {basis}", 0.6, "guessed"))
     jokes = sum(bool(_JOKE.search(t)) for t in user_texts) / n
