@@ -96,3 +96,18 @@ async def test_turns_are_forgettable_and_counted(client: Client) -> None:
     await call(client, action="forget_atom", id=turn_id)
     found = await call(client, action="search_atoms", query="who is my dentist?")
     assert all(h["id"] != turn_id for h in found["hits"])
+
+
+async def test_a_correction_supersedes_the_earlier_memory_and_both_stay_findable(client: Client) -> None:
+    first = await observe(client, "c10", "the dentist appointment is on Friday at 9", when="2024-03-04T10:00:00")
+    await observe(
+        client, "c10", "actually the dentist appointment is on Thursday, not Friday", when="2024-03-05T10:00:00"
+    )
+    found = await call(client, action="search_atoms", query="when is the dentist appointment?")
+    texts = [h["text"] for h in found["hits"]]
+    newer = next(i for i, t in enumerate(texts) if "Thursday" in t)
+    older = next(i for i, t in enumerate(texts) if t.startswith("the dentist appointment is on Friday"))
+    assert newer < older
+    earlier = next(a for a in first["atoms"] if a["type"] == "turn")
+    shown = await call(client, action="view", id=earlier["id"])
+    assert shown["atom"]["confidence"] == 0.35  # a turn's 0.7, halved: the user corrected it

@@ -27,6 +27,7 @@ from ..trust import AGENT_DECLARABLE, is_trusted, place
 from .budget import StoreBudget
 from .facts import check_field, preview
 from .recall import RecallService
+from .recall_types import RecallQuery
 from .turns import CUE_MAX_CHARS
 
 ATOM_TEXT_MAX = 300
@@ -38,6 +39,8 @@ DAY = 86400.0
 # What one atom write adds to the store at most, WAL frames included (~16 pages of 4 KiB: the row,
 # its indexes, FTS segments, the vector, the event): the size cap is checked against this.
 WRITE_FOOTPRINT = 64 * 1024
+# How close an earlier memory must be to the corrected statement to count as what it corrects.
+SUPERSEDE_MIN_RELEVANCE = 0.35
 _ID_RE = re.compile(r"^[0-9a-f]{32}$")
 _TAG_RE = re.compile(r"[^\w:./-]+")
 
@@ -269,6 +272,40 @@ class AtomsService:
                 },
             )
         return AtomWrite(atom.status if atom.status == "quarantined" else "added", atom, _write_message(atom))
+
+    async def supersede(self, newer: Atom, statement: str, *, actor: Actor = "agent") -> Atom | None:
+        """The user corrected an earlier memory with `newer`: link them and let the newer one rank first.
+
+        The earlier memory stays findable (the user may ask what they first said); its confidence is
+        halved, which lowers its retention and so its rank, and a full-weight link ties the two.
+        """
+        if self._recall is None or newer.status != "live":
+            return None
+        result = await self._recall.search(
+            RecallQuery(
+                statement,
+                k=3,
+                filters=AtomFilter(until=newer.created_at - 0.001),
+                expand=False,
+                touch=False,
+            )
+        )
+        older = next(
+            (h.atom for h in result.hits if h.atom.id != newer.id and h.relevance >= SUPERSEDE_MIN_RELEVANCE), None
+        )
+        if older is None:
+            return None
+        async with self._store.write() as tx:
+            new_num, old_num = await tx.recall.num_of(newer.id), await tx.recall.num_of(older.id)
+            current = await tx.atoms.get(older.id)
+            if new_num is None or old_num is None or current is None:
+                return None
+            # A full-weight semantic link: recalling either brings the other along (the links table
+            # knows temporal, task and semantic kinds; the event records that it is a correction).
+            await tx.recall.link([(new_num, old_num, "semantic", 1.0)])
+            await tx.atoms.set_confidence(older.id, round(current.confidence / 2, 3))
+            await tx.events.append(actor, "atom_superseded", f"atom:{older.id}", {"by": newer.id})
+        return older
 
     async def view(self, atom_id: str) -> Atom:
         """A live atom by id; quarantined content is shown only by the quarantine listing."""

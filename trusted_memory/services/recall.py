@@ -70,6 +70,8 @@ MAX_QUERY_TERMS = 12
 DOC_COUNT_CAP = 2000
 # Relevance added to a memory said within the span a question names ("last May").
 SAID_THEN_BONUS = 0.15
+# Relevance kept by a memory of confidence 0 (one of confidence 1 keeps all of it).
+CONFIDENCE_FLOOR = 0.75
 COLLAPSE_SPARE = 6  # whole rows fetched beyond k, to stand in for near-duplicates dropped
 # From this many indexed vectors the matrix product (~0.3 ms at 10k) runs beside the FTS queries
 # in a worker thread; below it, handing it over costs more than it saves.
@@ -328,7 +330,8 @@ class RecallService:
                 fields.update(await rx.recall.rank_fields(sorted(missing)))
             for plan in plans:
                 plan.best_keyword = max((c.keyword for c in plan.candidates.values()), default=0.0)
-                if plan.has_vector and plan.query.mode == "hybrid" and plan.best_keyword > 0 and self._index:
+                fused = 0.0 < plan.keyword_weight(self.weights.keyword_weight) < 1.0
+                if fused and plan.best_keyword > 0 and self._index:
                     # Fused with meaning, keyword evidence is read on an absolute scale (see
                     # ranking.query_information); alone, it keeps its scale relative to the best match.
                     counts = await rx.recall.doc_counts(plan.terms, DOC_COUNT_CAP)
@@ -473,7 +476,12 @@ class RecallService:
                 # The question picked the time it is about: age does not count against what was said then.
                 pinned=bool(row[6]) or said_then,
             )
-            scored.append(Scored(num, composite(rel, ret, weights.relevance_weight), rel, ret, cand.linked or ""))
+            # How sure the memory is weighs a little on the score too, not only through retention (which
+            # fades to nothing over months): a typed memory outranks the raw turn it came from, and a
+            # memory the user corrected (its confidence halved) ranks below the correction.
+            sure = CONFIDENCE_FLOOR + (1.0 - CONFIDENCE_FLOOR) * row[3]
+            score = composite(rel, ret, weights.relevance_weight) * sure
+            scored.append(Scored(num, score, rel, ret, cand.linked or ""))
         if stale and self._index is not None:
             self._index.remove(stale)  # forgotten or quarantined since the index loaded them
         return scored

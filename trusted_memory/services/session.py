@@ -29,7 +29,7 @@ from .context import ContextBlock, ContextService
 from .episodes import EndResult, EpisodesService, sentences
 from .facts import preview
 from .resume import ResumeService
-from .turns import cue_for, is_trivial, time_refs
+from .turns import correction_of, cue_for, is_trivial, time_refs
 from .user_state import UserStateService
 
 log = logging.getLogger(__name__)
@@ -42,6 +42,8 @@ IDLE_BATCH = 20  # idle sessions ended per pass (each may summarise a transcript
 IDLE_CHECK_EVERY_S = 3600.0
 EARLIEST_TURN = 631152000.0  # 1990-01-01
 DAY_S = 86400.0
+# A raw turn is a weaker memory than a typed one recognised in it (extraction gives 0.7-0.9).
+TURN_CONFIDENCE = 0.7
 _SESSION_ID = re.compile(r"^[\w.:@/+-]{1,128}$")
 # Tool activity that brings content from outside the user's own words into the session.
 _INDIRECT_KINDS = {"network", "web", "fetch", "browser", "search", "mcp", "subagent", "agent", "email"}
@@ -234,6 +236,13 @@ class SessionService:
         turn_write = await self._store_turn(own_words, previous_reply, session, actor, trusted_path, ts, dates)
         if turn_write is not None:
             writes.append(turn_write)
+            corrected = correction_of(own_words)
+            if corrected is not None and turn_write.status == "added":
+                try:
+                    await self._atoms.supersede(turn_write.atom, corrected, actor=actor)
+                except MemoryServerError:
+                    # The turn is stored; linking it to what it corrects only refines ranking.
+                    log.warning("could not link a correction to the memory it corrects", exc_info=True)
         llm_pending = not isinstance(self._llm, NullLLM)
         if llm_pending:
             recent = [text for role, text in turns if role == "user"]
@@ -298,7 +307,7 @@ class SessionService:
             AtomDraft(
                 content=text,
                 source="user_said",
-                confidence=1.0,
+                confidence=TURN_CONFIDENCE,
                 session_id=session.id,
                 turn=session.turns,
                 project=session.project,

@@ -20,7 +20,7 @@ from datetime import datetime
 from ..model import Atom
 from ..timeref import TimeRef, resolve
 
-__all__ = ["CUE_MAX_CHARS", "cue_for", "dated_text", "is_trivial", "said_on", "time_refs"]
+__all__ = ["CUE_MAX_CHARS", "correction_of", "cue_for", "dated_text", "is_trivial", "said_on", "time_refs"]
 
 CUE_MAX_CHARS = 300
 SHORT_ANSWER_WORDS = 12
@@ -80,3 +80,20 @@ def dated_text(atom: Atom) -> str:
 def said_on(atom: Atom) -> str:
     """The local calendar day the memory was said (or stored), as 2023-05-08."""
     return datetime.fromtimestamp(atom.created_at).date().isoformat()
+
+
+# "actually it's Thursday, not Friday", "scratch that, we went with the blue one", "correction: …"
+_CORRECTION = re.compile(
+    r"^\W*(?:actually|correction|scratch that|wait,? no|no wait|sorry,? i meant|i meant|my bad|update|oops|"
+    r"turns out|change of plans?)\b[\s,:;.!-]*|\b\w+,? not (?:on |the )?\w+\s*[.!]*$",
+    re.IGNORECASE,
+)
+
+
+def correction_of(text: str) -> str | None:
+    """The corrected statement when a turn corrects an earlier one ("actually …"), else None."""
+    m = _CORRECTION.search(text)
+    if m is None:
+        return None
+    rest = text[m.end() :] if m.start() == 0 else text
+    return rest.strip() or None

@@ -212,6 +212,10 @@ class AtomsRepo:
         """Pin an atom (never evicted, always considered)."""
         await self._conn.execute("UPDATE atoms SET pinned = 1, updated_at = ? WHERE id = ?", (ts, atom_id))
 
+    async def set_confidence(self, atom_id: str, confidence: float) -> None:
+        """Lower (or set) how sure a memory is; its timestamps stay, so only its weight in ranking changes."""
+        await self._conn.execute("UPDATE atoms SET confidence = ? WHERE id = ?", (confidence, atom_id))
+
     async def set_related(self, atom_id: str, related: Sequence[str]) -> None:
         """Rewrite an atom's related ids (repair); its timestamps stay, so ranking is unchanged."""
         await self._conn.execute("UPDATE atoms SET related = ? WHERE id = ?", (json.dumps(list(related)), atom_id))
