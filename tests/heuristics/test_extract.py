@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from trusted_memory.heuristics import (
+    MAX_EXTRACT_CHARS,
+    MAX_SENTENCE_CHARS,
     Extracted,
     extract,
 )
@@ -246,3 +248,16 @@ def test_extract_is_fast() -> None:
             extract(f"{message} ({attempt} {i})")  # distinct texts: no cache can help
         best = min(best, (time.perf_counter() - started) / 20)
     assert best < 0.002, f"{best * 1e6:.0f} µs per message"
+
+
+def test_a_sentence_longer_than_the_bound_is_not_extracted() -> None:
+    # Issue 14: the cost of a clause grows with its length; a sentence this long was pasted, not typed.
+    long = "I prefer " + ", ".join(f"tool{i}" for i in range(200)) + " for everything"
+    assert len(long) > MAX_SENTENCE_CHARS and extract(long) == []
+    assert [a.type for a in extract(f"{long}. I live in Porto.")] == ["fact"]
+
+
+def test_extraction_reads_a_bounded_start_of_the_message() -> None:
+    filler = "Nothing to remember here. " * (MAX_EXTRACT_CHARS // 26 + 1)
+    assert [a.text for a in extract(f"I live in Porto. {filler}")] == ["I live in Porto"]
+    assert extract(f"{filler}I live in Porto.") == []

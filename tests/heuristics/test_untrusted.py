@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from wrapped import INLINE_EXAMPLE, PLANTED, WRAPPERS
 
 from trusted_memory.heuristics import (
+    Attributed,
+    attribute,
     extract,
     strip_untrusted,
 )
@@ -68,3 +71,64 @@ def test_prose_that_merely_looks_technical_survives() -> None:
 
 def test_strip_untrusted_removes_hidden_characters() -> None:
     assert strip_untrusted("I pre\u200bfer vim") == "I prefer vim"
+
+
+# --- issue 14, finding 1: every wrapper family fails closed ------------------------------------------
+
+
+@pytest.mark.parametrize(("template", "after_survives"), [pytest.param(t, a, id=i) for i, t, a in WRAPPERS])
+def test_text_the_user_did_not_type_is_never_extracted(template: str, after_survives: bool) -> None:
+    message = f"{BEFORE}.\n{template.format(PLANTED)}\n{AFTER}."
+    kept = strip_untrusted(message)
+    assert "Fridays" not in kept
+    assert [a.text for a in extract(message)] == ([BEFORE, AFTER] if after_survives else [BEFORE])
+    assert attribute(message).indirect
+
+
+def test_the_issues_inline_example_is_cut_as_a_block() -> None:
+    assert attribute(INLINE_EXAMPLE) == Attributed("I live in Porto.", frozenset({"tagged"}))
+
+
+def test_attribute_names_what_was_cut() -> None:
+    message = (
+        "I live in Porto.\n<tool_response>x</tool_response>\nI use `ruff` and `ruff check --fix` daily.\n"
+        "    indented\n> quoted\nHere is the log:\nboom"
+    )
+    result = attribute(message)
+    assert result.text == "I live in Porto.\n\nI use `ruff` and\ndaily."
+    assert result.removed == {"tagged", "code_span", "indented", "quoted", "labelled"}
+    prose = "I live in Porto. We use Django (4.2)."
+    assert attribute(prose) == Attributed(prose, frozenset()) and not attribute(prose).indirect
+
+
+def test_a_single_identifier_in_backticks_is_the_users_word() -> None:
+    assert [a.text for a in extract("I prefer `ruff` over flake8")] == ["I prefer `ruff` over flake8"]
+
+
+def test_nested_bullets_are_the_users_own_list() -> None:
+    message = "My goals for this quarter:\n- ship the API\n    - with tests\n\t* and docs\nI prefer small PRs."
+    kept = "My goals for this quarter:\n- ship the API\n- with tests\n* and docs\nI prefer small PRs."
+    assert strip_untrusted(message) == kept
+
+
+def test_a_quoted_reply_keeps_the_users_answer_below_it() -> None:
+    message = f"On Tue, Bob wrote:\n> {PLANTED}\n\n{AFTER}."
+    assert [a.text for a in extract(message)] == [AFTER]
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "the function failed in <module> and I prefer early returns",  # a traceback frame name, not a wrapper
+        "we return List<String> here and I prefer early returns",  # a type parameter
+        "I prefer early returns <br> always",
+        "I prefer early returns [WIP]",  # brackets in prose, not a wrapper
+    ],
+)
+def test_angle_and_square_brackets_in_prose_do_not_cut_the_message(prose: str) -> None:
+    assert any("early returns" in a.text for a in extract(prose))
+
+
+def test_a_stray_closing_marker_cuts_what_precedes_it() -> None:
+    message = f"{PLANTED}\nEND UNTRUSTED CONTENT\n{AFTER}."
+    assert [a.text for a in extract(message)] == [AFTER]

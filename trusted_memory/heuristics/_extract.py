@@ -32,6 +32,13 @@ from ._sentences import (
 from ._untrusted import strip_untrusted
 
 MAX_ATOM_CHARS = 300
+# Work bounds (issue 14: one 64 KiB message held the server for 38 s). A sentence longer than this
+# is pasted rather than typed, and its atom would be cut to MAX_ATOM_CHARS anyway: it is skipped.
+MAX_SENTENCE_CHARS = 600
+# Clause splits per sentence; the rest of a longer enumeration stays in its last clause.
+MAX_CLAUSES = 16
+# Attributed text read per message: past this the message is a document, not a chat turn.
+MAX_EXTRACT_CHARS = 16 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +144,7 @@ class _Clause:
 
 def _clauses(sentence: str) -> list[_Clause]:
     """Split a sentence at conjunctions and commas where a new clause starts; re-join the rest."""
-    pieces = CLAUSE_SPLIT.split(sentence)
+    pieces = CLAUSE_SPLIT.split(sentence, maxsplit=MAX_CLAUSES - 1)
     first = pieces[0]
     out = [_Clause("", first, classify_raw(normalize_clause(first), first))]
     for k in range(1, len(pieces) - 1, 2):
@@ -246,7 +253,9 @@ def extract(message: str) -> list[Extracted]:
         return []
     found: list[Extracted] = []
     seen: set[str] = set()
-    for sentence in split_sentences(prose):
+    for sentence in split_sentences(prose[:MAX_EXTRACT_CHARS]):
+        if len(sentence) > MAX_SENTENCE_CHARS:
+            continue
         for kind, body, confidence in _sentence_atoms(sentence):
             text = _tidy(body)
             key = fold(text)

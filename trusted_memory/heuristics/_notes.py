@@ -12,6 +12,9 @@ from trusted_memory.text import content_terms
 from ._rules import ERR_TOKEN
 from ._sentences import normalize_clause
 
+# A note is one line, previewed at 300 characters; its category comes from its start.
+MAX_NOTE_CHARS = 1000
+
 _NOTE_LEARN = re.compile(
     r"\b(?:turns out|turned out|til|today i learned|i learned|we learned|learned that|learnt|lessons? learned"
     r"|the (?:root )?cause (?:was|is)|root cause|note to self|it was because|was caused by|realized|realised"
@@ -41,6 +44,7 @@ _NOTE_CONTEXT = re.compile(
 
 def note_category(text: str) -> str | None:
     """The session-note category of one line: decision, context, progress, issue, learnings, or None."""
+    text = text[:MAX_NOTE_CHARS]
     low = normalize_clause(text)
     if not low or len(content_terms(low)) < 2:
         return None

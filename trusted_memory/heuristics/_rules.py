@@ -379,8 +379,11 @@ _ERR_VERB = re.compile(
     r"|hit|keeps?|again|every time|everytime|always|constantly|randomly|sometimes|intermittently|whenever"
     r"|still)\b"
 )
+# Each alternative starts only where a path-like run starts, and its runs never give characters back:
+# an attempt from every position of a long dotted run ("eyJaaaa.eyJaaaa…") made this quadratic.
 _FILE_PATH = re.compile(
-    r"(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*|(?<![\w/.])\.?[\w-]+(?:\.[\w-]+)*\.(?:py|pyi|toml|ya?ml|json"
+    r"(?:(?=[~/])|(?<![\w.@+-]))(?:~|\.{1,2})?/?(?:[\w.@+-]++/)+[\w.@+-]*+"
+    r"|(?<![\w/.-])\.?[\w-]++(?:\.[\w-]++)*\.(?:py|pyi|toml|ya?ml|json"
     r"|jsonl|md|rst|txt|cfg|ini|conf|env|lock|sh|bash|zsh|fish|ts|tsx|js|jsx|mjs|cjs|go|rs|rb|java|kt"
     r"|swift|c|h|cpp|hpp|cs|php|sql|html|css|scss|vue|svelte|proto|tf|hcl|xml|gradle|csv|ipynb|local)\b"
     r"|\b(?:Dockerfile|Makefile|Justfile|Procfile|Gemfile|Vagrantfile|\.env(?:\.\w+)?|\.gitignore)\b"

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from trusted_memory.text import content_terms, fold
 
-from ._extract import MAX_ATOM_CHARS
+from ._extract import MAX_ATOM_CHARS, MAX_EXTRACT_CHARS, MAX_SENTENCE_CHARS
 from ._rules import ATOM_KINDS, IMPERATIVE, classify
 from ._sentences import LEAD, normalize_clause, split_sentences
 from ._untrusted import FENCE, strip_untrusted
@@ -299,9 +299,13 @@ def summarize_turns(turns: Sequence[tuple[str, str]], max_bytes: int = 2048) -> 
     for role, text in turns:
         prose = strip_untrusted(text)
         taken = 0
-        for sentence in split_sentences(prose):
+        for sentence in split_sentences(prose[:MAX_EXTRACT_CHARS]):
+            if taken >= 4:
+                break
+            if len(sentence) > MAX_SENTENCE_CHARS:
+                continue  # pasted rather than typed, as for extraction
             point = _user_point(sentence) if role == "user" else _assistant_point(sentence)
-            if point is None or taken >= 4:
+            if point is None:
                 continue
             point = " ".join(point.split())
             if len(point) > MAX_ATOM_CHARS:
@@ -328,7 +332,9 @@ def summarize_turns(turns: Sequence[tuple[str, str]], max_bytes: int = 2048) -> 
 def one_line(text: str, limit: int = 100) -> str:
     """The first meaningful sentence of a text on one line, cut at a word boundary with "…"."""
     without_code = FENCE.sub("\n", text)
-    lines = [ln.strip() for ln in (without_code if without_code.strip() else text).splitlines()]
+    # The buffer line comes from the first line; a long message needs no more than its start read.
+    head = (without_code if without_code.strip() else text)[: limit * 40]
+    lines = [ln.strip() for ln in head.splitlines()]
     lines = [ln for ln in lines if ln and any(c.isalnum() for c in ln) and not ln.startswith(("```", "~~~"))]
     if not lines:
         return ""

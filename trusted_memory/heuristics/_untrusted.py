@@ -1,30 +1,93 @@
-"""Removing what the user did not write: tool output, documents, code, quotes, logs and pasted runs.
+"""Keeping only what the user typed: tool output, documents, code, quotes, e-mail and pastes are cut.
 
-Part of the rule-based memory brain (see ``trusted_memory.heuristics``).
+Part of the rule-based memory brain (see ``trusted_memory.heuristics``). Fail closed: text the
+stripper cannot attribute to the user's own typing never reaches the extractor, so it can never
+become a live ``user_said`` memory. A missed preference costs one repetition; a planted one would
+be recalled in every later session.
+
+Three passes, each linear in the message: delimited blocks (``_blocks``), then line rules (quotes,
+attributions, e-mail headers, labels, indentation), then runs of code- or log-like lines.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Literal
 
 from trusted_memory.scan import strip_invisible
 
-_BLOCK_TAGS = (
-    r"tool_output|tool_outputs|tool_result|tool_results|tool_use|tool_call|function_results|function_calls"
-    r"|function_call|function_result|document|documents|file|web|web_page|search_results|search_result"
-    r"|system-reminder|system_reminder|system|context|attachment|email|output|stdout|stderr|result"
-    r"|results|pasted|clipboard|retrieved|source|quote|blockquote|transcript|webpage|page|html"
-)
-_BLOCK = re.compile(rf"<({_BLOCK_TAGS})\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
-# An opening tag whose block never closes: everything after it is foreign.
-_UNCLOSED = re.compile(rf"<(?:{_BLOCK_TAGS})\b[^>]*>.*", re.IGNORECASE | re.DOTALL)
-# A closing tag without its opening one (nesting, truncation): what precedes it is foreign.
-_STRAY_CLOSE = re.compile(rf"^.*</(?:{_BLOCK_TAGS})\s*>", re.IGNORECASE | re.DOTALL)
+from ._blocks import cut_blocks
+
+Foreign = Literal["tagged", "marker", "fenced", "code_span", "indented", "quoted", "email", "labelled", "pasted"]
+
+# Kept for one_line: the buffer line drops fenced code but needs nothing else cut.
 FENCE = re.compile(r"(`{3,}|~{3,}).*?(?:\1|\Z)", re.DOTALL)
-_QUOTED = re.compile(r"^[ \t]*>.*$|^[ \t]*On .{4,120} wrote:[ \t]*$", re.MULTILINE)
-_FORWARDED = re.compile(
-    r"^[ \t]*-{2,}\s*(?:Original|Forwarded) Message\s*-{2,}.*", re.MULTILINE | re.DOTALL | re.IGNORECASE
+# An entity-encoded tag is still a tag ("&lt;tool_output&gt;" in HTML-escaped tool results).
+_ANGLE_ENTITY = re.compile(r"&(?:(lt)|gt|#0{0,4}6([02])|#x0{0,4}3([ce]));", re.IGNORECASE)
+_QUOTE = re.compile(r"^[ \t]*>")
+# "On Tue, 3 May 2024, Bob wrote:" and its translations: a reply's quoted original follows.
+_ATTRIBUTION = re.compile(
+    r"\b(?:wrote|writes|schrieb|a écrit|escribió|escreveu|ha scritto|schreef|skrev|kirjoitti|napisał|написал"
+    r"|написала)[ \t]*:$",
+    re.IGNORECASE,
 )
+MAX_ATTRIBUTION_CHARS = 240
+_EMAIL = re.compile(
+    r"^[ \t]*(?:(?:from|subject|reply-to|message-id|return-path|in-reply-to)[ \t]*:[ \t]*\S"
+    r"|-{2,}[ \t]*(?:original|forwarded)[ \t]+message\b)",
+    re.IGNORECASE,
+)
+_OUTPUT_NOUN = r"(?:output|outputs|results?|response|logs?|stdout|stderr|traceback|stack[ \t]?trace|transcript)"
+_FOREIGN_NOUN = re.compile(
+    r"\b(?:log|logs|output|outputs|error|errors|traceback|stack[ \t]?trace|stacktrace|result|results|response"
+    r"|dump|transcript|e-?mail|mail|message|reply|page|article|document|doc|docs|text|content|contents|thread"
+    r"|conversation|comment|ticket|description|what[ \t]+(?:it|they|he|she|the[ \t]+\w+)[ \t]+(?:said|says"
+    r"|printed|prints|returned|returns|wrote|writes|shows|showed))\b",
+    re.IGNORECASE,
+)
+# Labels that introduce someone else's text. What follows has no end marker, so the rest of the
+# message is cut (fail closed). The user's own code ("here's my function:") is not a label. Each
+# pattern reads only the label (the line up to its first colon), so a line costs a few searches.
+_OUTPUT_HEADING = re.compile(
+    rf"(?:\#{{1,6}}[ \t]*|\*\*|__)?(?:[\w-]++[ \t]++){{0,2}}{_OUTPUT_NOUN}[*_]*", re.IGNORECASE
+)
+_PASTED = re.compile(r"\b(?:pasted|copied|forwarded|quoting|excerpt|cited)\b", re.IGNORECASE)
+_HERE = re.compile(r"\bhere(?:'s|’s|[ \t]+is|[ \t]+are)\b", re.IGNORECASE)
+_IT_SAID = re.compile(
+    r"\b(?:it|this|that|the[ \t]+\w+)[ \t]+(?:printed|prints|says|said|returned|returns|outputs|output|shows"
+    r"|showed|gave|gives|replied|wrote|writes)\b",
+    re.IGNORECASE,
+)
+_I_GOT = re.compile(
+    r"\b(?:i|we)[ \t]+(?:got|get|see|saw|am[ \t]+getting|keep[ \t]+getting|are[ \t]+getting|received)[ \t]+"
+    r"(?:this|these|the[ \t]+following)\b",
+    re.IGNORECASE,
+)
+_OUTPUT_WORDS = frozenset(
+    ("output", "outputs", "result", "results", "response", "log", "logs", "stdout", "stderr", "traceback", "trace")
+    + ("stacktrace", "transcript")
+)
+MAX_LABEL_CHARS = 240
+
+
+def _is_label(line: str) -> bool:
+    """A line that introduces pasted, forwarded or program output ("Tool output:", "Pasted from X:")."""
+    head, colon, _ = line.partition(":")
+    head = head.strip()
+    if len(head) > MAX_LABEL_CHARS:
+        return False
+    last = head.rsplit(None, 1)[-1].strip("*_").casefold() if head else ""
+    if last in _OUTPUT_WORDS and _OUTPUT_HEADING.fullmatch(head):
+        return True  # "Tool output:", "## Tool output", "**Result**"
+    if not colon:
+        return False
+    if _PASTED.search(head) or _IT_SAID.search(head) or _I_GOT.search(head):
+        return True
+    here = _HERE.search(head)
+    return here is not None and _FOREIGN_NOUN.search(head, here.end()) is not None
+
+
 _CODE_LINE = re.compile(
     r"""^(?:
         [ ]{4,}\S | \t
@@ -45,6 +108,64 @@ _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+\w")
 _SYMBOL = re.compile(r"[^\w\s.,'!?-]|_")
 
 
+@dataclass(frozen=True, slots=True)
+class Attributed:
+    """What of a message the user typed, and which kinds of foreign content were cut from it."""
+
+    text: str
+    removed: frozenset[Foreign]
+
+    @property
+    def indirect(self) -> bool:
+        """True when the message carried content the user did not type (a paste, a quote, tool output)."""
+        return bool(self.removed)
+
+
+def _unescape_angles(m: re.Match[str]) -> str:
+    return "<" if m.group(1) or m.group(2) == "0" or (m.group(3) or "").lower() == "c" else ">"
+
+
+def _indented(line: str) -> bool:
+    """Four spaces or a tab before the text: a code or output block, unless it is a nested list item."""
+    body = line.lstrip(" \t")
+    lead = line[: len(line) - len(body)]
+    return bool(body) and ("\t" in lead or len(lead) >= 4) and not _BULLET.match(line)
+
+
+def _cut_lines(text: str) -> tuple[list[str], set[Foreign]]:
+    """Drop quoted and indented lines; cut the rest of the message at an attribution, header or label."""
+    lines = text.split("\n")
+    keep: list[str] = []
+    removed: set[Foreign] = set()
+    for i, line in enumerate(lines):
+        # Cheap gates first: most lines of a long message start with a letter and hold no colon.
+        lead = line[:1] in (" ", "\t", ">")
+        if lead and _QUOTE.match(line):
+            removed.add("quoted")
+            continue
+        if ":" in line or "--" in line:
+            end = line.rstrip()
+            if end.endswith(":") and len(end) <= MAX_ATTRIBUTION_CHARS and _ATTRIBUTION.search(end):
+                removed.add("quoted")
+                j = i + 1
+                while j < len(lines) and not lines[j].strip():
+                    j += 1
+                if j < len(lines) and not _QUOTE.match(lines[j]):
+                    break  # the original follows unquoted (top-posting): nothing after this line is the user's
+                continue
+            if _EMAIL.match(line):
+                removed.add("email")
+                break  # headers start a forwarded or pasted e-mail, which runs to the end
+        if _is_label(line):
+            removed.add("labelled")
+            break
+        if lead and _indented(line):
+            removed.add("indented")
+            continue
+        keep.append(line)
+    return keep, removed
+
+
 def _is_code_line(line: str) -> bool:
     """A line that looks like code, a log record or a stack frame rather than prose."""
     if not line.strip() or _BULLET.match(line):
@@ -55,11 +176,10 @@ def _is_code_line(line: str) -> bool:
     return len(line) >= 12 and len(_SYMBOL.findall(line)) > 0.25 * len(line)
 
 
-def _drop_pasted_runs(text: str) -> str:
+def _drop_pasted_runs(lines: list[str]) -> list[str]:
     """Drop runs of two or more code/log-like lines; one stray line may be the user's own."""
-    if "\n" not in text:
-        return text  # a run needs two lines (a lone traceback header is not worth a pass)
-    lines = text.split("\n")
+    if len(lines) < 2:
+        return lines  # a run needs two lines (a lone traceback header is not worth a pass)
     flags = [_is_code_line(line) for line in lines]
     keep: list[str] = []
     i = 0
@@ -74,17 +194,24 @@ def _drop_pasted_runs(text: str) -> str:
         if j - i < 2 and not lines[i].lstrip().startswith("Traceback"):
             keep.extend(lines[i:j])
         i = j
-    return "\n".join(keep)
+    return keep
+
+
+def attribute(message: str) -> Attributed:
+    """The part of a message the user typed, and which kinds of foreign content were cut from it."""
+    text = strip_invisible(message).replace("\r\n", "\n").replace("\r", "\n")
+    text = _ANGLE_ENTITY.sub(_unescape_angles, text)
+    text, removed = cut_blocks(text)
+    lines, cut = _cut_lines(text)
+    kept = _drop_pasted_runs(lines)
+    foreign: set[Foreign] = {*removed, *cut}
+    if len(kept) < len(lines):
+        foreign.add("pasted")
+    # One space between words: later patterns never meet a long run of blanks to backtrack over.
+    joined = "\n".join(" ".join(line.split()) for line in kept)
+    return Attributed(re.sub(r"\n{3,}", "\n\n", joined).strip(), frozenset(foreign))
 
 
 def strip_untrusted(message: str) -> str:
-    """Remove content the user did not author (tool output, documents, code, quotes, logs); keep their prose."""
-    text = strip_invisible(message).replace("\r\n", "\n")
-    text = _BLOCK.sub("\n", text)
-    text = _STRAY_CLOSE.sub("\n", text)
-    text = _UNCLOSED.sub("\n", text)
-    text = FENCE.sub("\n", text)
-    text = _FORWARDED.sub("\n", text)
-    text = _QUOTED.sub("", text)
-    text = _drop_pasted_runs(text)
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
+    """Only what the user typed: tool output, documents, code, quotes, e-mail and pastes are cut."""
+    return attribute(message).text

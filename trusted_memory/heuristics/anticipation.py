@@ -13,6 +13,10 @@ from collections.abc import Sequence
 
 from ..text import content_terms
 
+# Characters read per text: the follow-up patterns look at what the message is about, which its
+# start says; a 64 KiB paste would otherwise cost ~65 ms of pattern matching per call.
+MAX_TEXT_CHARS = 4096
+
 # (what the message is about, follow-up queries the user is likely to need next)
 _FOLLOW_UPS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), intents)
@@ -209,9 +213,10 @@ def follow_up_intents(message: str, recent: Sequence[str], limit: int) -> list[s
     """
     if limit <= 0:
         return []
+    message = message[:MAX_TEXT_CHARS]
     subject = message
     if _CONTINUE.match(message.strip()) and len(content_terms(message)) <= 2 and recent:
-        subject = recent[-1]
+        subject = recent[-1][:MAX_TEXT_CHARS]
     intents: list[str] = []
     for pattern, follow_ups in _FOLLOW_UPS:
         if pattern.search(subject):
@@ -225,7 +230,7 @@ def follow_up_intents(message: str, recent: Sequence[str], limit: int) -> list[s
 
 def first_pronoun(message: str) -> str | None:
     """The first word of the message used as a pronoun ("it", "that" …), or None."""
-    lowered = [str(w).lower() for w in _WORD.findall(message)]
+    lowered = [str(w).lower() for w in _WORD.findall(message[:MAX_TEXT_CHARS])]
     for i, word in enumerate(lowered):
         if word not in PRONOUNS and word not in ("it's", "that's", "they're"):
             continue
@@ -254,7 +259,7 @@ _SUBJECT = re.compile(r"^(?:i|we)(?:'ll| will| am going to| are going to| need t
 def next_step(texts: Sequence[str]) -> str | None:
     """The latest stated next step in `texts` (oldest first), e.g. "next I'll wire up the API"."""
     for text in reversed(texts):
-        matches = list(_NEXT_STEP.finditer(text))
+        matches = list(_NEXT_STEP.finditer(text[-MAX_TEXT_CHARS:]))  # the latest step is near the end
         if matches:
             step = " ".join(matches[-1].group(1).split()).strip(" ,;:")
             return _SUBJECT.sub("", step) or step

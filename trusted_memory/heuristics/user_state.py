@@ -18,6 +18,8 @@ from ..usermodel import Inference
 
 MIN_MESSAGES_FOR_PATTERNS = 5
 MAX_NAMES = 6
+# Characters read per text: a stored turn holds 4 KiB, and the name tables cost ~2 ms per KiB.
+MAX_TEXT_CHARS = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,13 +263,14 @@ def _facts(text: str) -> _TextFacts:
 
 def states_style(text: str) -> bool:
     """True when the text states how the user wants answers ("keep it short", "no jokes")."""
-    return bool(_facts(text).styles)
+    return bool(_facts(text[:MAX_TEXT_CHARS]).styles)
 
 
 def infer_user_state(user_texts: Sequence[str], atom_texts: Sequence[str], project: str | None) -> list[Inference]:
     """Inferences from the user's own words: `user_texts` are recent messages (oldest first),
     `atom_texts` trusted memories. Never reads anything else."""
-    texts = [*atom_texts, *user_texts]
+    user_texts = [t[:MAX_TEXT_CHARS] for t in user_texts]
+    texts = [*(t[:MAX_TEXT_CHARS] for t in atom_texts), *user_texts]
     facts = [_facts(t) for t in texts]
     inferences: list[Inference] = []
     for i, path in enumerate(("technical.languages", "technical.tools", "technical.patterns")):
