@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+import anyio
+
 from ..config import Settings
 from ..errors import InvalidInput, MemoryServerError, NotFound
 from ..heuristics import Extracted, extract, note_category, one_line, strip_untrusted
@@ -38,6 +40,8 @@ MAX_MESSAGE_BYTES = 64 * 1024
 MAX_TURN_TEXT_BYTES = 4096
 MAX_TOOL_EVENTS = 50
 MAX_NOTES_PER_TURN = 5
+# Below this many characters the rules cost well under a millisecond; a thread hop costs more.
+OFF_LOOP_CHARS = 4096
 IDLE_BATCH = 20  # idle sessions ended per pass (each may summarise a transcript)
 IDLE_CHECK_EVERY_S = 3600.0
 EARLIEST_TURN = 631152000.0  # 1990-01-01
@@ -119,6 +123,41 @@ def check_said_at(said_at: float) -> float:
     return said_at
 
 
+@dataclass(frozen=True, slots=True)
+class TurnText:
+    """What the rules read off one turn: buffer lines, notes, the transcript, the user's own words, atoms."""
+
+    lines: list[str]
+    notes: list[tuple[str, str]]
+    transcript: list[tuple[str, str]]
+    own_words: str
+    extracted: list[Extracted]
+
+
+def _read_turn(user_message: str, reply: str, clock: str) -> TurnText:
+    own_words, reply_own = strip_untrusted(user_message), strip_untrusted(reply)  # once each
+    lines = [f"{clock} user {one_line(user_message)}"]
+    if reply:
+        lines.append(f"{clock} assistant {one_line(reply)}")
+    notes: list[tuple[str, str]] = []
+    for sentence in sentences(f"{own_words}\n{reply_own}"):
+        category = note_category(sentence)
+        text = preview(sentence, 300)
+        if category and not scan(text) and (category, text) not in notes:
+            notes.append((category, text))
+    transcript = [("user", clip_bytes(redact_credentials(own_words)))]
+    if reply:
+        transcript.append(("assistant", clip_bytes(redact_credentials(reply_own))))
+    return TurnText([ln for ln in lines if not scan(ln)], notes, transcript, own_words, extract(own_words))
+
+
+async def read_turn(user_message: str, reply: str, clock: str) -> TurnText:
+    """Read a turn; a long one in a worker thread, so one big message does not stall other clients."""
+    if len(user_message) + len(reply) < OFF_LOOP_CHARS:
+        return _read_turn(user_message, reply, clock)
+    return await anyio.to_thread.run_sync(_read_turn, user_message, reply, clock)
+
+
 def _clock(ts: float) -> str:
     return time.strftime("%H:%M", time.localtime(ts))
 
@@ -184,16 +223,8 @@ class SessionService:
             raise InvalidInput(f"at most {MAX_TOOL_EVENTS} tool_events per turn; summarise the rest")
         project = (project or "").strip() or None
         ts = now() if said_at is None else check_said_at(said_at)
-        lines = [f"{_clock(ts)} user {one_line(user_message)}"]
-        if reply:
-            lines.append(f"{_clock(ts)} assistant {one_line(reply)}")
-        lines = [line for line in lines if not scan(line)]
-        notes: list[tuple[str, str]] = []
-        for sentence in sentences(f"{strip_untrusted(user_message)}\n{strip_untrusted(reply)}"):
-            category = note_category(sentence)
-            text = preview(sentence, 300)
-            if category and not scan(text) and (category, text) not in notes:
-                notes.append((category, text))
+        read = await read_turn(user_message, reply, _clock(ts))
+        lines, notes, own_words = read.lines, read.notes, read.own_words
         # Strict mode: what the agent relays is not the user's word, so neither is its episode nor
         # anything inferred from it. Tracked apart from the tool-event reason, which may come first.
         relayed = not trusted_path and self._settings.trust.agent_writes == "quarantine"
@@ -213,10 +244,7 @@ class SessionService:
                 session_id, notes[:MAX_NOTES_PER_TURN], ts, max_notes=conf.max_notes, max_chars=conf.max_note_chars
             )
             previous_reply = await tx.sessions.last_text(session_id, "assistant")
-            turns = [("user", clip_bytes(redact_credentials(strip_untrusted(user_message))))]
-            if reply:
-                turns.append(("assistant", clip_bytes(redact_credentials(strip_untrusted(reply)))))
-            await tx.sessions.add_turns(session_id, turns, ts)
+            await tx.sessions.add_turns(session_id, read.transcript, ts)
             if reason and not session.untrusted:
                 await tx.sessions.mark_untrusted(session_id, reason)
                 await tx.events.append("system", "session_untrusted", f"session:{session_id}", {"reason": reason})
@@ -225,12 +253,11 @@ class SessionService:
                 await tx.events.append("system", "session_relayed", f"session:{session_id}", {"reason": RELAYED_REASON})
             await tx.events.append(actor, "turn_observed", f"session:{session_id}", {"turn": session.turns})
             session = await tx.sessions.get(session_id) or session
-        own_words = strip_untrusted(user_message)
         said = datetime.fromtimestamp(ts)
         dates = time_refs(own_words, said)
         writes = [
             await self._store_extracted(e, session, actor, trusted_path, ts, time_refs(e.text, said))
-            for e in extract(own_words)
+            for e in read.extracted
         ]
         # The turn itself, after its typed atoms: a turn that only restates one is found as that atom.
         turn_write = await self._store_turn(own_words, previous_reply, session, actor, trusted_path, ts, dates)
@@ -245,7 +272,7 @@ class SessionService:
                     log.warning("could not link a correction to the memory it corrects", exc_info=True)
         llm_pending = not isinstance(self._llm, NullLLM)
         if llm_pending:
-            recent = [text for role, text in turns if role == "user"]
+            recent = [text for role, text in read.transcript if role == "user"]
             self._background.spawn(lambda: self._llm_extract(own_words, recent, session, actor, trusted_path), "llm")
         self._anticipate(
             session, own_words, [w.atom.type for w in writes if w.atom.status == "live" and w.atom.type != TURN_TYPE]
