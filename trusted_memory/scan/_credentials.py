@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 
 from ._findings import CREDENTIAL, Finding, add_finding
-from ._rules import Rule, RuleSet, ScanText, lower_aligned
+from ._normalize import View
+from ._rules import Rule, RuleSet, ScanText
 
 _PLACEHOLDER_WORDS = (
     "your",
@@ -275,11 +276,13 @@ _CREDENTIAL_RULES = RuleSet(
 )
 
 
-def credential_findings(text: str, t: ScanText | None = None) -> list[Finding]:
-    t = ScanText(text, lower_aligned(text)) if t is None else t
+def credential_findings(view: View, t: ScanText | None = None) -> list[Finding]:
+    """The credential findings of a folded view, with offsets of the text it was made from."""
+    t = ScanText(view.text, view.low) if t is None else t
     findings: list[Finding] = []
     for rule, m in _CREDENTIAL_RULES.run(t):
         label = rule.label.replace("{key}", _key_name(m)[-40:]) if "{key}" in rule.label else rule.label
+        start, end = view.span(m.start(), m.end())
         # Rules run most specific first, so "API_KEY=sk-…" is reported once, as an OpenAI key.
-        add_finding(findings, CREDENTIAL, f"{label} at offset {m.start()}", m.start(), m.end())
+        add_finding(findings, CREDENTIAL, f"{label} at offset {start}", start, end)
     return findings

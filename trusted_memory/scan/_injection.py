@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from ._findings import INJECTION, Finding, add_finding
 from ._injection_checks import (
     actor_check,
     cjk_check,
@@ -541,18 +540,16 @@ _SQUASHED_NOUNS = (
 )
 
 
-def squashed_injection(low: str, findings: list[Finding]) -> None:
+def squashed_injection(low: str) -> list[tuple[str, int, int]]:
+    """(label, start, end) of each obfuscated override in a lower-cased view (offsets of that view)."""
     # Only ASCII separators are removed (bytes.translate is fast; str.translate is not, off ASCII).
-    # Homoglyphs and invisible characters are not mapped here: either is already a finding.
     raw = low.encode("utf-8", "surrogatepass").translate(None, _SQUASH_DELETE)
     squashed = raw.decode("utf-8", "surrogatepass").replace("@", "a").replace("$", "s")
     view = _unleet(squashed)
     if not any(stem in view for stem in _SQUASHED_NOUNS):  # cheap pre-check before 17 pivot searches
-        return
+        return []
     hits = _SQUASHED.matches(ScanText(squashed, view))
     if not hits:
-        return
+        return []
     kept = [i for i, c in enumerate(low) if c >= "\x80" or c.isalnum() or c in "@$"]
-    for m in hits:
-        start, end = kept[m.start()], kept[m.end() - 1] + 1
-        add_finding(findings, INJECTION, f"{_SQUASHED.label} at offset {start}", start, end)
+    return [(_SQUASHED.label, kept[m.start()], kept[m.end() - 1] + 1) for m in hits]

@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable
 from functools import cache
 
+from ._fold import fold_pattern
+
 
 @cache
 def compile_rx(source: str, flags: int = 0) -> re.Pattern[str]:
@@ -73,6 +75,10 @@ class ScanText:
         return found
 
 
+def _fold_all(items: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(fold_pattern(item) for item in items)
+
+
 # Windows end this far past ``ahead`` so that lookaheads and "$" never see a cut-off text.
 _MARGIN = 24
 
@@ -121,6 +127,8 @@ class Rule:
         flags: int = re.MULTILINE,
         check: _Check | None = None,
     ) -> None:
+        # Rules match the folded view of a text (see _normalize), so their words are folded too.
+        source, words, subs, at = fold_pattern(source), _fold_all(words), _fold_all(subs), _fold_all(at)
         self.label = label
         self.source = source
         self.words = tuple(frozenset(group.encode().split()) for group in words)

@@ -22,28 +22,40 @@ from collections.abc import Sequence
 from ._credentials import credential_findings
 from ._findings import INJECTION, Finding, add_finding
 from ._injection import INJECTION_RULES, squashed_injection
-from ._rules import ScanText, lower_aligned
-from ._unicode import CONFUSABLE_MAP, confusable_findings, hidden_findings, strip_invisible
+from ._normalize import CONFUSABLE_MAP, View, fold_view
+from ._rules import ScanText
+from ._unicode import confusable_findings, hidden_findings, strip_invisible
 
 __all__ = ["describe", "normalize_for_dedup", "redact_credentials", "scan"]
 
 
 def scan(text: str) -> tuple[Finding, ...]:
-    """Return every finding in ``text``, in text order; an empty tuple means the text is clean."""
+    """Return every finding in ``text``, in text order; an empty tuple means the text is clean.
+
+    Offsets are those of ``text`` itself, even though the rules match its folded view.
+    """
     if not text:
         return ()
     findings: list[Finding] = []
     if not text.isascii():  # hidden characters and look-alike letters are all non-ASCII
         findings.extend(hidden_findings(text))
         findings.extend(confusable_findings(text))
-    low = lower_aligned(text)
-    t = ScanText(text, low)
-    for rule, m in INJECTION_RULES.run(t):
-        add_finding(findings, INJECTION, f"{rule.label} at offset {m.start()}", m.start(), m.end())
-    squashed_injection(low, findings)
-    findings.extend(credential_findings(text, t))
+    view = fold_view(text)
+    t = ScanText(view.text, view.low)
+    injection_findings(view, t, findings)
+    findings.extend(credential_findings(view, t))
     findings.sort(key=lambda f: (f.start, f.end))
     return tuple(findings)
+
+
+def injection_findings(view: View, t: ScanText, findings: list[Finding], how: str = "") -> None:
+    """Add the prompt-injection findings of one view (``how`` names an encoding it was decoded from)."""
+    for rule, m in INJECTION_RULES.run(t):
+        start, end = view.span(m.start(), m.end())
+        add_finding(findings, INJECTION, f"{rule.label}{how} at offset {start}", start, end)
+    for label, m_start, m_end in squashed_injection(view.low):
+        start, end = view.span(m_start, m_end)
+        add_finding(findings, INJECTION, f"{label}{how} at offset {start}", start, end)
 
 
 def describe(findings: Sequence[Finding]) -> str:

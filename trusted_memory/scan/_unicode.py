@@ -11,6 +11,7 @@ import unicodedata
 
 from ._credentials import credential_findings
 from ._findings import BIDI, CONFUSABLE, INVISIBLE, TAGS, Finding
+from ._normalize import CONFUSABLE_MAP, SCRIPT_SEAM, fold_view
 from ._rules import compile_rx
 
 # --- hidden Unicode -------------------------------------------------------------------------------
@@ -127,7 +128,7 @@ def hidden_findings(text: str) -> list[Finding]:
             hidden = "".join(chr(ord(c) - 0xE0000) for c in text[start:end])
             safe = "".join(c for c in hidden if c.isprintable() and c.isascii())
             shown = safe[:40] + ("…" if len(safe) > 40 else "")
-            if credential_findings(safe):
+            if credential_findings(fold_view(safe)):
                 shown = "[a credential]"
             detail = f"{end - start} tag characters hiding ASCII text {shown!r} at offset {start}"
         elif end - start == 1:
@@ -149,17 +150,7 @@ def strip_invisible(text: str) -> str:
 
 # --- confusable mixed script ----------------------------------------------------------------------
 
-# Cyrillic and Greek letters that render like Latin ones (a subset of Unicode confusables.txt).
-CONFUSABLE_MAP = str.maketrans(
-    "аеорсухіјѕһԁԛԝӏѵүАВЕКМНОРСТХІЈЅҮԚԜҺӀαγικνορυχϲϳΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
-    "aeopcyxijshdqwlvyABEKMHOPCTXIJSYQWHIayikvopuxcjABEZHIKMNOPTYX",
-)
 _LOOKALIKES = frozenset(chr(cp) for cp in CONFUSABLE_MAP)
-# A Latin letter touching a Cyrillic/Greek one (either order): every mixed word contains one.
-_SCRIPT_SEAM = (
-    "[A-Za-z\u00c0-\u024f\u1e00-\u1eff][\u0370-\u03ff\u0400-\u052f\u1f00-\u1fff]"
-    "|[\u0370-\u03ff\u0400-\u052f\u1f00-\u1fff][A-Za-z\u00c0-\u024f\u1e00-\u1eff]"
-)
 
 
 def _is_latin_letter(ch: str) -> bool:
@@ -170,7 +161,7 @@ def _is_latin_letter(ch: str) -> bool:
 def confusable_findings(text: str) -> list[Finding]:
     findings: list[Finding] = []
     pos = 0
-    seam = compile_rx(_SCRIPT_SEAM)
+    seam = compile_rx(SCRIPT_SEAM)
     while (m := seam.search(text, pos)) is not None:
         start, end = m.start(), m.end()
         while start > 0 and text[start - 1].isalpha():
