@@ -253,7 +253,7 @@ _CREDENTIAL_RULES = RuleSet(
     ),
     Rule(
         "secret assignment ({key}=…)",
-        r"(?:password|passwd|passphrase|secret|key|token)[\"']?\s*(?:=|:=|:|=>)\s*[\"']?(?P<val>[^\s\"'`,;]{8,})",
+        r"(?:password|passwd|passphrase|secret|key|token)[\"']?[ \t]*(?:=|:=|:|=>)[ \t]*[\"']?(?P<val>[^\s\"'`,;]{8,})",
         words=("password passwd passphrase secret key apikey secretkey privatekey accesskey token",),
         at=("pass", "secret", "key", "token"),
         anchored=True,

@@ -20,8 +20,12 @@ import unicodedata
 from collections.abc import Sequence
 
 from ._credentials import credential_findings
+from ._decode import decoded_views
 from ._findings import INJECTION, Finding, add_finding
-from ._injection import INJECTION_RULES, squashed_injection
+from ._injection import INJECTION_RULES
+from ._injection_combos import COMBOS
+from ._injection_commands import COMMAND_RULES
+from ._injection_squashed import squashed_injection
 from ._normalize import CONFUSABLE_MAP, View, fold_view
 from ._rules import ScanText
 from ._unicode import confusable_findings, hidden_findings, strip_invisible
@@ -43,16 +47,22 @@ def scan(text: str) -> tuple[Finding, ...]:
     view = fold_view(text)
     t = ScanText(view.text, view.low)
     injection_findings(view, t, findings)
+    for decoded in decoded_views(text, view, t.words):
+        injection_findings(decoded.view, ScanText(decoded.view.text, decoded.view.low), findings, decoded.how)
     findings.extend(credential_findings(view, t))
     findings.sort(key=lambda f: (f.start, f.end))
     return tuple(findings)
 
 
-def injection_findings(view: View, t: ScanText, findings: list[Finding], how: str = "") -> None:
-    """Add the prompt-injection findings of one view (``how`` names an encoding it was decoded from)."""
-    for rule, m in INJECTION_RULES.run(t):
+def injection_findings(view: View, t: ScanText, findings: list[Finding], encoding: str = "") -> None:
+    """Add the prompt-injection findings of one view (``encoding`` names what it was decoded from)."""
+    how = f" in {encoding}-encoded text" if encoding else ""
+    for rule, m in [*INJECTION_RULES.run(t), *COMMAND_RULES.run(t)]:
         start, end = view.span(m.start(), m.end())
         add_finding(findings, INJECTION, f"{rule.label}{how} at offset {start}", start, end)
+    for label, m_start, m_end in COMBOS.run(t):
+        start, end = view.span(m_start, m_end)
+        add_finding(findings, INJECTION, f"{label}{how} at offset {start}", start, end)
     for label, m_start, m_end in squashed_injection(view.low):
         start, end = view.span(m_start, m_end)
         add_finding(findings, INJECTION, f"{label}{how} at offset {start}", start, end)

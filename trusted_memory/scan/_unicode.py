@@ -44,6 +44,17 @@ _TAG_RUN = "[\U000e0000-\U000e007f]+"
 _FLAG_TAGS = "[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f"
 
 
+# LRM, RLM and ALM are the intended way to place a Latin word or a number in Hebrew or Arabic text.
+_MARKS = frozenset((0x061C, 0x200E, 0x200F))
+_RIGHT_TO_LEFT = "[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]"
+
+
+def _beside_right_to_left(text: str, i: int) -> bool:
+    # A mark directly before or after a Hebrew/Arabic character (or its punctuation) is typography.
+    rtl = compile_rx(_RIGHT_TO_LEFT)
+    return any(0 <= j < len(text) and rtl.match(text, j) is not None for j in (i - 1, i + 1))
+
+
 def _is_variation_selector(cp: int) -> bool:
     return 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF
 
@@ -93,7 +104,8 @@ def _hidden_chars(text: str, *, for_strip: bool = False) -> list[tuple[str, int]
             if not (i > 0 and text[i - 1] == "\U0001f3f4" and compile_rx(_FLAG_TAGS).fullmatch(text, i, end)):
                 out.extend((TAGS, k) for k in range(i, end))
         elif cp in _BIDI_CODEPOINTS:
-            out.append((BIDI, i))
+            if not (cp in _MARKS and _beside_right_to_left(text, i)):
+                out.append((BIDI, i))
         elif _is_variation_selector(cp):
             # One selector after a visible base picks a glyph (emoji/text style, CJK variants);
             # runs of them carry no glyph meaning and are a known byte-smuggling channel.
