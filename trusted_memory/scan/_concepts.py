@@ -97,7 +97,9 @@ def _term_regex(words: list[str], prefix: bool) -> str:
     # The word boundary before the term is checked after its first word, as a lookbehind over it,
     # so the pattern starts with a literal and the regex engine searches for that literal.
     first = re.escape(words[0])
-    source = first + rf"(?<!\w.{{{len(words[0])}}})"
+    # Also not right after "@", "/" or a dot inside a name: "email" in jo@email.com is no verb.
+    n = len(words[0])
+    source = first + rf"(?<![\w@/].{{{n}}})(?<!\w\..{{{n}}})"
     for word in words[1:]:
         source += r"\s+" + re.escape(word)
     return source if prefix else source + r"(?!\w)"
