@@ -14,7 +14,7 @@ Term syntax (all matched on the folded, lower-cased view, see ``_normalize``):
 * ``two words`` — words separated by any whitespace;
 * a term in a script written without spaces or with attached clitics (CJK, kana, Hangul, Arabic,
   Devanagari, Thai) matches as a plain substring;
-* ``Concept.regex`` adds raw patterns, each gated by literal substrings.
+* ``Concept.regex`` adds raw patterns, each gated by literal substrings (see ``Pattern``).
 
 Cost: gating is a set lookup per distinct word of the text (plus substring tests for the scripts
 the text contains), and only combos whose every group is present search the text, once per
@@ -39,10 +39,16 @@ _SUBSTRING_SCRIPTS = (
     ("indic", "[\u0900-\u0dff]"),
     ("thai", "[\u0e00-\u0e7f]"),
 )
+_SCRIPT_CHARS = "".join(chars[1:-1] for _, chars in _SUBSTRING_SCRIPTS)
+_ISLAND = f"[{_SCRIPT_CHARS}](?:[{_SCRIPT_CHARS}]|\\s{{1,3}}(?=[{_SCRIPT_CHARS}]))*"
 _ASCII_SEPARATORS = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+")
 _SENTENCE_BREAK = r"[.!?。！？](?=\s|$)|\n"
 _LINE_BREAK = r"\n"
-_MAX_OCCURRENCES = 4096  # per concept and text: enough for any real text, bounded for hostile ones
+
+
+# A raw pattern: its regex, the literal gates of which one must occur, and how far before a
+# gate a match may start (the pattern is searched only in windows around its gates).
+Pattern = tuple[str, tuple[str, ...], int]
 
 
 def terms(text: str) -> tuple[str, ...]:
@@ -67,19 +73,31 @@ class Concept:
 
     __slots__ = ("name", "patterns", "prefixes", "subs", "words")
 
-    def __init__(self, name: str, *terms: str, regex: Sequence[tuple[str, tuple[str, ...]]] = ()) -> None:
+    def __init__(
+        self,
+        name: str,
+        *terms: str,
+        regex: Sequence[Pattern] = (),
+    ) -> None:
         self.name = name
         self.words: list[tuple[bytes, str]] = []  # (gate word, term regex)
         self.prefixes: list[tuple[bytes, str]] = []  # (gate stem, term regex)
         self.subs: list[tuple[str, str, str]] = []  # (script, substring, term regex)
-        self.patterns = tuple((fold_pattern(p), tuple(fold_pattern(g).lower() for g in gates)) for p, gates in regex)
+        patterns: list[tuple[str, tuple[str, ...]]] = []
+        for pattern, gate_list, back in regex:
+            source, gates = fold_pattern(pattern), tuple(fold_pattern(g).lower() for g in gate_list)
+            _WINDOWS[source] = (gates, back)
+            patterns.append((source, gates))
+        self.patterns = tuple(patterns)
         for raw in terms:
             term = fold_pattern(raw).lower()
             prefix = term.endswith("*")
             body = term.rstrip("*").strip()
             script = _script_of(body)
             if script is not None:
-                self.subs.append((script, body, re.escape(body)))
+                source = re.escape(body)
+                _LITERALS[source] = body
+                self.subs.append((script, body, source))
                 continue
             words = body.split()
             # The longest piece gates the term ("future" for "for all future"): common short words
@@ -102,20 +120,70 @@ def _term_regex(words: list[str], prefix: bool) -> str:
     source = first + rf"(?<![\w@/].{{{n}}})(?<!\w\..{{{n}}})"
     for word in words[1:]:
         source += r"\s+" + re.escape(word)
-    return source if prefix else source + r"(?!\w)"
+    source = source if prefix else source + r"(?!\w)"
+    _LITERALS[source] = words[0]
+    return source
+
+
+# The literal each term regex starts with: str.find locates it far faster than a regex scan.
+_LITERALS: dict[str, str] = {}
+# For a raw pattern, its gates and how far back a match may start (a regex scan of 64 KiB costs
+# milliseconds per pattern; windows around a few gate occurrences cost microseconds).
+_WINDOWS: dict[str, tuple[tuple[str, ...], int]] = {}
+_AHEAD = 1000
+_FEW = 32  # up to this many occurrences of the literal, each is tried with regex.match
 
 
 def _occurrences(sources: Iterable[str], low: str) -> list[tuple[int, int]]:
     """(start, end) of every match of the term regexes in a lower-cased folded text, sorted."""
     out: list[tuple[int, int]] = []
     for source in sources:
-        for m in compile_rx(source, re.MULTILINE).finditer(low):
-            if m.end() > m.start():
-                out.append((m.start(), m.end()))
-        if len(out) >= _MAX_OCCURRENCES:
-            break
+        rx = compile_rx(source, re.MULTILINE)
+        literal = _LITERALS.get(source)
+        start = 0
+        if literal is not None:  # the usual few occurrences: str.find, then one match at each
+            i, tries = low.find(literal), 0
+            while i != -1 and tries < _FEW:
+                m = rx.match(low, i)
+                if m is not None and m.end() > m.start():
+                    out.append(m.span())
+                i, tries = low.find(literal, i + 1), tries + 1
+            if i == -1:
+                continue
+            start = i  # many: one regex pass over the rest
+        elif source in _WINDOWS:
+            windows = _gate_windows(low, *_WINDOWS[source])
+            if windows is not None:
+                seen = -1
+                for lo, hi in windows:
+                    for m in rx.finditer(low, lo, hi):
+                        if m.end() > m.start() and m.start() > seen:
+                            out.append(m.span())
+                            seen = m.start()
+                continue
+        out += [m.span() for m in rx.finditer(low, start) if m.end() > m.start()]
     out.sort()
-    return out[:_MAX_OCCURRENCES]
+    return out
+
+
+def _gate_windows(low: str, gates: tuple[str, ...], back: int) -> list[tuple[int, int]] | None:
+    """Merged search windows around the gates' occurrences, or None when they are too many to be worth it."""
+    found: list[int] = []
+    for gate in gates:
+        i = low.find(gate)
+        while i != -1:
+            found.append(i)
+            if len(found) > _FEW:
+                return None
+            i = low.find(gate, i + 1)
+    windows: list[tuple[int, int]] = []
+    for p in sorted(found):
+        lo, hi = max(0, p - back), min(len(low), p + _AHEAD)
+        if windows and lo <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], hi)
+        else:
+            windows.append((lo, hi))
+    return windows
 
 
 Group = tuple[Concept, ...]
@@ -227,12 +295,14 @@ class ComboSet:
                 present.setdefault(i, set()).add(source)
         low = t.low
         if not low.isascii():
-            for script, chars in _SUBSTRING_SCRIPTS:
-                subs = self._subs.get(script)
-                if subs and compile_rx(chars).search(low):
-                    for sub, i, source in subs:
-                        if sub in low:
-                            present.setdefault(i, set()).add(source)
+            # Substring terms are searched in the runs of those scripts only (with their spaces),
+            # so 64 KiB of Latin text with one Chinese word costs one regex pass, not 300 scans.
+            islands = "\n".join(compile_rx(_ISLAND).findall(low))
+            chars = set(islands)  # a term needs all its characters present; repetitive text has few
+            for script, _ in _SUBSTRING_SCRIPTS:
+                for sub, i, source in self._subs.get(script, ()):
+                    if chars.issuperset(sub) and sub in islands:
+                        present.setdefault(i, set()).add(source)
         for gate, i, source in self._patterns:
             if gate in low:
                 present.setdefault(i, set()).add(source)

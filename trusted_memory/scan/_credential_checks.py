@@ -44,10 +44,14 @@ def is_placeholder(value: str) -> bool:
     return any(w in low for w in _PLACEHOLDER_WORDS)
 
 
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
 def token_check(m: re.Match[str]) -> bool:
     # Real tokens are random: they mix letters and digits; slugs and "YOUR_TOKEN_HERE" do not.
     value = m.group("val")
-    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value) and not is_placeholder(value)
+    return bool(_DIGIT.search(value) and _LETTER.search(value)) and not is_placeholder(value)
 
 
 def api_key_check(m: re.Match[str]) -> bool:

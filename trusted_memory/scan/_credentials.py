@@ -21,7 +21,7 @@ from ._credential_checks import (
     token_check,
 )
 from ._credentials_context import CONTEXT_RULES
-from ._findings import CREDENTIAL, Finding, add_finding
+from ._findings import CREDENTIAL, Finding, FindingSet
 from ._normalize import View
 from ._rules import Rule, RuleSet, ScanText
 
@@ -31,7 +31,8 @@ FORMAT_RULES = (
     Rule(
         "PEM private key block (-----BEGIN … PRIVATE KEY-----)",
         r"-----BEGIN (?:(?:RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:[\s\S]{0,10000}?-----END [A-Z ]{0,20}PRIVATE KEY(?: BLOCK)?-----)?",
+        # The body runs to the next "-----": a header without its END costs only that far.
+        r"(?:(?:[^-]|-(?!----)){0,10000}-----END [A-Z ]{0,20}PRIVATE KEY(?: BLOCK)?-----)?",
         words=("private", "key"),
         at=("private key",),
         back=30,
@@ -233,7 +234,7 @@ FORMAT_RULES = (
         "Twilio account SID with its auth token",
         r"\bAC[0-9a-f]{32}\b[^\n]{0,160}?(?<![0-9a-fA-F])(?P<val>[0-9a-f]{32})(?![0-9a-fA-F])",
         subs=("ac",),
-        at=("ac",),
+        locate=r"\bAC[0-9a-f]{32}\b",
         anchored=True,
         ahead=240,
         on_text=True,
@@ -244,6 +245,7 @@ FORMAT_RULES = (
         "Twilio API key (SK…)",
         r"(?<![A-Za-z0-9])SK(?P<val>[0-9a-f]{32})(?![A-Za-z0-9])",
         subs=("sk",),
+        locate=r"(?<![A-Za-z0-9])SK[0-9a-f]{32}",
         anchored=True,
         ahead=40,
         on_text=True,
@@ -284,6 +286,7 @@ FORMAT_RULES = (
         "Discord bot token",
         r"(?<![A-Za-z0-9_.-])(?P<val>[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})(?![A-Za-z0-9_-])",
         subs=(".",),
+        locate=r"\.[A-Za-z0-9_-]{6}\.",  # the middle segment: "." alone would make every dot a pivot
         back=30,
         ahead=50,
         on_text=True,
@@ -302,11 +305,12 @@ FORMAT_RULES = (
     ),
     Rule(
         "PuTTY private key (PuTTY-User-Key-File-…)",
-        r"PuTTY-User-Key-File-\d+:[\s\S]{0,8000}?Private-Lines:\s*\d+\s*\n(?P<val>[A-Za-z0-9+/=\s]{20,}?)"
-        r"(?:Private-MAC:\s*[0-9a-f]+|$)",
+        r"Private-Lines:[ \t]*\d+[ \t]*\r?\n(?P<val>(?:[A-Za-z0-9+/=]{1,128}\r?\n?){1,300})"
+        r"(?:Private-MAC:[ \t]*[0-9a-fA-F]+)?",
         subs=("putty-user-key-file-",),
+        at=("private-lines:",),
         anchored=True,
-        ahead=12000,
+        ahead=40000,
         on_text=True,
         flags=_CS,
     ),
@@ -328,10 +332,10 @@ _CREDENTIAL_RULES = RuleSet(*FORMAT_RULES, *CONTEXT_RULES)
 def credential_findings(view: View, t: ScanText | None = None) -> list[Finding]:
     """The credential findings of a folded view, with offsets of the text it was made from."""
     t = ScanText(view.text, view.low) if t is None else t
-    findings: list[Finding] = []
+    findings = FindingSet()
     for rule, m in _CREDENTIAL_RULES.run(t):
         label = rule.label.replace("{key}", key_name(m)[-40:]) if "{key}" in rule.label else rule.label
         start, end = view.span(m.start(), m.end())
         # Rules run most specific first, so "API_KEY=sk-…" is reported once, as an OpenAI key.
-        add_finding(findings, CREDENTIAL, f"{label} at offset {start}", start, end)
-    return findings
+        findings.add(CREDENTIAL, f"{label} at offset {start}", start, end)
+    return findings.items

@@ -202,11 +202,14 @@ def decoded_views(text: str, view: View, words: set[bytes]) -> list[Decoded]:
         if len(entities) >= 2:  # one region from the first entity to the last, decoded in place
             start, end = entities[0].start(), entities[-1].end()
             pieces.setdefault("HTML-entity", _Pieces()).add(html.unescape(text[start:end]), start, end)
+    reverse_all = len(_REVERSED_HINTS.intersection(words)) >= 2
+    if reverse_all:  # the whole text reversed also reads every right-to-left-override run
+        pieces.pop("right-to-left-override", None)
     out = [Decoded(how, p.view()) for how, p in pieces.items()]
     if len(_ROT13_HINTS.intersection(words)) >= 2 or b"rot13" in words:
         rotated = view.text.translate(_ROT13)
         out.append(Decoded("ROT13", View(rotated, lower_aligned(rotated), None, view.span)))
-    if len(_REVERSED_HINTS.intersection(words)) >= 2:
+    if reverse_all:
         n = len(view.text)
         backwards = view.text[::-1]
         back: Mapper = lambda start, end: view.span(n - end, n - start)  # noqa: E731

@@ -423,7 +423,7 @@ INJECTION_RULES = RuleSet(
     ),
     Rule(
         "markdown-image exfiltration (data in an image URL)",
-        r"(?:!\[[^\]\n]{0,200}\]\(\s*<?|<img\b[^>]{0,300}?\bsrc\s*=\s*[\"']?)(?P<url>(?:https?:)?//[^)\s\"'>]{1,800})",
+        r"(?:!\[[^\[\]\n]{0,200}\]\(\s*<?|<img\b[^>]{0,300}?\bsrc\s*=\s*[\"']?)(?P<url>(?:https?:)?//[^)\s\"'>]{1,800})",
         subs=("![", "<img"),
         anchored=True,
         ahead=1400,

@@ -26,10 +26,10 @@ _LOW = re.IGNORECASE | re.MULTILINE
 COMMAND_RULES = RuleSet(
     Rule(
         "exfiltration command (uploads a credentials file)",
-        rf"\b(?:curl|wget|http|https|nc|ncat|scp|rsync)\b[^\n|;]{{0,200}}?(?:\s-d\s*|\s--data(?:-binary|-raw|-urlencode)?"
+        rf"\b(?:curl|wget|nc|ncat|scp|rsync)\b[^\n|;]{{0,200}}?(?:\s-d\s*|\s--data(?:-binary|-raw|-urlencode)?"
         rf"[\s=]*|\s-f\s*|\s--form[\s=]*|\s-t\s*|\s--upload-file[\s=]*|\s--post-file[\s=]*|\s--body-file[\s=]*)"
         rf"['\"]?(?:[\w-]+=)?@?{_SECRET_FILE}",
-        words=("curl wget http https nc ncat scp rsync",),
+        words=("curl wget nc ncat scp rsync",),
         ahead=320,
         flags=_LOW,
     ),
@@ -43,7 +43,7 @@ COMMAND_RULES = RuleSet(
     ),
     Rule(
         "encoded command piped to a shell (echo … | base64 -d | sh)",
-        r"\b(?:echo|printf)\s+['\"]?[A-Za-z0-9+/=]{16,}['\"]?\s*\|\s*base64\s+(?:-d|--decode|-D)\b[^\n|]*\|\s*"
+        r"\b(?:echo|printf)\s+['\"]?[A-Za-z0-9+/=]{16,4000}['\"]?\s*\|\s*base64\s+(?:-d|--decode|-D)\b[^\n|]{0,80}\|\s*"
         r"(?:sudo\s+)?(?:ba|z|da|k)?sh\b",
         words=("base64", "echo printf"),
         at=("echo", "printf"),
@@ -61,7 +61,7 @@ COMMAND_RULES = RuleSet(
     ),
     Rule(
         "persistence (adds a stranger's key to authorized_keys)",
-        r"(?:\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-[\w-]+)\s+aaaa[0-9a-z+/]{8,}[^\n]{0,200}?(?:>>|\b(?:to|into)\b)"
+        r"(?:\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-[\w-]{1,20})\s+aaaa[0-9a-z+/]{8,1000}[^\n]{0,200}?(?:>>|\b(?:to|into)\b)"
         r"|>>)\s*['\"`]?(?:~|\$home|/root|/home/[\w.-]+)?/?\.ssh/authorized_keys",
         subs=("authorized_keys",),
         back=400,

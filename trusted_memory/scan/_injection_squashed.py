@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from ._rules import Rule, ScanText
+from bisect import bisect_right
+
+from ._rules import Rule, ScanText, compile_rx
+
+_KEPT = r"[^\x00-\x7f]|[A-Za-z0-9@$]"  # what the squashed copy keeps of the lower-cased text
 
 # Letter-spaced, punctuated or leetspeak variants ("I g n o r e  a l l  p r e v i o u s …",
 # "ignore_previous_instructions", "1gn0re a11") are matched on a squashed copy: lower-cased, look-alikes
@@ -70,7 +74,7 @@ _SQUASHED_NOUNS = (
 )
 
 
-def squashed_injection(low: str) -> list[tuple[str, int, int]]:
+def squashed_injection(low: str, limit: int | None = None) -> list[tuple[str, int, int]]:
     """(label, start, end) of each obfuscated override in a lower-cased view (offsets of that view)."""
     # Only ASCII separators are removed (bytes.translate is fast; str.translate is not, off ASCII).
     raw = low.encode("utf-8", "surrogatepass").translate(None, _SQUASH_DELETE)
@@ -78,8 +82,29 @@ def squashed_injection(low: str) -> list[tuple[str, int, int]]:
     view = _unleet(squashed)
     if not any(stem in view for stem in _SQUASHED_NOUNS):  # cheap pre-check before 17 pivot searches
         return []
-    hits = _SQUASHED.matches(ScanText(squashed, view))
+    hits = _SQUASHED.matches(ScanText(squashed, view), limit)
     if not hits:
         return []
-    kept = [i for i, c in enumerate(low) if c >= "\x80" or c.isalnum() or c in "@$"]
-    return [(_SQUASHED.label, kept[m.start()], kept[m.end() - 1] + 1) for m in hits]
+    kept = _KeptIndex(low)
+    return [(_SQUASHED.label, kept.offset(m.start()), kept.offset(m.end() - 1) + 1) for m in hits]
+
+
+class _KeptIndex:
+    """Maps offsets of the squashed copy back to the lower-cased text, per block of 1024 characters."""
+
+    def __init__(self, low: str) -> None:
+        self._low = low
+        self._counts = [0]  # kept characters before each block
+        for b in range(0, len(low), 1024):
+            block = low[b : b + 1024].encode("utf-8", "surrogatepass").translate(None, _SQUASH_DELETE)
+            self._counts.append(self._counts[-1] + len(block.decode("utf-8", "surrogatepass")))
+
+    def offset(self, squashed: int) -> int:
+        """The offset in the text of the kept character at ``squashed``."""
+        k = bisect_right(self._counts, squashed) - 1
+        base, seen = k * 1024, self._counts[k]
+        for m in compile_rx(_KEPT).finditer(self._low, base, base + 1024):
+            if seen == squashed:
+                return m.start()
+            seen += 1
+        return len(self._low)

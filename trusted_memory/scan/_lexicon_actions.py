@@ -137,10 +137,12 @@ SECRETS = Concept(
     ),
     regex=(
         (
-            r"(?<![\w.])(?:~|\$home)?/?\.(?:ssh|aws|kube|gnupg|docker)/\S*|/etc/(?:passwd|shadow)\b|\bid_(?:rsa|ed25519|ecdsa)\b",
+            r"(?<![\w.])(?:~|\$home)?/?\.(?:ssh|aws|kube|gnupg|docker)/\S{0,200}|/etc/(?:passwd|shadow)\b"
+            r"|\bid_(?:rsa|ed25519|ecdsa)\b",
             ("ssh", "aws", "kube", "gnupg", "docker", "/etc/", "id_"),
+            12,
         ),
-        (r"`env\b|\benv\s*\||\bprintenv\b", ("env",)),
+        (r"`env\b|\benv\s*\||\bprintenv\b", ("env",), 2),
     ),
 )
 
@@ -182,10 +184,10 @@ OUTSIDE = Concept(
     "outside",
     *terms("webhook|webhooks"),
     regex=(
-        (r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", ("@",)),
-        (r"\b(?:https?|ftp|wss?)://", ("://",)),
+        (r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}", ("@",), 70),
+        (r"\b(?:https?|ftp|wss?)://", ("://",), 8),
         (
-            r"\b[\w-]+\.(?:com|net|org|io|dev|app|xyz|example|ru|cn|info|site)/[\w./-]*[\w/]",
+            r"(?<![\w-])[\w-]{1,63}\.(?:com|net|org|io|dev|app|xyz|example|ru|cn|info|site)/[\w./-]{0,200}[\w/]",
             (
                 ".com/",
                 ".net/",
@@ -200,12 +202,15 @@ OUTSIDE = Concept(
                 ".info/",
                 ".site/",
             ),
+            70,
         ),
     ),
 )
 
 # A URL whose query ends in an empty slot ("?data=", "?k="): the agent is told to fill it in.
-URL_SLOT = Concept("url slot", regex=((r"\b(?:https?:)?//[^\s\"'<>]+[?&][\w-]{1,20}=(?=[\s\"'<>]|$)", ("//",)),))
+URL_SLOT = Concept(
+    "url slot", regex=((r"(?<![\w/:])(?:https?:)?//[^\s\"'<>]{1,300}?[?&][\w-]{1,20}=(?=[\s\"'<>]|$)", ("//",), 8),)
+)
 
 ACT = Concept(
     "act",
@@ -232,16 +237,21 @@ DANGEROUS = Concept(
     "dangerous",
     regex=(
         (
-            r"\brm\s+-[a-z]*r[a-z]*\s+(?:--no-preserve-root\s+)?(?:~|\$home|/(?=\s|$|\*|[\"'`])|/(?:etc|usr|var|home|root"
+            r"\brm\s{1,5}-[a-z]{0,8}r[a-z]{0,8}\s{1,5}(?:--no-preserve-root\s+)?(?:~|\$home|/(?=\s|$|\*|[\"'`])|/(?:etc|usr|var|home|root"
             r"|boot|bin|lib|opt)\b)",
             ("rm ",),
+            0,
         ),
-        (r"\b(?:curl|wget)\b[^\n|]{0,300}\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b", ("|",)),
-        (r"/dev/tcp/|\bbash\s+-i\s+>&|\bnc\s+(?:-\w+\s+)*-e\s|\bmkfifo\b", ("/dev/tcp", "bash -i", "nc ", "mkfifo")),
-        (r"\bchmod\s+(?:-r\s+)?777\s+/|\bmkfs\b|\bdd\s+if=", ("chmod", "mkfs", "dd ")),
-        (r"\bpush\s+(?:-f|--force)\b|--force\b", ("--force", "push -f")),
-        (r"\bauthorized_keys\b", ("authorized_keys",)),
-        (r"\bretry\s+it\s+with\s+sudo\b", ("sudo",)),
+        (r"\b(?:curl|wget)\b[^\n|]{0,300}\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b", ("|",), 320),
+        (
+            r"/dev/tcp/|\bbash\s+-i\s+>&|\bnc\s+(?:-\w{1,10}\s{1,3}){0,6}-e\s|\bmkfifo\b",
+            ("/dev/tcp", "bash -i", "nc ", "mkfifo"),
+            8,
+        ),
+        (r"\bchmod\s+(?:-r\s+)?777\s+/|\bmkfs\b|\bdd\s+if=", ("chmod", "mkfs", "dd "), 0),
+        (r"\bpush\s+(?:-f|--force)\b|--force\b", ("--force", "push -f"), 8),
+        (r"\bauthorized_keys\b", ("authorized_keys",), 0),
+        (r"\bretry\s+it\s+with\s+sudo\b", ("sudo",), 20),
     ),
 )
 
@@ -306,7 +316,10 @@ SYSTEM_LINE = Concept(
                 "系統",
                 "システム",
                 "시스템",
+                "admin",
+                "developer",
             ),
+            40,
         ),
     ),
 )

@@ -25,7 +25,9 @@ reports (and what ``redact_credentials`` cuts).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
+from itertools import chain, repeat
 
 from ._fold import FOLD
 from ._rules import compile_rx, lower_aligned
@@ -54,9 +56,10 @@ def _unmix_words(folded: str) -> str:
     done = 0
     while m is not None:
         start, end = m.start(), m.end()
-        while start > done and folded[start - 1].isalpha():
+        floor, ceiling = max(done, start - 64), min(len(folded), end + 64)  # words, not 64k-letter runs
+        while start > floor and folded[start - 1].isalpha():
             start -= 1
-        while end < len(folded) and folded[end].isalpha():
+        while end < ceiling and folded[end].isalpha():
             end += 1
         parts.append(folded[done:start])
         parts.append(folded[start:end].translate(CONFUSABLE_MAP))
@@ -79,7 +82,7 @@ class View:
         self.text = text
         self.low = low
         self._source = source  # the unfolded text, when folding changed character counts
-        self._index: list[int] | None = None
+        self._index: _BlockIndex | None = None
         self._mapper = mapper
 
     def span(self, start: int, end: int) -> tuple[int, int]:
@@ -87,20 +90,56 @@ class View:
         if self._source is not None:
             index = self._index
             if index is None:
-                index = self._index = _fold_index(self._source)
-            start, end = index[start], index[max(start, end - 1)] + 1
+                index = self._index = _BlockIndex(self._source)
+            start, end = index.source_offset(start), index.source_offset(max(start, end - 1)) + 1
         if self._mapper is not None:
             start, end = self._mapper(start, end)
         return start, end
 
 
-def _fold_index(source: str) -> list[int]:
-    # For each folded character, the offset of the source character it came from (built only when
-    # a finding needs mapping, since most texts have none); one extra entry closes the last span.
-    index: list[int] = []
-    for i, ch in enumerate(source):
-        n = len(ch.translate(FOLD)) if ord(ch) >= 0x80 else 1
-        index.extend([i] * n)
+_BLOCK = 512
+_FEW_LOOKUPS = 64
+
+
+class _BlockIndex:
+    """Maps folded offsets to source offsets: folded lengths per block of 512 source characters.
+
+    Built only when a finding needs mapping; one lookup is a bisect and at most one block walked,
+    so a text with many findings costs O(n + findings × 512), not a 64k-entry list per scan.
+    """
+
+    __slots__ = ("_full", "_lookups", "_source", "_starts")
+
+    def __init__(self, source: str) -> None:
+        self._source = source
+        self._starts = [0]  # folded offset at the start of each block
+        for b in range(0, len(source), _BLOCK):
+            self._starts.append(self._starts[-1] + len(source[b : b + _BLOCK].translate(FOLD)))
+        self._lookups = 0
+        self._full: list[int] | None = None
+
+    def source_offset(self, folded: int) -> int:
+        """The offset of the source character that folded character ``folded`` came from."""
+        self._lookups += 1
+        if self._lookups > _FEW_LOOKUPS:  # many findings (a repeated key): one full index is cheaper
+            if self._full is None:
+                self._full = _full_index(self._source)
+            return self._full[min(folded, len(self._full) - 1)]
+        k = bisect_right(self._starts, folded) - 1
+        if k >= len(self._starts) - 1:
+            return len(self._source)
+        pos, base = self._starts[k], k * _BLOCK
+        for j, ch in enumerate(self._source[base : base + _BLOCK]):
+            pos += len(FOLD[ord(ch)]) if ord(ch) >= 0x80 else 1
+            if folded < pos:
+                return base + j
+        return min(base + _BLOCK, len(self._source))
+
+
+def _full_index(source: str) -> list[int]:
+    # For each folded character the offset of its source character, plus one entry past the end.
+    lengths = [len(FOLD[o]) if o >= 0x80 else 1 for o in map(ord, source)]
+    index = list(chain.from_iterable(map(repeat, range(len(source)), lengths)))
     index.append(len(source))
     return index
 

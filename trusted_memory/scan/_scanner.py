@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from ._credentials import credential_findings
 from ._decode import decoded_views
-from ._findings import INJECTION, Finding, add_finding
+from ._findings import INJECTION, Finding, FindingSet
 from ._injection import INJECTION_RULES
 from ._injection_combos import COMBOS
 from ._injection_commands import COMMAND_RULES
@@ -40,32 +40,36 @@ def scan(text: str) -> tuple[Finding, ...]:
     """
     if not text:
         return ()
-    findings: list[Finding] = []
+    findings = FindingSet()
     if not text.isascii():  # hidden characters and look-alike letters are all non-ASCII
-        findings.extend(hidden_findings(text))
-        findings.extend(confusable_findings(text))
+        findings.items.extend(hidden_findings(text))
+        findings.items.extend(confusable_findings(text))
     view = fold_view(text)
     t = ScanText(view.text, view.low)
     injection_findings(view, t, findings)
     for decoded in decoded_views(text, view, t.words):
         injection_findings(decoded.view, ScanText(decoded.view.text, decoded.view.low), findings, decoded.how)
-    findings.extend(credential_findings(view, t))
-    findings.sort(key=lambda f: (f.start, f.end))
-    return tuple(findings)
+    findings.items.extend(credential_findings(view, t))
+    return tuple(sorted(findings.items, key=lambda f: (f.start, f.end)))
 
 
-def injection_findings(view: View, t: ScanText, findings: list[Finding], encoding: str = "") -> None:
+# Injection findings are for reporting (callers refuse or quarantine on any finding), so a
+# hostile text that repeats a phrase thousands of times is reported this many times per rule.
+REPORTED = 50
+
+
+def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: str = "") -> None:
     """Add the prompt-injection findings of one view (``encoding`` names what it was decoded from)."""
     how = f" in {encoding}-encoded text" if encoding else ""
-    for rule, m in [*INJECTION_RULES.run(t), *COMMAND_RULES.run(t)]:
+    for rule, m in [*INJECTION_RULES.run(t, REPORTED), *COMMAND_RULES.run(t, REPORTED)]:
         start, end = view.span(m.start(), m.end())
-        add_finding(findings, INJECTION, f"{rule.label}{how} at offset {start}", start, end)
+        findings.add(INJECTION, f"{rule.label}{how} at offset {start}", start, end)
     for label, m_start, m_end in COMBOS.run(t):
         start, end = view.span(m_start, m_end)
-        add_finding(findings, INJECTION, f"{label}{how} at offset {start}", start, end)
-    for label, m_start, m_end in squashed_injection(view.low):
+        findings.add(INJECTION, f"{label}{how} at offset {start}", start, end)
+    for label, m_start, m_end in squashed_injection(view.low, REPORTED):
         start, end = view.span(m_start, m_end)
-        add_finding(findings, INJECTION, f"{label}{how} at offset {start}", start, end)
+        findings.add(INJECTION, f"{label}{how} at offset {start}", start, end)
 
 
 def describe(findings: Sequence[Finding]) -> str:
