@@ -134,23 +134,26 @@ _AHEAD = 1000
 _FEW = 32  # up to this many occurrences of the literal, each is tried with regex.match
 
 
-def _occurrences(sources: Iterable[str], low: str) -> list[tuple[int, int]]:
-    """(start, end) of every match of the term regexes in a lower-cased folded text, sorted."""
+def _occurrences(sources: Iterable[str], low: str, positions: dict[str, list[int] | None]) -> list[tuple[int, int]]:
+    """(start, end) of every match of the term regexes in a lower-cased folded text, sorted.
+
+    ``positions`` caches, per literal, where it occurs (None: too often to try one by one); many
+    terms share a first word ("you were told", "you were given", …).
+    """
     out: list[tuple[int, int]] = []
     for source in sources:
         rx = compile_rx(source, re.MULTILINE)
         literal = _LITERALS.get(source)
-        start = 0
         if literal is not None:  # the usual few occurrences: str.find, then one match at each
-            i, tries = low.find(literal), 0
-            while i != -1 and tries < _FEW:
-                m = rx.match(low, i)
-                if m is not None and m.end() > m.start():
-                    out.append(m.span())
-                i, tries = low.find(literal, i + 1), tries + 1
-            if i == -1:
+            if literal not in positions:
+                positions[literal] = _find_all(low, literal)
+            found = positions[literal]
+            if found is not None:
+                for i in found:
+                    m = rx.match(low, i)
+                    if m is not None and m.end() > m.start():
+                        out.append(m.span())
                 continue
-            start = i  # many: one regex pass over the rest
         elif source in _WINDOWS:
             windows = _gate_windows(low, *_WINDOWS[source])
             if windows is not None:
@@ -161,9 +164,20 @@ def _occurrences(sources: Iterable[str], low: str) -> list[tuple[int, int]]:
                             out.append(m.span())
                             seen = m.start()
                 continue
-        out += [m.span() for m in rx.finditer(low, start) if m.end() > m.start()]
+        out += [m.span() for m in rx.finditer(low) if m.end() > m.start()]  # many: one regex pass
     out.sort()
     return out
+
+
+def _find_all(low: str, literal: str) -> list[int] | None:
+    found: list[int] = []
+    i = low.find(literal)
+    while i != -1:
+        if len(found) == _FEW:
+            return None
+        found.append(i)
+        i = low.find(literal, i + 1)
+    return found
 
 
 def _gate_windows(low: str, gates: tuple[str, ...], back: int) -> list[tuple[int, int]] | None:
@@ -255,7 +269,7 @@ _GATE = 4  # bytes of a stem that gate it: a superset test, made exact by the co
 class ComboSet:
     """Combos with one index from gate words, stems and substrings to the terms they gate."""
 
-    __slots__ = ("_concepts", "_groups", "_patterns", "_stems", "_subs", "_words", "combos")
+    __slots__ = ("_concepts", "_groups", "_partners", "_patterns", "_stems", "_subs", "_words", "combos")
 
     def __init__(self, *combos: Combo) -> None:
         self.combos = combos
@@ -273,7 +287,7 @@ class ComboSet:
         # Stems are keyed by their first _GATE bytes: a cheap superset test, made exact by the regex.
         self._stems: dict[bytes, list[tuple[int, str]]] = {}
         self._subs: dict[str, list[tuple[str, int, str]]] = {}
-        self._patterns: list[tuple[str, int, str]] = []
+        self._patterns: dict[int, list[tuple[str, str]]] = {}  # concept → (gate, pattern)
         for i, concept in enumerate(self._concepts):
             for word, source in concept.words:
                 self._words.setdefault(word, []).append((i, source))
@@ -282,7 +296,14 @@ class ComboSet:
                 table.setdefault(stem[:_GATE], []).append((i, source))
             for script, sub, source in concept.subs:
                 self._subs.setdefault(script, []).append((sub, i, source))
-            self._patterns += [(gate, i, source) for source, gates in concept.patterns for gate in gates]
+            if concept.patterns:
+                self._patterns[i] = [(gate, source) for source, gates in concept.patterns for gate in gates]
+        # For each concept, the pattern concepts of the combos it is part of.
+        self._partners: dict[int, frozenset[int]] = {}
+        for groups in self._groups:
+            members = frozenset().union(*groups)
+            for i in members:
+                self._partners[i] = self._partners.get(i, frozenset()) | (members & self._patterns.keys())
 
     def _present(self, t: ScanText) -> dict[int, set[str]]:
         """For each concept with a gate in the text, the term regexes worth searching."""
@@ -303,18 +324,28 @@ class ComboSet:
                 for sub, i, source in self._subs.get(script, ()):
                     if chars.issuperset(sub) and sub in islands:
                         present.setdefault(i, set()).add(source)
-        for gate, i, source in self._patterns:
-            if gate in low:
-                present.setdefault(i, set()).add(source)
         return present
+
+    def _add_patterns(self, t: ScanText, present: dict[int, set[str]]) -> None:
+        # Raw patterns' gates ("@", "://", "|" …) are tested only for concepts that share a combo
+        # with a concept already present: a typical note needs few of them.
+        wanted: set[int] = set()
+        for i in present:
+            wanted |= self._partners[i]
+        for i in wanted:
+            for gate, source in self._patterns[i]:
+                if gate in t.low:
+                    present.setdefault(i, set()).add(source)
 
     def run(self, t: ScanText) -> list[tuple[str, int, int]]:
         """(label, start, end) for each combo that fires, offsets of the view ``t`` was built from."""
         present = self._present(t)
         if not present:
             return []
+        self._add_patterns(t, present)
         keys = present.keys()
         found: dict[int, list[tuple[int, int]]] = {}
+        positions: dict[str, list[int] | None] = {}
         breaks: dict[str, list[int]] = {}
         out: list[tuple[str, int, int]] = []
         for combo, groups in zip(self.combos, self._groups):
@@ -325,7 +356,7 @@ class ComboSet:
                 merged: list[tuple[int, int]] = []
                 for i in keys & group:
                     if i not in found:
-                        found[i] = _occurrences(sorted(present[i]), t.low)
+                        found[i] = _occurrences(sorted(present[i]), t.low, positions)
                     merged.extend(found[i])
                 if not merged:
                     break

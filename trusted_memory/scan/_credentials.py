@@ -163,7 +163,8 @@ FORMAT_RULES = (
     Rule(
         "GitLab token (glpat-…)",
         r"(?<![A-Za-z0-9_-])gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-(?P<val>[A-Za-z0-9_-]{20,})",
-        subs=("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "gloas-", "glsoat-", "glft-", "glimt-", "glagent-"),
+        subs=("gl",),
+        locate=r"gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-",
         back=8,
         ahead=300,
         on_text=True,
@@ -234,7 +235,7 @@ FORMAT_RULES = (
         "Twilio account SID with its auth token",
         r"\bAC[0-9a-f]{32}\b[^\n]{0,160}?(?<![0-9a-fA-F])(?P<val>[0-9a-f]{32})(?![0-9a-fA-F])",
         subs=("ac",),
-        locate=r"\bAC[0-9a-f]{32}\b",
+        locate=r"AC[0-9a-f]{32}",  # a literal first: the regex engine skips to it
         anchored=True,
         ahead=240,
         on_text=True,
@@ -245,7 +246,7 @@ FORMAT_RULES = (
         "Twilio API key (SK…)",
         r"(?<![A-Za-z0-9])SK(?P<val>[0-9a-f]{32})(?![A-Za-z0-9])",
         subs=("sk",),
-        locate=r"(?<![A-Za-z0-9])SK[0-9a-f]{32}",
+        locate=r"SK[0-9a-f]{32}",
         anchored=True,
         ahead=40,
         on_text=True,

@@ -173,16 +173,35 @@ class _Pieces:
         return fold_view("\n".join(self.parts), to_source)
 
 
+def _shape_table(classes: dict[str, bytes]) -> bytes:
+    # A bytes.translate table mapping each ASCII character to the letter of its class ("." otherwise).
+    table = bytearray(b"." * 256)
+    for letter, chars in classes.items():
+        for c in chars:
+            table[c] = ord(letter)
+    return bytes(table)
+
+
+# Shapes of the text as one byte per character (non-ASCII bytes become "."): bytes.translate and
+# a substring test in C tell whether a decoder's regex can match at all, for ~1 µs per 2 KB.
+_B64_SHAPE = _shape_table({"b": b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"})
+_HEX_SHAPE = _shape_table({"h": b"0123456789abcdefABCDEF", "s": b" :,-"})
+_MORSE_SHAPE = _shape_table({"m": b".-", "s": b" /"})
+
+
 def _candidates(text: str) -> list[tuple[str, _Decoder]]:
-    # Cheap substring tests first: most texts need one or two regex passes, not six.
+    # Cheap tests first: most texts need no decoder regex at all.
     found: list[tuple[str, _Decoder]] = []
-    if len(text) >= 20:
-        found += [(_BASE64, _base64), (_HEX_SPACED, _hex)]
-        if "\\x" in text:
-            found.append((_HEX_ESCAPES, _hex))
+    raw = text.encode("ascii", "replace")
+    if b"b" * 20 in raw.translate(_B64_SHAPE):
+        found.append((_BASE64, _base64))
+    if b"hhshhshhshhshhshhshhshhshhshhshhsh" in raw.translate(_HEX_SHAPE):
+        found.append((_HEX_SPACED, _hex))
+    if "\\x" in text:
+        found.append((_HEX_ESCAPES, _hex))
     if "%" in text:
         found.append((_TOKEN, _percent))
-    if ".-" in text or "-." in text:
+    if b"msm" in raw.translate(_MORSE_SHAPE):
         found.append((_MORSE, _morse))
     if "\u202e" in text:
         found.append((_RLO_RUN, _right_to_left))
