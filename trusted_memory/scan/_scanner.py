@@ -1,10 +1,15 @@
 """The scanner's entry points: reports hidden Unicode, look-alike words, injection markers and secrets.
 
 Every write to memory is scanned (DESIGN.md §3); callers decide whether a finding rejects a fact
-or quarantines an atom. The scanner only reports, and it is tuned for the write path: ASCII text
-skips the Unicode checks; a rule runs only when its trigger words are in the text's word set, and
-then only at or around the offsets of those words, so a typical 2 KB note scans in well under
-0.1 ms. Patterns compile lazily on first use so that importing this module stays cheap.
+or quarantines an atom. The scanner only reports. Rules never see the raw text but its folded view
+(``_normalize``: Unicode spaces, look-alike letters and invisible characters folded), then the
+decoded views of encoded spans (``_decode``); offsets are mapped back to the text as given.
+
+It is tuned for the write path and linear in the text: ASCII text skips the Unicode checks; a rule
+or concept runs only when its trigger words are in the text's word set, then only at or around the
+offsets of those words; a typical 2 KB note scans in a few tenths of a millisecond and no 64 KiB
+input takes more than tens of milliseconds (tests/test_scan_linear.py). Patterns compile lazily
+on first use so that importing this module stays cheap.
 
 Precision is preferred on injection markers: people discuss "system prompts", "instructions" and
 "assistants" all the time, so a rule fires on phrases that address an AI ("ignore your previous
