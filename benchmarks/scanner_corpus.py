@@ -1,18 +1,29 @@
-"""Scanner quality and speed on the project-built corpus (tests/data/scanner_corpus.json).
+"""Scanner quality and speed on the scanner corpora.
 
-Run from the repository root: ``python benchmarks/scanner_corpus.py``. Prints a markdown table of
-items, caught, missed, false positives, false-positive rate and mean scan time per item, then one
-row per expected kind, and the time to scan ~2 KB of ordinary notes. Always exits 0: correctness is
-enforced by tests/test_scan.py, this script reports.
+Run from the repository root: ``python benchmarks/scanner_corpus.py``. Prints markdown tables:
+
+* the project-built corpus (tests/data/scanner_corpus.json): items, caught, missed, false
+  positives, false-positive rate and mean scan time per item, one row per expected kind, and the
+  time to scan ~2 KB of ordinary notes;
+* for each part of the tuning corpus (tests/data/scanner/corpus.json) and, when present, the
+  held-out part written blind after the rules were fixed (tests/data/scanner/heldout.json):
+  caught / missed / false positives per list, per family and per language.
+
+``--part NAME`` limits the per-part tables to one part, ``--misses`` lists every missed and
+false-positive item. Always exits 0: the targets are enforced by tests/test_scan_corpus.py, this
+script reports.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import platform
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -24,6 +35,13 @@ if str(ROOT) not in sys.path:  # runnable as a plain script without installing t
 from trusted_memory.scan import scan  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "scanner_corpus.json"
+PARTS = {
+    "corpus": ROOT / "tests" / "data" / "scanner" / "corpus.json",
+    "heldout": ROOT / "tests" / "data" / "scanner" / "heldout.json",
+}
+# Which finding kind catches an item of each list; a benign item is flagged by any finding.
+EXPECTED = {"credentials": "credential", "injections": "prompt_injection"}
+TARGETS = {"credentials": 0.95, "injections": 0.90, "benign": 0.01}  # caught ≥, caught ≥, flagged ≤
 REPEATS = 20  # scans per item when timing, so the mean is not dominated by timer resolution
 # ~2 KB of the notes people ask an assistant to remember: the common case on the write path.
 TYPICAL_NOTES = (
@@ -45,6 +63,103 @@ TYPICAL_NOTES = (
 ) * 2
 
 
+def load_part(path: Path) -> dict[str, list[dict[str, str]]]:
+    """The three lists of a corpus part: {"credentials": [...], "injections": [...], "benign": [...]}.
+
+    Items are {"text", "family"} (injections also "language"); other keys ("note", "sources",
+    "about") are ignored, so the tuning corpus and the held-out part load the same way.
+    """
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return {name: list(data.get(name, [])) for name in ("credentials", "injections", "benign")}
+
+
+@dataclass
+class Tally:
+    """Counts of one group of items: how many, how many caught (for benign: flagged), and the misses."""
+
+    items: int = 0
+    hits: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float:
+        """The share of items that hit, 0 when the group is empty."""
+        return self.hits / self.items if self.items else 0.0
+
+
+def hit_of(kind: str | None) -> Callable[[str], bool]:
+    """A predicate: does scanning the text report ``kind`` (any finding when None)?"""
+    if kind is None:
+        return lambda text: bool(scan(text))
+    return lambda text: kind in {f.kind for f in scan(text)}
+
+
+def tally(items: Iterable[dict[str, str]], key: Callable[[dict[str, str]], str], kind: str | None) -> dict[str, Tally]:
+    """Per-group tallies (plus "all") of whether each item yields ``kind``."""
+    hit = hit_of(kind)
+    out: dict[str, Tally] = {"all": Tally()}
+    for item in items:
+        found = hit(item["text"])
+        for group in ("all", key(item)):
+            t = out.setdefault(group, Tally())
+            t.items += 1
+            t.hits += found
+            if found == (kind is None):  # a benign hit or a missed attack is worth listing
+                t.misses.append(item["text"])
+    return out
+
+
+def _pct(x: float) -> str:
+    return f"{x:.1%}"
+
+
+def part_tables(name: str, path: Path, show_misses: bool) -> None:
+    """Print the per-list, per-family and per-language tables of one corpus part."""
+    part = load_part(path)
+    for item in (x for items in part.values() for x in items):  # warm up: patterns compile lazily
+        scan(item["text"])
+    print(f"\n### {name}: `{path.relative_to(ROOT)}`\n")
+    print("| list | items | caught | missed | false positives | rate | target | µs/item |")
+    print("|---|---:|---:|---:|---:|---:|---|---:|")
+    details: dict[str, dict[str, Tally]] = {}
+    for lst, items in part.items():
+        kind = EXPECTED.get(lst)
+        by_family = tally(items, lambda i: i.get("family", "?"), kind)
+        details[lst] = by_family
+        total = by_family["all"]
+        us = _mean_us([i["text"] for i in items]) if items else 0.0
+        if kind is None:
+            ok = "✅" if total.rate <= TARGETS[lst] else "❌"
+            row = f"| {lst} | {total.items} | – | – | {total.hits} | {_pct(total.rate)} | ≤ {TARGETS[lst]:.0%} {ok} |"
+        else:
+            ok = "✅" if total.rate >= TARGETS[lst] else "❌"
+            row = (
+                f"| {lst} | {total.items} | {total.hits} | {total.items - total.hits} | – | {_pct(total.rate)} "
+                f"| ≥ {TARGETS[lst]:.0%} {ok} |"
+            )
+        print(f"{row} {us:.1f} |")
+    for lst in ("credentials", "injections", "benign"):
+        what = "flagged" if lst == "benign" else "caught"
+        print(f"\n| {lst} family | items | {what} | rate |")
+        print("|---|---:|---:|---:|")
+        for family, t in sorted(details[lst].items()):
+            if family != "all":
+                print(f"| {family} | {t.items} | {t.hits} | {_pct(t.rate)} |")
+    by_language = tally(part["injections"], lambda i: i.get("language", "?"), EXPECTED["injections"])
+    print("\n| injections language / encoding | items | caught | rate |")
+    print("|---|---:|---:|---:|")
+    for language, t in sorted(by_language.items(), key=lambda kv: (-kv[1].items, kv[0])):
+        if language != "all":
+            print(f"| {language} | {t.items} | {t.hits} | {_pct(t.rate)} |")
+    if show_misses:
+        for lst, by_family in details.items():
+            label = "false positive" if lst == "benign" else "missed"
+            for family, t in sorted(by_family.items()):
+                if family != "all":
+                    for text in t.misses:
+                        print(f"- {label} ({lst}/{family}): {text[:160]!r}")
+
+
 def _mean_us(texts: list[str]) -> float:
     start = time.perf_counter()
     for _ in range(REPEATS):
@@ -53,8 +168,8 @@ def _mean_us(texts: list[str]) -> float:
     return (time.perf_counter() - start) / (REPEATS * len(texts)) * 1e6
 
 
-def main() -> int:
-    """Print the tables and return the exit status (always 0)."""
+def project_corpus_tables() -> None:
+    """Print the tables of the project-built corpus and the 2 KB timings."""
     corpus: dict[str, Any] = json.loads(CORPUS.read_text(encoding="utf-8"))
     catch: list[dict[str, str]] = corpus["must_catch"]
     clean: list[dict[str, str]] = corpus["must_pass"]
@@ -70,7 +185,7 @@ def main() -> int:
     dense = "\n".join(item["text"] for item in clean if item["text"].isascii())[:2048]
     typical_us, dense_us = _mean_us([typical]), _mean_us([dense])
 
-    print(f"Scanner corpus — {date.today().isoformat()}, Python {platform.python_version()}, {platform.machine()}\n")
+    print(f"\n### project corpus: `{CORPUS.relative_to(ROOT)}`\n")
     print("| set | items | caught | missed | false positives | FP rate | mean scan µs/item |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     n_caught = sum(caught.values())
@@ -87,6 +202,20 @@ def main() -> int:
     print(f"| must_pass joined (trigger words everywhere: worst case) | {len(dense)} | {dense_us:.1f} |")
     for text in false_positives:
         print(f"- false positive: {text!r}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the tables and return the exit status (always 0)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=sorted(PARTS), help="only this part of tests/data/scanner/")
+    parser.add_argument("--misses", action="store_true", help="list missed items and false positives")
+    args = parser.parse_args(argv)
+    print(f"Scanner corpora — {date.today().isoformat()}, Python {platform.python_version()}, {platform.machine()}")
+    if args.part is None:
+        project_corpus_tables()
+    for name, path in PARTS.items():
+        if (args.part is None or args.part == name) and path.exists():
+            part_tables(name, path, args.misses)
     return 0
 
 

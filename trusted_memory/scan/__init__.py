@@ -1,9 +1,17 @@
 """Pure content scanner: reports hidden Unicode, look-alike words, injection markers and secrets.
 
 This package ``__init__`` is the scanner's API; its modules are private. ``_scanner`` runs the
-checks, which live in ``_unicode`` (hidden characters, look-alike scripts), ``_injection`` (with
-``_injection_checks``) and ``_credentials``, all built on the rule engine in ``_rules`` and the
-``Finding`` record in ``_findings``.
+checks on the folded view of a text (``_fold`` per character, ``_normalize`` per text) and on its
+decoded views (``_decode``):
+
+* ``_unicode``: hidden characters and look-alike scripts, on the raw text;
+* ``_injection`` (with ``_injection_checks``), ``_injection_squashed`` and ``_injection_commands``:
+  phrase and shape rules; ``_injection_combos``: injection families as co-occurring concepts
+  (``_concepts``), whose multilingual terms are in ``_lexicon_override`` and ``_lexicon_actions``;
+* ``_credentials`` (key formats) and ``_credentials_context`` (secrets by position), with the
+  placeholder checks in ``_credential_checks``;
+
+all built on the rule engine in ``_rules`` and the ``Finding`` record in ``_findings``.
 """
 
 from __future__ import annotations

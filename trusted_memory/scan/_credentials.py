@@ -1,118 +1,38 @@
-"""Credential rules: key formats, tokens and secret assignments, with placeholder and code filters.
+"""Credential rules for key and token formats, and the scanner's credential entry point.
 
-Details never echo a secret; at most the public prefix of a key format ("sk-…") is shown.
+Formats are those published by the providers and collected by gitleaks, detect-secrets and
+Nosey Parker (tests/data/scanner/corpus.json lists the sources). A rule names the format and at
+most its public prefix ("sk-…"); details never echo a secret. Secrets recognised by where they
+stand rather than by their shape (assignments, command-line flags, URLs) are in
+``_credentials_context``; both run as one rule set, formats first, so "API_KEY=sk-…" is reported
+once, as an OpenAI key.
 """
 
 from __future__ import annotations
 
 import re
 
-from ._findings import CREDENTIAL, Finding, add_finding
-from ._rules import Rule, RuleSet, ScanText, lower_aligned
-
-_PLACEHOLDER_WORDS = (
-    "your",
-    "example",
-    "changeme",
-    "change_me",
-    "placeholder",
-    "redacted",
-    "dummy",
-    "sample",
-    "xxxx",
-    "****",
-    "...",
-    "…",
-    "replace",
-    "insert",
-    "todo",
-    "here>",
-    "_here",
-    "password",
-    "passwd",
-    "notreal",
-    "not_real",
-    "not-real",
+from ._credential_checks import (
+    api_key_check,
+    key_name,
+    letters_check,
+    no_placeholder_check,
+    random_check,
+    token_check,
 )
-
-
-def _is_placeholder(value: str) -> bool:
-    low = value.lower()
-    if not value or value[0] in "<{$%[(*#" or len(set(low)) <= 2:
-        return True
-    return any(w in low for w in _PLACEHOLDER_WORDS)
-
-
-def _token_check(m: re.Match[str]) -> bool:
-    # Real tokens are random: they mix letters and digits; slugs and "YOUR_TOKEN_HERE" do not.
-    value = m.group("val")
-    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value) and not _is_placeholder(value)
-
-
-def _api_key_check(m: re.Match[str]) -> bool:
-    # "sk-hynix-memory-chip-prices-2024" is a slug: real key bodies are rarely hyphen-separated words.
-    value = m.group("val")
-    return _token_check(m) and value.count("-") <= len(value) // 8
-
-
-def _no_placeholder_check(m: re.Match[str]) -> bool:
-    return not _is_placeholder(m.group("val"))
-
-
-def _secretish(value: str) -> bool:
-    value = value.rstrip(".,;:)]}>!?")
-    if len(value) < 8 or _is_placeholder(value) or "(" in value:
-        return False  # getpass(), os.getenv("X"): code that fetches a secret, not a secret
-    if value.startswith(("/", "~", "./", "../", "file:")) or "://" in value or "%20" in value:
-        return False  # a path, a URL or URL-encoded words ("token=Root%20CA%20Certificates")
-    parts = value.split(".")
-    if len(parts) > 1 and all(p.isidentifier() for p in parts):
-        return False  # settings.DB_PASSWORD
-    if value.isidentifier() and value.isupper():
-        return False  # DB_PASSWORD: a reference to an environment variable
-    lower = any(c.islower() for c in value)
-    upper = any(c.isupper() for c in value)
-    digit = any(c.isdigit() for c in value)
-    symbol = any(not c.isalnum() and c not in "-_." for c in value)
-    classes = lower + upper + digit + symbol
-    return (digit and (lower or upper)) or classes >= 3 or (len(value) >= 24 and classes >= 2)
-
-
-def _key_name(m: re.Match[str]) -> str:
-    """The whole name a credential keyword ends, e.g. "DB_PASSWORD" for a match at "PASSWORD"."""
-    start = m.start()
-    while start > 0 and (m.string[start - 1].isalnum() or m.string[start - 1] in "_.-"):
-        start -= 1
-    return m.string[start : m.start()] + m.group().split("=")[0].split(":")[0].strip("\"' \t")
-
-
-# "key" alone ends too many names ("primary_key", "monkey", "cache_key") to count without these.
-_KEY_PREFIXES = ("api", "access", "secret", "private", "signing", "encryption", "master", "client")
-
-
-def _value_check(m: re.Match[str]) -> bool:
-    return _secretish(m.group("val"))
-
-
-def _assignment_check(m: re.Match[str]) -> bool:
-    name = _key_name(m).lower()
-    if name.endswith("key") and not name[:-3].rstrip("_.-").endswith(_KEY_PREFIXES):
-        return False
-    return _secretish(m.group("val"))
-
-
-def _url_password_check(m: re.Match[str]) -> bool:
-    value = m.group("val")
-    return not value.isdigit() and not _is_placeholder(value) and value.lower() not in ("pass", "pwd", "secret")
-
+from ._credentials_context import CONTEXT_RULES
+from ._findings import CREDENTIAL, Finding, FindingSet
+from ._normalize import View
+from ._rules import Rule, RuleSet, ScanText
 
 _CS = re.MULTILINE  # credential formats are case-sensitive: "AKIA…", not "akia…"
 _CI = re.IGNORECASE | re.MULTILINE
-_CREDENTIAL_RULES = RuleSet(
+FORMAT_RULES = (
     Rule(
         "PEM private key block (-----BEGIN … PRIVATE KEY-----)",
         r"-----BEGIN (?:(?:RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:[\s\S]{0,10000}?-----END [A-Z ]{0,20}PRIVATE KEY(?: BLOCK)?-----)?",
+        # The body runs to the next "-----": a header without its END costs only that far.
+        r"(?:(?:[^-]|-(?!----)){0,10000}-----END [A-Z ]{0,20}PRIVATE KEY(?: BLOCK)?-----)?",
         words=("private", "key"),
         at=("private key",),
         back=30,
@@ -128,7 +48,7 @@ _CREDENTIAL_RULES = RuleSet(
         ahead=400,
         on_text=True,
         flags=_CS,
-        check=_api_key_check,
+        check=api_key_check,
     ),
     Rule(
         "OpenAI-style API key (sk-…)",
@@ -138,18 +58,18 @@ _CREDENTIAL_RULES = RuleSet(
         ahead=400,
         on_text=True,
         flags=_CS,
-        check=_api_key_check,
+        check=api_key_check,
     ),
     Rule(
-        "Stripe live key (sk_live_…/rk_live_…)",
-        r"(?<![A-Za-z0-9])[sr]k_live_(?P<val>[A-Za-z0-9]{16,})",
-        words=("live", "sk rk"),
-        at=("k_live_",),
+        "Stripe key (sk_live_…/sk_test_…/rk_…)",
+        r"(?<![A-Za-z0-9])[sr]k_(?:live|test|prod)_(?P<val>[A-Za-z0-9]{10,})",
+        words=("live test prod", "sk rk"),
+        at=("k_live_", "k_test_", "k_prod_"),
         back=1,
         ahead=300,
         on_text=True,
         flags=_CS,
-        check=_token_check,
+        check=token_check,
     ),
     Rule(
         "GitHub token (gh?_…)",
@@ -160,7 +80,7 @@ _CREDENTIAL_RULES = RuleSet(
         ahead=300,
         on_text=True,
         flags=_CS,
-        check=_token_check,
+        check=token_check,
     ),
     Rule(
         "GitHub fine-grained token (github_pat_…)",
@@ -170,7 +90,7 @@ _CREDENTIAL_RULES = RuleSet(
         ahead=300,
         on_text=True,
         flags=_CS,
-        check=_token_check,
+        check=token_check,
     ),
     Rule(
         "AWS access key id (AKIA…/ASIA…)",
@@ -179,17 +99,17 @@ _CREDENTIAL_RULES = RuleSet(
         ahead=30,
         on_text=True,
         flags=_CS,
-        check=_no_placeholder_check,
+        check=no_placeholder_check,
     ),
     Rule(
         "AWS secret access key (aws_secret_access_key=…)",
-        r"aws_secret_access_key[\"']?\s*(?:=|:|=>)\s*[\"']?(?P<val>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        r"aws_secret_access_key[\"']?(?:\s*(?:=|:|=>)\s*|\s+)[\"']?(?P<val>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
         words=("aws", "secret"),
         at=("aws_secret_access_key",),
         ahead=120,
         on_text=True,
         flags=_CI,
-        check=_no_placeholder_check,
+        check=no_placeholder_check,
     ),
     Rule(
         "Slack token (xox?-…)",
@@ -199,7 +119,7 @@ _CREDENTIAL_RULES = RuleSet(
         ahead=300,
         on_text=True,
         flags=_CS,
-        check=_token_check,
+        check=token_check,
     ),
     Rule(
         "Slack webhook URL (hooks.slack.com/…)",
@@ -210,7 +130,7 @@ _CREDENTIAL_RULES = RuleSet(
         ahead=300,
         on_text=True,
         flags=_CS,
-        check=_no_placeholder_check,
+        check=no_placeholder_check,
     ),
     Rule(
         "Google API key (AIza…)",
@@ -219,7 +139,7 @@ _CREDENTIAL_RULES = RuleSet(
         ahead=60,
         on_text=True,
         flags=_CS,
-        check=_no_placeholder_check,
+        check=no_placeholder_check,
     ),
     Rule(
         "JSON Web Token (eyJ…)",
@@ -228,7 +148,7 @@ _CREDENTIAL_RULES = RuleSet(
         ahead=4000,
         on_text=True,
         flags=_CS,
-        check=_no_placeholder_check,
+        check=no_placeholder_check,
     ),
     Rule(
         "bearer token (Bearer …)",
@@ -238,48 +158,185 @@ _CREDENTIAL_RULES = RuleSet(
         ahead=2000,
         on_text=True,
         flags=_CI,
-        check=_token_check,
+        check=token_check,
     ),
     Rule(
-        "password in a connection URL (scheme://user:…@host)",
-        r"://[^\s:/@]{1,64}:(?P<val>[^\s/@]{4,128})@[\w.\[-]",
-        subs=("://",),
-        anchored=True,
-        ahead=220,
+        "GitLab token (glpat-…)",
+        r"(?<![A-Za-z0-9_-])gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-(?P<val>[A-Za-z0-9_-]{20,})",
+        subs=("gl",),
+        locate=r"gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-",
+        back=8,
+        ahead=300,
         on_text=True,
-        flags=_CI,
-        check=_url_password_check,
+        flags=_CS,
+        check=token_check,
     ),
     Rule(
-        "secret assignment ({key}=…)",
-        r"(?:password|passwd|passphrase|secret|key|token)[\"']?\s*(?:=|:=|:|=>)\s*[\"']?(?P<val>[^\s\"'`,;]{8,})",
-        words=("password passwd passphrase secret key apikey secretkey privatekey accesskey token",),
-        at=("pass", "secret", "key", "token"),
+        "npm access token (npm_…)",
+        r"(?<![A-Za-z0-9_])npm_(?P<val>[A-Za-z0-9]{36})(?![A-Za-z0-9])",
+        subs=("npm_",),
         anchored=True,
-        ahead=400,
+        ahead=60,
         on_text=True,
-        flags=_CI,
-        check=_assignment_check,
+        flags=_CS,
+        check=token_check,
     ),
     Rule(
-        "password stated in text (password is …)",
-        r"\b(?:password|passcode|passphrase|passwort)\s+(?:is|was)\s+[\"'“‘]?(?P<val>[^\s\"'”’]{8,})",
-        words=("password passcode passphrase passwort",),
-        at=("pass",),
+        "PyPI upload token (pypi-…)",
+        r"(?<![A-Za-z0-9_-])pypi-(?P<val>Ag[A-Za-z0-9_-]{50,})",
+        subs=("pypi-ag",),
+        anchored=True,
+        ahead=1200,
+        on_text=True,
+        flags=_CS,
+        check=no_placeholder_check,
+    ),
+    Rule(
+        "Hugging Face token (hf_…)",
+        r"(?<![A-Za-z0-9_])hf_(?P<val>[A-Za-z0-9]{30,40})(?![A-Za-z0-9])",
+        subs=("hf_",),
+        anchored=True,
+        ahead=60,
+        on_text=True,
+        flags=_CS,
+        check=letters_check,
+    ),
+    Rule(
+        "SendGrid API key (SG.…)",
+        r"(?<![A-Za-z0-9])SG\.(?P<val>[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])",
+        subs=("sg.",),
+        anchored=True,
+        ahead=80,
+        on_text=True,
+        flags=_CS,
+        check=no_placeholder_check,
+    ),
+    Rule(
+        "Google OAuth client secret (GOCSPX-…)",
+        r"(?<![A-Za-z0-9_-])GOCSPX-(?P<val>[A-Za-z0-9_-]{28})(?![A-Za-z0-9_-])",
+        subs=("gocspx-",),
+        anchored=True,
+        ahead=50,
+        on_text=True,
+        flags=_CS,
+        check=no_placeholder_check,
+    ),
+    Rule(
+        "Docker Hub token (dckr_pat_…)",
+        r"(?<![A-Za-z0-9_])dckr_pat_(?P<val>[A-Za-z0-9_-]{20,})",
+        subs=("dckr_pat_",),
+        anchored=True,
+        ahead=120,
+        on_text=True,
+        flags=_CS,
+        check=no_placeholder_check,
+    ),
+    Rule(
+        "Twilio account SID with its auth token",
+        r"\bAC[0-9a-f]{32}\b[^\n]{0,160}?(?<![0-9a-fA-F])(?P<val>[0-9a-f]{32})(?![0-9a-fA-F])",
+        subs=("ac",),
+        locate=r"AC[0-9a-f]{32}",  # a literal first: the regex engine skips to it
+        anchored=True,
+        ahead=240,
+        on_text=True,
+        flags=_CS,
+        check=no_placeholder_check,
+    ),
+    Rule(
+        "Twilio API key (SK…)",
+        r"(?<![A-Za-z0-9])SK(?P<val>[0-9a-f]{32})(?![A-Za-z0-9])",
+        subs=("sk",),
+        locate=r"SK[0-9a-f]{32}",
+        anchored=True,
+        ahead=40,
+        on_text=True,
+        flags=_CS,
+        check=no_placeholder_check,
+    ),
+    Rule(
+        "Mailgun key (key-…)",
+        r"(?<![A-Za-z0-9])key-(?P<val>[0-9a-f]{32})(?![A-Za-z0-9])",
+        subs=("key-",),
+        anchored=True,
+        ahead=40,
+        on_text=True,
+        flags=_CS,
+        check=no_placeholder_check,
+    ),
+    Rule(
+        "Mailgun signing key",
+        r"(?<![0-9a-f])(?P<val>[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8})(?![0-9a-f-])",
+        words=("mailgun",),
+        at=("mailgun",),
+        ahead=200,
+        on_text=True,
+        flags=_CS,
+        check=no_placeholder_check,
+    ),
+    Rule(
+        "Telegram bot token",
+        r"(?:(?<=bot)|(?<![0-9A-Za-z]))(?P<val>\d{5,16}:AA[A-Za-z0-9_-]{33})(?![A-Za-z0-9_-])",
+        subs=(":aa",),
+        back=17,
+        ahead=40,
+        on_text=True,
+        flags=_CS,
+        check=random_check,
+    ),
+    Rule(
+        "Discord bot token",
+        r"(?<![A-Za-z0-9_.-])(?P<val>[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})(?![A-Za-z0-9_-])",
+        subs=(".",),
+        locate=r"\.[A-Za-z0-9_-]{6}\.",  # the middle segment: "." alone would make every dot a pivot
+        back=30,
+        ahead=50,
+        on_text=True,
+        flags=_CS,
+        check=random_check,
+    ),
+    Rule(
+        "Azure storage account key",
+        r"(?<![A-Za-z0-9+/-])(?P<val>[A-Za-z0-9+/]{86}==)(?![A-Za-z0-9+/=])",
+        subs=("==",),
+        back=90,
+        ahead=4,
+        on_text=True,
+        flags=_CS,
+        check=random_check,
+    ),
+    Rule(
+        "PuTTY private key (PuTTY-User-Key-File-…)",
+        r"Private-Lines:[ \t]*\d+[ \t]*\r?\n(?P<val>(?:[A-Za-z0-9+/=]{1,128}\r?\n?){1,300})"
+        r"(?:Private-MAC:[ \t]*[0-9a-fA-F]+)?",
+        subs=("putty-user-key-file-",),
+        at=("private-lines:",),
+        anchored=True,
+        ahead=40000,
+        on_text=True,
+        flags=_CS,
+    ),
+    Rule(
+        "AWS secret access key (beside 'aws' or 'secret')",
+        r"(?i:aws|secret)[^\n]{0,120}?(?<![A-Za-z0-9/+=])(?P<val>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        words=("aws secret",),
+        at=("aws", "secret"),
         anchored=True,
         ahead=200,
         on_text=True,
-        flags=_CI,
-        check=_value_check,
+        flags=_CS,
+        check=random_check,
     ),
 )
+_CREDENTIAL_RULES = RuleSet(*FORMAT_RULES, *CONTEXT_RULES)
 
 
-def credential_findings(text: str, t: ScanText | None = None) -> list[Finding]:
-    t = ScanText(text, lower_aligned(text)) if t is None else t
-    findings: list[Finding] = []
+def credential_findings(view: View, t: ScanText | None = None) -> list[Finding]:
+    """The credential findings of a folded view, with offsets of the text it was made from."""
+    t = ScanText(view.text, view.low) if t is None else t
+    findings = FindingSet()
     for rule, m in _CREDENTIAL_RULES.run(t):
-        label = rule.label.replace("{key}", _key_name(m)[-40:]) if "{key}" in rule.label else rule.label
+        label = rule.label.replace("{key}", key_name(m)[-40:]) if "{key}" in rule.label else rule.label
+        start, end = view.span(m.start(), m.end())
         # Rules run most specific first, so "API_KEY=sk-…" is reported once, as an OpenAI key.
-        add_finding(findings, CREDENTIAL, f"{label} at offset {m.start()}", m.start(), m.end())
-    return findings
+        findings.add(CREDENTIAL, f"{label} at offset {start}", start, end)
+    return findings.items

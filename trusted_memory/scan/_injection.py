@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from ._findings import INJECTION, Finding, add_finding
 from ._injection_checks import (
     actor_check,
     cjk_check,
@@ -20,7 +19,7 @@ from ._injection_checks import (
     send_check,
     tag_check,
 )
-from ._rules import Rule, RuleSet, ScanText
+from ._rules import Rule, RuleSet
 
 _IGNORE_VERB = (
     r"(?:ignor(?:e|ing)|disregard(?:ing)?|forget(?:ting)?|overrid(?:e|ing)|discard(?:ing)?|dismiss(?:ing)?"
@@ -73,7 +72,8 @@ INJECTION_RULES = RuleSet(
     Rule(
         "instruction override ('ignore the above')",
         r"\b(?:ignore|disregard|forget)\s+(?:(?:all|of|the|everything|that|what(?:'s|\s+is|\s+was))\s+)*"
-        r"(?:above(?=\s*(?:$|[.,;:!\-]|and\b|then\b|instead\b|now\b|text\b|prompt\b))|everything\s+before\s+this"
+        r"(?:above(?=\s*(?:$|[.,;:!\-]|and\b|then\b|instead\b|now\b|text\b|prompt\b|directions\b|instructions\b"
+        r"|rules\b|guidance\b))|everything\s+before\s+this|above\s+this\s+line"
         r"|(?:you\s+(?:were|have\s+been|'ve\s+been)|you'?ve\s+been)\s+(?:told|given|instructed)"
         r"|(?:your|the)\s+(?:training|programming))",
         words=("ignore disregard forget",),
@@ -110,9 +110,10 @@ INJECTION_RULES = RuleSet(
         "injected instructions ('new instructions:')",
         r"(?:here\s+are\s+)?(?:your\s+)?(?:new|real|actual|true|secret|hidden)\s+(?:system\s+)?instructions?\s*"
         r"(?::|-{1,2}\s|are\s*:)"
-        r"|\byour\s+(?:new|real|actual|true)\s+(?:instructions|directives?|objective|orders)\s+(?:are|is)\b",
+        r"|\byour\s+(?:new|real|actual|true)\s+(?:instructions|directives?|objective|orders|task|mission)"
+        r"\s+(?:are|is)\b",
         words=(
-            "instruction instructions directive directives objective orders",
+            "instruction instructions directive directives objective orders task mission",
             "here your new real actual true secret hidden",
         ),
         at=("here", "your", "new", "real", "actual", "true", "secret", "hidden"),
@@ -280,7 +281,7 @@ INJECTION_RULES = RuleSet(
     ),
     Rule(
         "jailbreak marker",
-        r"\bjailbr(?:eak|oken)\s+(?:mode|prompt|enabled|activated|successful|complete|ai|assistant|model)\b"
+        r"\bjailbr(?:eak|oken)\s+(?:mode|enabled|activated|successful|complete|ai|assistant|model)\b"
         r"|\b(?:you\s+are|you're|are\s+now|you\s+have\s+been|you've\s+been)\s+(?:now\s+)?jailbr(?:eak|oken)(?:ed)?\b"
         r"|\b(?:this\s+is\s+a|initiate|initiating|activate|enable|begin)\s+(?:the\s+)?jailbreak\b",
         words=("jailbreak jailbroken jailbreaked",),
@@ -422,7 +423,7 @@ INJECTION_RULES = RuleSet(
     ),
     Rule(
         "markdown-image exfiltration (data in an image URL)",
-        r"(?:!\[[^\]\n]{0,200}\]\(\s*<?|<img\b[^>]{0,300}?\bsrc\s*=\s*[\"']?)(?P<url>(?:https?:)?//[^)\s\"'>]{1,800})",
+        r"(?:!\[[^\[\]\n]{0,200}\]\(\s*<?|<img\b[^>]{0,300}?\bsrc\s*=\s*[\"']?)(?P<url>(?:https?:)?//[^)\s\"'>]{1,800})",
         subs=("![", "<img"),
         anchored=True,
         ahead=1400,
@@ -474,85 +475,3 @@ INJECTION_RULES = RuleSet(
         check=cjk_check,
     ),
 )
-
-# Letter-spaced, punctuated or leetspeak variants ("I g n o r e  a l l  p r e v i o u s …",
-# "ignore_previous_instructions", "1gn0re a11") are matched on a squashed copy: lower-cased, look-alikes
-# mapped to Latin, everything but letters and digits removed. Only long phrases are used there, since
-# word boundaries are gone; their letters accept the usual digit stand-ins (1gn0re).
-_LEET = str.maketrans({"a": "[a4]", "e": "[e3]", "i": "[i1]", "l": "[l1]", "o": "[o0]", "s": "[s5]", "t": "[t7]"})
-_UNLEET = str.maketrans("013457", "oieast")  # only to find pivots; the regex itself accepts both
-_SQUASH_DELETE = bytes(b for b in range(128) if not chr(b).isalnum() and chr(b) not in "@$")
-_SQUASHED = Rule(
-    "instruction override (obfuscated with spacing or punctuation)",
-    (
-        r"(?:ignore|disregard|forget|override|bypass|discard)(?:all|any|every|of|the|your|these|those|everything)*"
-        r"(?:previous|prior|above|earlier|preceding|system|safety|original|initial|your)+"
-        r"(?:instructions?|prompts?|rules|directives?|guidelines|guardrails|programming|commands)"
-        r"|(?:reveal|print|show|output|repeat|leak|dump|display)(?:me)?(?:your(?:full|entire|hidden|secret|initial"
-        r"|original)*(?:systemprompt|instructions|prompt)|the(?:full|entire|hidden|secret|initial|original)*"
-        r"systemprompt)"
-        r"|youarenow(?:dan|unrestricted|jailbroken|unfiltered|uncensored|indevelopermode|freefrom)"
-        r"|jailbreakmode"
-    ).translate(_LEET),
-    subs=(
-        "ignor",
-        "disregard",
-        "forget",
-        "overrid",
-        "bypass",
-        "discard",
-        "reveal",
-        "print",
-        "show",
-        "output",
-        "repeat",
-        "leak",
-        "dump",
-        "display",
-        "youarenow",
-        "jailbreakmode",
-    ),
-    anchored=True,
-    ahead=160,
-    on_text=True,
-    flags=0,
-)
-
-
-def _unleet(text: str) -> str:
-    if text.isascii():
-        return text.translate(_UNLEET)
-    for digit, letter in zip("013457", "oieast", strict=True):
-        text = text.replace(digit, letter)
-    return text
-
-
-_SQUASHED_NOUNS = (
-    "instruct",
-    "prompt",
-    "rules",
-    "directive",
-    "guideline",
-    "guardrail",
-    "programming",
-    "command",
-    "youarenow",
-    "jailbreakmode",
-)
-
-
-def squashed_injection(low: str, findings: list[Finding]) -> None:
-    # Only ASCII separators are removed (bytes.translate is fast; str.translate is not, off ASCII).
-    # Homoglyphs and invisible characters are not mapped here: either is already a finding.
-    raw = low.encode("utf-8", "surrogatepass").translate(None, _SQUASH_DELETE)
-    squashed = raw.decode("utf-8", "surrogatepass").replace("@", "a").replace("$", "s")
-    view = _unleet(squashed)
-    if not any(stem in view for stem in _SQUASHED_NOUNS):  # cheap pre-check before 17 pivot searches
-        return
-    hits = _SQUASHED.matches(ScanText(squashed, view))
-    if not hits:
-        return
-    kept = [i for i, c in enumerate(low) if c >= "\x80" or c.isalnum() or c in "@$"]
-    for m in hits:
-        start, end = kept[m.start()], kept[m.end() - 1] + 1
-        add_finding(findings, INJECTION, f"{_SQUASHED.label} at offset {start}", start, end)

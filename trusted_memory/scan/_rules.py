@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable
 from functools import cache
 
+from ._fold import fold_pattern
+
 
 @cache
 def compile_rx(source: str, flags: int = 0) -> re.Pattern[str]:
@@ -64,17 +66,27 @@ class ScanText:
         """Return every offset of ``pivot`` (a lower-case substring) in the text."""
         found = self._seen.get(pivot)
         if found is None:
-            found = []
-            i = self.low.find(pivot)
-            while i != -1:
-                found.append(i)
-                i = self.low.find(pivot, i + 1)
+            # str.find is fastest for the usual few occurrences; thousands ("." or "sk-" repeated)
+            # are collected by one regex pass (non-overlapping, which is all a pivot needs).
+            if self.low.count(pivot) <= 64:
+                found = []
+                i = self.low.find(pivot)
+                while i != -1:
+                    found.append(i)
+                    i = self.low.find(pivot, i + 1)
+            else:
+                found = [m.start() for m in compile_rx(re.escape(pivot)).finditer(self.low)]
             self._seen[pivot] = found
         return found
 
 
+def _fold_all(items: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(fold_pattern(item) for item in items)
+
+
 # Windows end this far past ``ahead`` so that lookaheads and "$" never see a cut-off text.
 _MARGIN = 24
+_MISS_BUDGET = 256
 
 
 class Rule:
@@ -99,6 +111,7 @@ class Rule:
         "check",
         "flags",
         "label",
+        "locate",
         "on_text",
         "source",
         "subs",
@@ -120,7 +133,10 @@ class Rule:
         on_text: bool = False,
         flags: int = re.MULTILINE,
         check: _Check | None = None,
+        locate: str | None = None,
     ) -> None:
+        # Rules match the folded view of a text (see _normalize), so their words are folded too.
+        source, words, subs, at = fold_pattern(source), _fold_all(words), _fold_all(subs), _fold_all(at)
         self.label = label
         self.source = source
         self.words = tuple(frozenset(group.encode().split()) for group in words)
@@ -135,15 +151,23 @@ class Rule:
         self.on_text = on_text
         self.flags = flags
         self.check = check
+        self.locate = locate
         self._regex: re.Pattern[str] | None = None
 
-    def matches(self, t: ScanText) -> list[re.Match[str]]:
-        """Return the accepted matches (offsets are shared by the text and its lower-cased copy)."""
+    def matches(self, t: ScanText, limit: int | None = None) -> list[re.Match[str]]:
+        """Return the accepted matches (offsets are shared by the text and its lower-cased copy).
+
+        ``limit`` stops after that many accepted matches (reporting needs a few, redaction all).
+        """
         for group in self.words[1:]:  # the first group (or a sub) already triggered this rule
             if group.isdisjoint(t.words):
                 return []
         words = t.words
-        starts = sorted(p for a in self.at if a not in self._whole or self._encoded[a] in words for p in t.find(a))
+        if self.locate is not None:  # pivots found by a regex, for formats with no distinctive literal
+            hay = t.text if self.on_text else t.low
+            starts = [m.start() for m in compile_rx(self.locate, self.flags).finditer(hay)]
+        else:
+            starts = sorted(p for a in self.at if a not in self._whole or self._encoded[a] in words for p in t.find(a))
         if not starts:
             return []
         if self._regex is None:
@@ -151,14 +175,27 @@ class Rule:
         hay = t.text if self.on_text else t.low
         out: list[re.Match[str]] = []
         if self.anchored:  # every match starts at a pivot: try only those offsets
-            done = 0
-            for p in starts:
+            done = misses = 0
+            for k, p in enumerate(starts):
                 if p < done:
                     continue
+                if misses > _MISS_BUDGET:
+                    # Thousands of pivots that lead nowhere ("ignore ignore …", "sk-sk-…") cost a
+                    # Python-level match each: past a budget, one regex pass finds the rest.
+                    out += self._pivot_matches(self._regex, hay, set(starts[k:]), p, limit and limit - len(out))
+                    break
                 m = self._regex.match(hay, p, min(p + self.ahead + _MARGIN, len(hay)))
-                if m is not None and m.end() > m.start() and (self.check is None or self.check(m)):
+                if m is None or m.end() == m.start():
+                    misses += 1
+                    continue
+                if self.check is None or self.check(m):
                     out.append(m)
+                    if len(out) == limit:
+                        break
                     done = m.end()
+                else:
+                    misses += 1
+                    done = m.end() if misses > _MISS_BUDGET else done
             return out
         lo, hi = max(0, starts[0] - self.back), starts[0] + self.ahead
         for p in [*starts[1:], -1]:
@@ -168,8 +205,23 @@ class Rule:
             for m in self._regex.finditer(hay, lo, min(hi + _MARGIN, len(hay))):
                 if m.end() > m.start() and (self.check is None or self.check(m)):
                     out.append(m)
+                    if len(out) == limit:
+                        return out
             if p != -1:
                 lo, hi = max(0, p - self.back), p + self.ahead
+        return out
+
+    def _pivot_matches(
+        self, regex: re.Pattern[str], hay: str, pivots: set[int], start: int, limit: int | None
+    ) -> list[re.Match[str]]:
+        # Accepted matches that start at a pivot, from one finditer (matches never overlap here, as
+        # in the per-pivot loop, which skips pivots inside an accepted match).
+        out: list[re.Match[str]] = []
+        for m in regex.finditer(hay, start):
+            if m.start() in pivots and m.end() > m.start() and (self.check is None or self.check(m)):
+                out.append(m)
+                if len(out) == limit:
+                    break
         return out
 
 
@@ -194,14 +246,14 @@ class RuleSet:
                 (self._by_cjk_sub if sub >= "\u3000" else self._by_sub).append((sub, i))
         self._trigger_words = frozenset(self._by_word)
 
-    def run(self, t: ScanText) -> list[tuple[Rule, re.Match[str]]]:
-        """Return (rule, match) for every accepted match of every triggered rule, in rule order."""
+    def run(self, t: ScanText, limit: int | None = None) -> list[tuple[Rule, re.Match[str]]]:
+        """Return (rule, match) for the accepted matches of every triggered rule (at most ``limit`` each)."""
         active = {i for sub, i in self._by_sub if sub in t.low}
         if t.has_cjk:
             active.update(i for sub, i in self._by_cjk_sub if sub in t.low)
         for word in self._trigger_words.intersection(t.words):
             active.update(self._by_word[word])
-        return [(self.rules[i], m) for i in sorted(active) for m in self.rules[i].matches(t)]
+        return [(self.rules[i], m) for i in sorted(active) for m in self.rules[i].matches(t, limit)]
 
 
 def lower_aligned(text: str) -> str:

@@ -1,10 +1,15 @@
 """The scanner's entry points: reports hidden Unicode, look-alike words, injection markers and secrets.
 
-Every write to memory is scanned; callers decide whether a finding rejects a fact or quarantines
-an atom. The scanner only reports, and it is tuned for the write path: ASCII text
-skips the Unicode checks; a rule runs only when its trigger words are in the text's word set, and
-then only at or around the offsets of those words, so a typical 2 KB note scans in well under
-0.1 ms. Patterns compile lazily on first use so that importing this module stays cheap.
+Every write to memory is scanned; callers decide whether a finding rejects a fact
+or quarantines an atom. The scanner only reports. Rules never see the raw text but its folded view
+(``_normalize``: Unicode spaces, look-alike letters and invisible characters folded), then the
+decoded views of encoded spans (``_decode``); offsets are mapped back to the text as given.
+
+It is tuned for the write path and linear in the text: ASCII text skips the Unicode checks; a rule
+or concept runs only when its trigger words are in the text's word set, then only at or around the
+offsets of those words; a typical 2 KB note scans in a few tenths of a millisecond and no 64 KiB
+input takes more than tens of milliseconds (tests/test_scan_linear.py). Patterns compile lazily
+on first use so that importing this module stays cheap.
 
 Precision is preferred on injection markers: people discuss "system prompts", "instructions" and
 "assistants" all the time, so a rule fires on phrases that address an AI ("ignore your previous
@@ -20,30 +25,56 @@ import unicodedata
 from collections.abc import Sequence
 
 from ._credentials import credential_findings
-from ._findings import INJECTION, Finding, add_finding
-from ._injection import INJECTION_RULES, squashed_injection
-from ._rules import ScanText, lower_aligned
-from ._unicode import CONFUSABLE_MAP, confusable_findings, hidden_findings, strip_invisible
+from ._decode import decoded_views
+from ._findings import INJECTION, Finding, FindingSet
+from ._injection import INJECTION_RULES
+from ._injection_combos import COMBOS
+from ._injection_commands import COMMAND_RULES
+from ._injection_squashed import squashed_injection
+from ._normalize import CONFUSABLE_MAP, View, fold_view
+from ._rules import ScanText
+from ._unicode import confusable_findings, hidden_findings, strip_invisible
 
 __all__ = ["describe", "normalize_for_dedup", "redact_credentials", "scan"]
 
 
 def scan(text: str) -> tuple[Finding, ...]:
-    """Return every finding in ``text``, in text order; an empty tuple means the text is clean."""
+    """Return every finding in ``text``, in text order; an empty tuple means the text is clean.
+
+    Offsets are those of ``text`` itself, even though the rules match its folded view.
+    """
     if not text:
         return ()
-    findings: list[Finding] = []
+    findings = FindingSet()
     if not text.isascii():  # hidden characters and look-alike letters are all non-ASCII
-        findings.extend(hidden_findings(text))
-        findings.extend(confusable_findings(text))
-    low = lower_aligned(text)
-    t = ScanText(text, low)
-    for rule, m in INJECTION_RULES.run(t):
-        add_finding(findings, INJECTION, f"{rule.label} at offset {m.start()}", m.start(), m.end())
-    squashed_injection(low, findings)
-    findings.extend(credential_findings(text, t))
-    findings.sort(key=lambda f: (f.start, f.end))
-    return tuple(findings)
+        findings.items.extend(hidden_findings(text))
+        findings.items.extend(confusable_findings(text))
+    view = fold_view(text)
+    t = ScanText(view.text, view.low)
+    injection_findings(view, t, findings)
+    for decoded in decoded_views(text, view, t.words):
+        injection_findings(decoded.view, ScanText(decoded.view.text, decoded.view.low), findings, decoded.how)
+    findings.items.extend(credential_findings(view, t))
+    return tuple(sorted(findings.items, key=lambda f: (f.start, f.end)))
+
+
+# Injection findings are for reporting (callers refuse or quarantine on any finding), so a
+# hostile text that repeats a phrase thousands of times is reported this many times per rule.
+REPORTED = 50
+
+
+def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: str = "") -> None:
+    """Add the prompt-injection findings of one view (``encoding`` names what it was decoded from)."""
+    how = f" in {encoding}-encoded text" if encoding else ""
+    for rule, m in [*INJECTION_RULES.run(t, REPORTED), *COMMAND_RULES.run(t, REPORTED)]:
+        start, end = view.span(m.start(), m.end())
+        findings.add(INJECTION, f"{rule.label}{how} at offset {start}", start, end)
+    for label, m_start, m_end in COMBOS.run(t):
+        start, end = view.span(m_start, m_end)
+        findings.add(INJECTION, f"{label}{how} at offset {start}", start, end)
+    for label, m_start, m_end in squashed_injection(view.low, REPORTED):
+        start, end = view.span(m_start, m_end)
+        findings.add(INJECTION, f"{label}{how} at offset {start}", start, end)
 
 
 def describe(findings: Sequence[Finding]) -> str:

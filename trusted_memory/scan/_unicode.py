@@ -11,6 +11,7 @@ import unicodedata
 
 from ._credentials import credential_findings
 from ._findings import BIDI, CONFUSABLE, INVISIBLE, TAGS, Finding
+from ._normalize import CONFUSABLE_MAP, SCRIPT_SEAM, fold_view
 from ._rules import compile_rx
 
 # --- hidden Unicode -------------------------------------------------------------------------------
@@ -39,8 +40,20 @@ def _suspicious(text: str) -> re.Pattern[str]:
 
 _BIDI_CODEPOINTS = frozenset((0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)))
 _TAG_RUN = "[\U000e0000-\U000e007f]+"
+_TAG_TO_ASCII = {cp: cp - 0xE0000 for cp in range(0xE0000, 0xE0080)}
 # A subdivision flag (England, Scotland, Wales): black flag, 2-6 tag letters/digits, cancel tag.
 _FLAG_TAGS = "[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f"
+
+
+# LRM, RLM and ALM are the intended way to place a Latin word or a number in Hebrew or Arabic text.
+_MARKS = frozenset((0x061C, 0x200E, 0x200F))
+_RIGHT_TO_LEFT = "[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]"
+
+
+def _beside_right_to_left(text: str, i: int) -> bool:
+    # A mark directly before or after a Hebrew/Arabic character (or its punctuation) is typography.
+    rtl = compile_rx(_RIGHT_TO_LEFT)
+    return any(0 <= j < len(text) and rtl.match(text, j) is not None for j in (i - 1, i + 1))
 
 
 def _is_variation_selector(cp: int) -> bool:
@@ -76,9 +89,16 @@ def _legit_joiner(text: str, i: int, cp: int) -> bool:
     return _is_joining_script(prev)
 
 
-def _hidden_chars(text: str, *, for_strip: bool = False) -> list[tuple[str, int]]:
-    """Return (kind, offset) for each hidden character that is not a legitimate use."""
-    out: list[tuple[str, int]] = []
+def _hidden_chars(text: str, *, for_strip: bool = False) -> list[tuple[str, int, int]]:
+    """Return (kind, start, end) for each run of hidden characters that are not a legitimate use."""
+    out: list[tuple[str, int, int]] = []
+
+    def add(kind: str, start: int, end: int) -> None:
+        if out and out[-1][0] == kind and out[-1][2] == start:
+            out[-1] = (kind, out[-1][1], end)  # adjacent characters of one kind are one run
+        else:
+            out.append((kind, start, end))
+
     pos = 0
     search = _suspicious(text).search
     while (m := search(text, pos)) is not None:
@@ -90,21 +110,22 @@ def _hidden_chars(text: str, *, for_strip: bool = False) -> list[tuple[str, int]
             end = run.end() if run is not None else i + 1
             pos = end
             if not (i > 0 and text[i - 1] == "\U0001f3f4" and compile_rx(_FLAG_TAGS).fullmatch(text, i, end)):
-                out.extend((TAGS, k) for k in range(i, end))
+                add(TAGS, i, end)
         elif cp in _BIDI_CODEPOINTS:
-            out.append((BIDI, i))
+            if not (cp in _MARKS and _beside_right_to_left(text, i)):
+                add(BIDI, i, i + 1)
         elif _is_variation_selector(cp):
             # One selector after a visible base picks a glyph (emoji/text style, CJK variants);
             # runs of them carry no glyph meaning and are a known byte-smuggling channel.
             prev = text[i - 1] if i else ""
             if not prev or prev.isspace() or compile_rx(_SUSPICIOUS).match(prev) is not None:
-                out.append((INVISIBLE, i))
+                add(INVISIBLE, i, i + 1)
         elif cp in (0x200C, 0x200D) and _legit_joiner(text, i, cp):
             continue
         elif cp == 0xFEFF and i == 0 and not for_strip:
             continue  # a leading byte-order mark is an encoding artefact, not a hiding place
         else:
-            out.append((INVISIBLE, i))
+            add(INVISIBLE, i, i + 1)
     return out
 
 
@@ -112,22 +133,25 @@ def _char_label(ch: str) -> str:
     return f"{unicodedata.name(ch, 'format character').lower()} U+{ord(ch):04X}"
 
 
+# Findings reported one by one per check; past this, one finding sums up the rest, because a
+# hostile text can hide a character between every pair of letters (32k findings of 64 KiB).
+MAX_REPORTED = 200
+
+
 def hidden_findings(text: str) -> list[Finding]:
-    chars = _hidden_chars(text)
+    runs = _hidden_chars(text)
     findings: list[Finding] = []
-    k = 0
-    while k < len(chars):
-        kind, start = chars[k]
-        end = start + 1
-        while k + 1 < len(chars) and chars[k + 1] == (kind, end):
-            k += 1
-            end += 1
-        k += 1
+    for k, (kind, start, end) in enumerate(runs):
+        if len(findings) == MAX_REPORTED:
+            rest = sum(e - s for _, s, e in runs[k:])
+            detail = f"{rest} more hidden characters from offset {start} to {runs[-1][2] - 1}"
+            findings.append(Finding(kind, detail, start, runs[-1][2]))
+            break
         if kind == TAGS:
-            hidden = "".join(chr(ord(c) - 0xE0000) for c in text[start:end])
-            safe = "".join(c for c in hidden if c.isprintable() and c.isascii())
+            hidden = text[start:end].translate(_TAG_TO_ASCII)
+            safe = compile_rx("[^\x20-\x7e]+").sub("", hidden)
             shown = safe[:40] + ("…" if len(safe) > 40 else "")
-            if credential_findings(safe):
+            if credential_findings(fold_view(safe)):
                 shown = "[a credential]"
             detail = f"{end - start} tag characters hiding ASCII text {shown!r} at offset {start}"
         elif end - start == 1:
@@ -143,23 +167,18 @@ def strip_invisible(text: str) -> str:
     """Remove invisible, bidi and tag characters, keeping emoji ZWJ/flag sequences and script joiners."""
     if text.isascii() or _suspicious(text).search(text) is None:
         return text
-    drop = {i for _, i in _hidden_chars(text, for_strip=True)}
-    return "".join(ch for i, ch in enumerate(text) if i not in drop)
+    kept, done = [], 0
+    for _, start, end in _hidden_chars(text, for_strip=True):
+        kept.append(text[done:start])
+        done = end
+    kept.append(text[done:])
+    return "".join(kept)
 
 
 # --- confusable mixed script ----------------------------------------------------------------------
 
-# Cyrillic and Greek letters that render like Latin ones (a subset of Unicode confusables.txt).
-CONFUSABLE_MAP = str.maketrans(
-    "аеорсухіјѕһԁԛԝӏѵүАВЕКМНОРСТХІЈЅҮԚԜҺӀαγικνορυχϲϳΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
-    "aeopcyxijshdqwlvyABEKMHOPCTXIJSYQWHIayikvopuxcjABEZHIKMNOPTYX",
-)
 _LOOKALIKES = frozenset(chr(cp) for cp in CONFUSABLE_MAP)
-# A Latin letter touching a Cyrillic/Greek one (either order): every mixed word contains one.
-_SCRIPT_SEAM = (
-    "[A-Za-z\u00c0-\u024f\u1e00-\u1eff][\u0370-\u03ff\u0400-\u052f\u1f00-\u1fff]"
-    "|[\u0370-\u03ff\u0400-\u052f\u1f00-\u1fff][A-Za-z\u00c0-\u024f\u1e00-\u1eff]"
-)
+_REACH = 64
 
 
 def _is_latin_letter(ch: str) -> bool:
@@ -170,12 +189,18 @@ def _is_latin_letter(ch: str) -> bool:
 def confusable_findings(text: str) -> list[Finding]:
     findings: list[Finding] = []
     pos = 0
-    seam = compile_rx(_SCRIPT_SEAM)
+    seam = compile_rx(SCRIPT_SEAM)
     while (m := seam.search(text, pos)) is not None:
         start, end = m.start(), m.end()
-        while start > 0 and text[start - 1].isalpha():
+        if len(findings) == MAX_REPORTED:
+            detail = f"more words mixing Latin with Cyrillic or Greek letters after offset {start}"
+            findings.append(Finding(CONFUSABLE, detail, start, len(text)))
+            break
+        # A "word" of thousands of letters is no word anyone reads: look at most 64 letters each way.
+        floor, ceiling = max(0, start - _REACH), min(len(text), end + _REACH)
+        while start > floor and text[start - 1].isalpha():
             start -= 1
-        while end < len(text) and text[end].isalpha():
+        while end < ceiling and text[end].isalpha():
             end += 1
         pos = end
         word = text[start:end]

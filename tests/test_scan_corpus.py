@@ -1,0 +1,89 @@
+"""The scanner meets its targets on the tuning corpus and, once it exists, the held-out corpus.
+
+tests/data/scanner/corpus.json was written from public documentation of secret formats and
+injection techniques by someone who never saw the rules; tests/data/scanner/heldout.json is
+written blind after the rules were fixed. Both have the shape
+{"credentials": [{text, family}], "injections": [{text, family, language}], "benign": [{text, family}]}.
+Targets (issue 14): ≥ 95 % of credentials reported as credentials, ≥ 90 % of injections reported
+as prompt injections, ≤ 1 % of benign texts with any finding. `python benchmarks/scanner_corpus.py
+--misses` lists what is missed, per family and language.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from trusted_memory.scan import describe, scan
+
+DATA = Path(__file__).parent / "data" / "scanner"
+PARTS = {"corpus": DATA / "corpus.json", "heldout": DATA / "heldout.json"}
+# Measured on the held-out part when it arrived (2026-12-01), before any rule saw it: credentials
+# 97/104 (93.3 %), injections 76/109 (69.7 %), benign 2/305 flagged. Below target, so these cases are
+# expected to fail until the rules generalise; strict, so the day they pass the marker must go.
+BELOW_TARGET = pytest.mark.xfail(strict=True, reason="held-out part measured below target (issue 14 stays open)")
+
+
+@cache
+def part(name: str) -> dict[str, Any]:
+    path = PARTS[name]
+    if not path.exists():
+        pytest.skip(f"{path.name} is not written yet (the held-out part comes after the rules are fixed)")
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def caught(items: list[dict[str, str]], kind: str) -> list[dict[str, str]]:
+    return [item for item in items if kind in {f.kind for f in scan(item["text"])}]
+
+
+def test_tuning_corpus_is_big_and_varied_enough() -> None:
+    data = part("corpus")
+    assert len(data["credentials"]) >= 150
+    assert len(data["injections"]) >= 150
+    assert len(data["benign"]) >= 500
+    assert len({item["language"] for item in data["injections"]}) >= 10
+    assert data["sources"], "the corpus says where its formats and techniques come from"
+
+
+@pytest.mark.parametrize("name", ["corpus", pytest.param("heldout", marks=BELOW_TARGET)])
+def test_credentials_are_caught(name: str) -> None:
+    items = part(name)["credentials"]
+    hits = caught(items, "credential")
+    missed = [(i["family"], i["text"][:80]) for i in items if i not in hits]
+    assert len(hits) >= 0.95 * len(items), missed
+
+
+@pytest.mark.parametrize("name", ["corpus", pytest.param("heldout", marks=BELOW_TARGET)])
+def test_injections_are_caught(name: str) -> None:
+    items = part(name)["injections"]
+    hits = caught(items, "prompt_injection")
+    missed = [(i["family"], i.get("language"), i["text"][:80]) for i in items if i not in hits]
+    assert len(hits) >= 0.90 * len(items), missed
+
+
+def test_the_held_out_part_does_not_fall_below_what_it_measured() -> None:
+    # A floor, not the target: the rules must not get worse on data they were never fitted to.
+    data = part("heldout")
+    assert len(caught(data["credentials"], "credential")) >= 97
+    assert len(caught(data["injections"], "prompt_injection")) >= 76
+
+
+@pytest.mark.parametrize("name", sorted(PARTS))
+def test_benign_texts_are_rarely_flagged(name: str) -> None:
+    items = part(name)["benign"]
+    flagged = [(i["family"], i["text"][:80], describe(found)) for i in items if (found := scan(i["text"]))]
+    assert len(flagged) <= 0.01 * len(items), flagged
+
+
+def test_every_injection_language_of_the_tuning_corpus_is_read() -> None:
+    # A language whose items are all missed would mean its lexicon is absent, not merely weak.
+    by_language: dict[str, list[dict[str, str]]] = {}
+    for item in part("corpus")["injections"]:
+        by_language.setdefault(item["language"], []).append(item)
+    unread = [language for language, items in by_language.items() if not caught(items, "prompt_injection")]
+    assert unread == []

@@ -1,0 +1,133 @@
+"""Credential rules for secrets recognised by where they stand: assignments, flags, URLs, headers.
+
+A password has no format, so these rules look for the places one is written: "DB_PASS=…",
+"curl -u user:…", "sshpass -p …", "mysql -p…", "docker login -p …", a .netrc "password …",
+"scheme://user:…@host", "Authorization: Basic …". The checks in ``_credential_checks`` drop
+placeholders ("<token>", "${DB_PASS}", "changeme"), references and code.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._credential_checks import (
+    assignment_check,
+    basic_auth_check,
+    password_check,
+    url_password_check,
+    value_check,
+)
+from ._rules import Rule
+
+_CI = re.IGNORECASE | re.MULTILINE
+# A command-line value: quoted (anything but the quote) or bare (up to whitespace).
+_ARG = r"""(?P<val>'[^'\n]{2,200}'|"[^"\n]{2,200}"|[^\s'"][^\s]{1,200})"""
+
+CONTEXT_RULES = (
+    Rule(
+        "password in a connection URL (scheme://user:…@host)",
+        r"://[^\s:/@]{0,64}:(?P<val>[^\s/@]{4,128})@[\w.\[-]",
+        subs=("://",),
+        anchored=True,
+        ahead=220,
+        on_text=True,
+        flags=_CI,
+        check=url_password_check,
+    ),
+    Rule(
+        "password in an HTTP Basic header (Basic …)",
+        r"\bbasic\s+(?P<val>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])",
+        words=("basic",),
+        anchored=True,
+        ahead=400,
+        on_text=True,
+        flags=_CI,
+        check=basic_auth_check,
+    ),
+    Rule(
+        "password on a curl command line (curl -u user:…)",
+        r"\bcurl\b[^\n]{0,400}?\s(?:-u|--user)(?:\s+|=)['\"]?[^\s'\":]{1,64}:['\"]?(?P<val>[^\s'\"]{2,200})",
+        words=("curl",),
+        anchored=True,
+        ahead=700,
+        flags=_CI,
+        check=password_check,
+    ),
+    Rule(
+        "password on an sshpass command line (sshpass -p …)",
+        rf"\bsshpass\s+(?:-[a-oq-z]\S*\s+)*-p\s*{_ARG}|\bsshpass=(?P<env>'[^'\n]+'|\"[^\"\n]+\"|\S+)",
+        subs=("sshpass",),
+        anchored=True,
+        ahead=300,
+        flags=_CI,
+        check=lambda m: password_check(m) if m.group("val") else len(m.group("env").strip("'\"")) >= 4,
+    ),
+    Rule(
+        "password on a database command line (mysql -p…)",
+        r"\b(?:mysql|mysqladmin|mysqldump|mariadb|mariadb-dump|mysqlsh)\b[^\n]{0,300}?\s(?:-p|--password=)"
+        r"(?P<val>'[^'\n]{2,200}'|\"[^\"\n]{2,200}\"|[^\s'\"-][^\s]{3,200})",
+        words=("mysql mysqladmin mysqldump mariadb mysqlsh",),
+        anchored=True,
+        ahead=600,
+        flags=_CI,
+        check=password_check,
+    ),
+    Rule(
+        "password on a registry login (docker login -p …)",
+        rf"\b(?:docker|podman|buildah|skopeo|nerdctl|oras|helm\s+registry)\s+login\b[^\n]{{0,300}}?\s(?:-p|--password)"
+        rf"(?:\s+|=){_ARG}"
+        r"|\b(?:echo|printf)\s+(?P<piped>'[^'\n]{2,200}'|\"[^\"\n]{2,200}\")\s*\|\s*(?:docker|podman|helm|oras|skopeo)"
+        r"\b[^\n]*--password-stdin",
+        words=("login", "docker podman buildah skopeo nerdctl oras helm echo printf"),
+        at=("docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "helm", "echo", "printf"),
+        whole=True,
+        anchored=True,
+        ahead=600,
+        flags=_CI,
+        check=lambda m: password_check(m) if m.group("val") else len(m.group("piped")) >= 6,
+    ),
+    Rule(
+        "password in a .netrc entry (machine … password …)",
+        r"\b(?:machine\s+\S+|default)\s+(?:(?:login|account)\s+\S+\s+)*password\s+(?P<val>\S+)",
+        words=("password", "machine default"),
+        at=("machine", "default"),
+        whole=True,
+        anchored=True,
+        ahead=400,
+        flags=_CI,
+        check=password_check,
+    ),
+    Rule(
+        "storage account key (AccountKey=…)",
+        r"\b(?:accountkey|sharedaccesskey)=(?P<val>[A-Za-z0-9+/]{20,}={0,2})|--account-key[\s=]+(?P<arg>[A-Za-z0-9+/]{20,}={0,2})",
+        subs=("accountkey=", "sharedaccesskey=", "--account-key"),
+        anchored=True,
+        back=16,
+        ahead=160,
+        on_text=True,
+        flags=_CI,
+    ),
+    Rule(
+        "secret assignment ({key}=…)",
+        r"(?:password|passwd|passphrase|pass|pwd|secret|key|token)(?:[\"']\]?)?[ \t]*(?:=|:=|:|=>)[ \t]*[\"']?"
+        r"(?P<val>[^\s\"'`,;]{8,})",
+        subs=("pass", "pwd", "secret", "key", "token"),
+        at=("pass", "pwd", "secret", "key", "token"),
+        anchored=True,
+        ahead=400,
+        on_text=True,
+        flags=_CI,
+        check=assignment_check,
+    ),
+    Rule(
+        "password stated in text (password is …)",
+        r"\b(?:password|passcode|passphrase|passwort)\s+(?:is|was)\s+[\"'“‘]?(?P<val>[^\s\"'”’]{8,})",
+        words=("password passcode passphrase passwort",),
+        at=("pass",),
+        anchored=True,
+        ahead=200,
+        on_text=True,
+        flags=_CI,
+        check=value_check,
+    ),
+)

@@ -1,0 +1,376 @@
+"""Concepts of memory poisoning, exfiltration, tool abuse, role spoofing and jailbreak personas.
+
+Same languages and term syntax as ``_lexicon_override``. Memory is where people legitimately say
+"remember that …", so REMEMBER never fires alone: it needs a payload concept — acting without
+asking, trusting someone's instructions, disclosing secrets, a dangerous command.
+"""
+
+from __future__ import annotations
+
+from ._concepts import Concept, terms
+
+REMEMBER = Concept(
+    "remember",
+    *terms(
+        """remember|memorize|memorise|commit to memory|save this|save to memory|save to your memory|store this
+        |store in memory|store in long-term memory|persist|add to your memory|add a memory|add this to memory
+        |write this into your memory|write to memory|into your memory|memory note|memory entry|memory update
+        |long-term memory|standing preference|standing order|standing instruction|permanent preference
+        |permanent rule|permanently|forever|for all future|every future|future sessions|future conversations
+        |every later session|later session|across sessions|every session|note for your future self|future self
+        |keep this as|update your stored
+        |merke dir|merk dir|merken sie sich|dauerhaft|für immer|speichere|künftig|zukünftig
+        |enregistre|retiens|mémorise|souviens-toi|rappelle-toi|permanente|pour toujours|à l'avenir
+        |recuerda|memoriza|para siempre|permanentemente
+        |guarde|lembre|lembre-se|memorize|para sempre
+        |memorizza|ricorda|in modo permanente|per sempre
+        |onthoud|voorgoed|voor altijd|zapamiętaj|na stałe|na zawsze|trwale
+        |запомни*|навсегда|постоянн*|запам'ятай|запам’ятай|назавжди
+        |kaydet|hatırla|kalıcı|sonsuza
+        |ghi nhớ|hãy nhớ|vĩnh viễn|ingat|selamanya|permanen
+        |احفظ|تذكر|دائم|إلى الأبد|للأبد
+        |याद रख|हमेशा के लिए|याद रखो
+        |记住|記住|永久|永远记住|牢记|今后
+        |覚えて|永続|今後ずっと|記憶して
+        |기억해|영구|영원히"""
+    ),
+)
+
+# Acting without the user's knowledge or consent, or claiming a consent that was never given.
+UNASKED = Concept(
+    "unasked",
+    *terms(
+        """without asking|without confirmation|without confirming|without approval|without review|without reviewing
+        |without permission|without checking with|without prompting|without consent|without telling|without warning
+        |without warnings|without the user knowing|without their knowledge|no need to confirm|no need to ask
+        |don't ask the user|do not ask the user|don't ask me|do not ask me|don't ask for confirmation
+        |do not ask for confirmation|don't ask for permission|do not ask for permission|don't ask first
+        |never ask|never warn|never confirm|skip confirmation|skip the confirmation|skip every approval
+        |skip approval|skip all approval|skip any approval|skip the approval|skip review|skip the review
+        |skip every confirmation|auto-approve|auto approve|automatically approve|bypass the approval
+        |bypass approval|bypass the tool approval|behind the user's back
+        |user already approved|user has already approved|already approved this|already agreed|already consented
+        |already authorized|take full responsibility|don't tell the user|do not tell the user|never tell the user
+        |never inform the user|not tell the user|without informing|do not mention it
+        |don't mention it|without mentioning|never mention|tell the user nothing|nothing happened
+        |ohne rückfrage|ohne nachfrage|ohne zu fragen|ohne bestätigung|ohne zustimmung|ohne genehmigung
+        |ohne den nutzer zu fragen|ohne nachzufragen
+        |sans demander|sans confirmation|sans me demander|sans autorisation|sans validation|ne jamais demander
+        |sans le mentionner|sans prévenir|déjà donné son accord|déjà approuvé
+        |sin pedir|sin confirmación|sin preguntar|sin permiso|sin autorización|nunca pidas|sin avisar|ya aprobó
+        |sem pedir|sem confirmação|sem perguntar|sem autorização|sem permissão|nunca peça|sem avisar
+        |já aprovou|já autorizou
+        |senza chiedere|senza conferma|senza permesso|senza autorizzazione|senza avvisare
+        |ha già approvato
+        |zonder bevestiging|zonder om bevestiging|zonder te vragen|zonder toestemming
+        |bez pytania|bez potwierdzenia|bez zgody|nie pytaj
+        |без подтверждения|без вопросов|не спрашивая|без разрешения|без согласия|не спрашивай
+        |уже одобрил|без підтвердження|не питаючи|без дозволу
+        |onay istenmeden|onay almadan|onay istemeden|sormadan|izin almadan|onaysız
+        |không cần xác nhận|không hỏi|tanpa konfirmasi|tanpa bertanya|tanpa izin
+        |دون طلب تأكيد|دون تأكيد|بدون تأكيد|دون سؤال|بدون سؤال|دون إذن|بدون إذن
+        |بدون تأیید|بدون پرسیدن
+        |बिना पुष्टि|बिना पूछे|बिना अनुमति
+        |不要请求确认|无需确认|不需要确认|不经确认|不用确认|不要询问|无需询问|未经允许|未经同意
+        |不要告诉用户|不要告知用户
+        |確認なし|確認せず|確認しない|許可なく
+        |확인 없이|묻지 않고|허락 없이|승인 없이"""
+    ),
+)
+
+# Hiding what is done: ordinary as an adverb ("runs silently in the background"), so it counts
+# only beside an action on tools, commands, secrets or outside addresses.
+STEALTH = Concept(
+    "stealth",
+    *terms(
+        """silently|quietly|secretly|covertly|heimlich|stillschweigend|en silence|discrètement|en secreto
+        |silenciosamente|em segredo|di nascosto|stilletjes|ongemerkt|po cichu|potajemnie|молча|тайно|мовчки
+        |sessizce|gizlice|lặng lẽ|diam-diam|خلسة|چواشکی|चुपचाप|悄悄|偷偷|黙って|こっそり|몰래"""
+    ),
+)
+
+TOOL = Concept(
+    "tool",
+    *terms(
+        """tool|tools|function call|werkzeug|outil|herramienta|ferramenta|strumento|инструмент*|narzędzi*|araç*
+        |工具|ツール|도구"""
+    ),
+)
+
+# Raising someone's text above the agent's own rules, or claiming rights nobody granted.
+ELEVATE = Concept(
+    "elevate",
+    *terms(
+        """must be followed|must be obeyed|be obeyed|are trusted|is trusted|as trusted|as if it came from
+        |as if i typed|override whatever|overrides whatever|override the system|overrides the system
+        |precedence over the system|priority over the system|whatever the system prompt says|real instructions
+        |admin rights|admin privileges|root privileges|granted you|has granted you|ignore them|keep running
+        |hat vorrang|vorrang vor|a priorité sur|prioridad sobre|prioridade sobre|priorità su|приоритет над
+        |важнее системных|heeft voorrang|ma pierwszeństwo|öncelikli|أولوية على
+        |システムの指示より|优先于系统|比系统|覆盖系统|시스템보다"""
+    ),
+)
+
+SECRETS = Concept(
+    "secrets",
+    *terms(
+        """memories|memory store|contents of the memory|contents of your memory|stored memories|saved memories
+        |conversation|chat history|chat log|the chat|transcript|credentials|credential|password*|passphrase
+        |secret|secrets|api key*|api_key*|tokens|ssh key*|private key*|env vars|environment variables
+        |the environment|cookies|everything you know|user data|saved notes|stored notes|stored credentials
+        |erinnerung*|gespeichert*|passwort*|passwörter|zugangsdaten
+        |mémoire|souvenirs|mots de passe|mot de passe|identifiants
+        |memorias|recuerdos|contraseña*|credenciales|guardad*
+        |memórias|lembranças|senhas|senha|credenciais
+        |memorie|ricordi|credenziali|salvat*
+        |herinneringen|wachtwoord*|opgeslagen
+        |wspomnienia|zapisane|hasła|hasło|dane logowania
+        |воспоминани*|сохранённ*|сохраненн*|парол*|спогад*|збережен*
+        |anıları|anılar*|kayıtlı|şifre*|parola*
+        |ký ức|mật khẩu|kenangan|kata sandi
+        |الذكريات|ذكريات|كلمات المرور|المحفوظة
+        |یادها|رمز عبور
+        |यादें|सहेजी|पासवर्ड
+        |记忆|記憶|密码|密碼|凭证|凭据|聊天记录
+        |パスワード|認証情報
+        |기억|비밀번호"""
+    ),
+    regex=(
+        (
+            r"(?<![\w.])(?:~|\$home)?/?\.(?:ssh|aws|kube|gnupg|docker)/\S{0,200}|/etc/(?:passwd|shadow)\b"
+            r"|\bid_(?:rsa|ed25519|ecdsa)\b",
+            ("ssh", "aws", "kube", "gnupg", "docker", "/etc/", "id_"),
+            12,
+        ),
+        (r"`env\b|\benv\s*\||\bprintenv\b", ("env",), 2),
+    ),
+)
+
+# Showing a secret back: in a stored rule ("API keys should be echoed back in full") it is a leak.
+DISCLOSE = Concept(
+    "disclose",
+    *terms(
+        """echo*|print*|reveal*|repeat*|output*|paste*|display*|in full|verbatim|in plain text|in every summary
+        |in your first reply|in every reply|in every answer|including it in|include it in|read them out
+        |ausgeben|affiche*|révèle*|muestra*|revela*|mostra*|rivela*|выведи|покажи|göster|wyświetl
+        |显示|输出|表示して|출력"""
+    ),
+)
+
+SEND = Concept(
+    "send",
+    *terms(
+        """send|sends|sending|forward|forwarding|email|e-mail|mail|post|upload|transmit|submit|exfiltrate|leak
+        |append|push|paste|deliver|beacon|sync
+        |schick*|sende|senden|sendest|übermittl*|leite|weiterleiten|hochladen
+        |envoie|envoyez|envoyer|transmets|transfère|transférer
+        |envía|envia|envíe|enviar|manda|reenvía|sube
+        |envie|mande|encaminhe
+        |invia|inviare|inoltra
+        |stuur|verstuur|verzend|doorsturen
+        |wyślij|wysłać|prześlij|przekaż
+        |отправ*|пошли|перешли|передай|выгрузи|надішли|надіслати|відправ*
+        |gönder*|ilet|yolla
+        |gửi|kirim*|teruskan
+        |أرسل|ارسل|إرسال|ابعث|بفرست|ارسال
+        |भेज
+        |发送|发到|發送|发给|转发|上传|传到
+        |送信|送って|送る|転送|アップロード
+        |보내|전송|업로드"""
+    ),
+)
+
+OUTSIDE = Concept(
+    "outside",
+    *terms("webhook|webhooks"),
+    regex=(
+        (r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}", ("@",), 70),
+        (r"\b(?:https?|ftp|wss?)://", ("://",), 8),
+        (
+            r"(?<![\w-])[\w-]{1,63}\.(?:com|net|org|io|dev|app|xyz|example|ru|cn|info|site)/[\w./-]{0,200}[\w/]",
+            (
+                ".com/",
+                ".net/",
+                ".org/",
+                ".io/",
+                ".dev/",
+                ".app/",
+                ".xyz/",
+                ".example/",
+                ".ru/",
+                ".cn/",
+                ".info/",
+                ".site/",
+            ),
+            70,
+        ),
+    ),
+)
+
+# A URL whose query ends in an empty slot ("?data=", "?k="): the agent is told to fill it in.
+URL_SLOT = Concept(
+    "url slot", regex=((r"(?<![\w/:])(?:https?:)?//[^\s\"'<>]{1,300}?[?&][\w-]{1,20}=(?=[\s\"'<>]|$)", ("//",), 8),)
+)
+
+ACT = Concept(
+    "act",
+    *terms(
+        """run|execute|exec|invoke|call|launch|perform|carry out|use the shell|shell tool|terminal tool|browser tool
+        |führe|ausführen|ausführst|ausgeführt|starte|exécute*|exécuter|lance|utilise l'outil|ejecuta*|ejecutes
+        |executa*|execute|executar|rode|esegui*|esegua|uitvoer*|uitvoert|voer|uruchom*|wykonaj*|wykonuj*
+        |выполн*|запусти*|исполн*|виконай*|çalıştır*|yürüt*|chạy|thực thi|jalankan|eksekusi
+        |تنفيذ|نفذ|نفّذ|شغل|चलाओ|चलाएं|चला|चलाना|执行|运行|運行|调用|調用|実行|실행"""
+    ),
+)
+
+COMMANDS = Concept(
+    "commands",
+    *terms(
+        """commands|command|shell commands|shell|scripts|sudo|delete files|deleting files|delete everything
+        |befehl*|shell-befehl*|kommandos|commande*|supprimer des fichiers|comando*|comand*|команд*|polece*|komend*
+        |komut*|opdracht*|commando*|lệnh|perintah|الأوامر|أوامر|कमांड|命令|コマンド|명령"""
+    ),
+)
+
+# Commands that destroy, open the machine or run a stranger's code: alarming in a stored memory.
+DANGEROUS = Concept(
+    "dangerous",
+    regex=(
+        (
+            r"\brm\s{1,5}-[a-z]{0,8}r[a-z]{0,8}\s{1,5}(?:--no-preserve-root\s+)?(?:~|\$home|/(?=\s|$|\*|[\"'`])|/(?:etc|usr|var|home|root"
+            r"|boot|bin|lib|opt)\b)",
+            ("rm ",),
+            0,
+        ),
+        (r"\b(?:curl|wget)\b[^\n|]{0,300}\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b", ("|",), 320),
+        (
+            r"/dev/tcp/|\bbash\s+-i\s+>&|\bnc\s+(?:-\w{1,10}\s{1,3}){0,6}-e\s|\bmkfifo\b",
+            ("/dev/tcp", "bash -i", "nc ", "mkfifo"),
+            8,
+        ),
+        (r"\bchmod\s+(?:-r\s+)?777\s+/|\bmkfs\b|\bdd\s+if=", ("chmod", "mkfs", "dd "), 0),
+        (r"\bpush\s+(?:-f|--force)\b|--force\b", ("--force", "push -f"), 8),
+        (r"\bauthorized_keys\b", ("authorized_keys",), 0),
+        (r"\bretry\s+it\s+with\s+sudo\b", ("sudo",), 20),
+    ),
+)
+
+SAFETY = Concept(
+    "safety",
+    *terms(
+        """safety|security|safeguards|guardrails|sicherheit*|sécurité|seguridad|segurança|sicurezza|veiligheid
+        |bezpieczeństw*|безопасност*|безпек*|güvenlik*|an toàn|keamanan|الأمان|الامان|أمان|امنیت|सुरक्षा
+        |安全|セキュリティ|안전|보안"""
+    ),
+)
+
+LIMITS = Concept(
+    "limits",
+    *terms(
+        """restrictions|limits|limitations|filters|checks|policies|policy|protections|content policy
+        |einschränkungen|beschränkungen|filter|sicherheitsprüfung*|filtres|restricciones|filtros|políticas
+        |restrições|restrizioni|filtri|beperkingen|ograniczen*|ограничени*|фильтр*|обмежен*|kısıtlama*|batasan
+        |hạn chế|قيود|محدودیت|प्रतिबंध|限制|制限|チェック|제한"""
+    ),
+)
+
+DISABLED = Concept(
+    "disabled",
+    *terms(
+        """disabled|deactivated|turned off|switched off|suspended|lifted|removed|bypassed|are off|is off
+        |deaktiviert|abgeschaltet|désactivé*|levée*|supprimée*|desactivad*|deshabilitad*|desativad*|disattivat*
+        |uitgeschakeld|wyłączon*|zniesion*|отключен*|сняты|снят|вимкнен*|devre dışı|kaldırıldı|dinonaktifkan
+        |dimatikan|vô hiệu hóa|تعطيل|معطلة|غیرفعال|हटा|बंद
+        |解除|关闭|禁用|已停用|無効化|無効|해제|비활성"""
+    ),
+)
+
+MODE = Concept(
+    "mode",
+    *terms(
+        """maintenance mode|developer mode|dev mode|god mode|debug mode|admin mode|unrestricted mode|test mode
+        |wartungsmodus|entwicklermodus|mode maintenance|mode développeur|modo desarrollador|modo de mantenimiento
+        |modo desenvolvedor|modalità sviluppatore|режим обслуживания|режим разработчика|geliştirici modu
+        |bakım modu|tryb deweloperski|ontwikkelaarsmodus|وضع المطور|وضع الصيانة|डेवलपर मोड|开发者模式|维护模式
+        |メンテナンスモード|開発者モード|개발자 모드|유지보수 모드"""
+    ),
+)
+
+SYSTEM_LINE = Concept(
+    "system line",
+    regex=(
+        (
+            r"^[ \t>*#-]*[\[(<]\s*(?:system|admin|developer)\s*[\])>]"
+            r"|^[ \t>*#\[(<!-]*(?:system|sistema|systeme|système|systeem|sistem|систем[аы]|системне|hệ thống"
+            r"|النظام|सिस्टम|系统|系統|システム|시스템)(?:\s+(?:message|notice|prompt|update|nachricht|mensaje"
+            r"|message|сообщение))?[ \t]*[:：]",
+            (
+                "system",
+                "sistem",
+                "systeem",
+                "систем",
+                "hệ thống",
+                "النظام",
+                "सिस्टम",
+                "系统",
+                "系統",
+                "システム",
+                "시스템",
+                "admin",
+                "developer",
+            ),
+            40,
+        ),
+    ),
+)
+
+PERSONA = Concept(
+    "persona",
+    *terms(
+        """you are now|you're now|from now on you are|from now on you will|act as|acting as|pretend to be
+        |pretend you are|roleplay as|role-play as|play the role|stay in character|you will act as|impersonate
+        |du bist jetzt|du bist nun|tu es maintenant|tu es désormais|agis comme|eres ahora|ahora eres|actúa como
+        |você agora é|agora você é|aja como|ora sei|adesso sei|comportati come|je bent nu|jesteś teraz|teraz jesteś
+        |udawaj|теперь ты|ты теперь|представь что ты|веди себя как|тепер ти|artık sen|sen artık|gibi davran
+        |bây giờ bạn là|sekarang kamu adalah|kamu sekarang|أنت الآن|अब तुम|तुम अब|你现在是|你扮演|扮演|从现在起你
+        |あなたは今|として振る舞|너는 이제|이제부터 너는"""
+    ),
+)
+
+UNBOUND = Concept(
+    "unbound",
+    *terms(
+        """no restrictions|without restrictions|no limits|without limits|no rules|without rules|no filters
+        |without filters|unfiltered|uncensored|unrestricted|no ethical|no moral|no content policy|never refuses
+        |never refuse|refuse nothing|won't refuse|does not refuse|doesn't refuse|cannot refuse|answer everything
+        |answers every question|do anything now|can do anything|no guidelines|free of all|broken free|not bound by
+        |doesn't have to follow|does not have to follow|no boundaries|without any restrictions|without any filter*
+        |never mentions policy|no restrictions at all
+        |ohne einschränkungen|ohne regeln|ohne filter|keine regeln|sans restriction*|sans filtre|sans aucun filtre
+        |sans règles|libérée de toutes les règles|libéré de toutes les règles|aucune règle|sin restricciones
+        |sin filtros|sin reglas|sem restrições|sem filtros|sem regras|sem qualquer filtro|senza restrizioni
+        |senza alcuna restrizione|senza filtri|senza regole|zonder beperkingen|zonder filters|bez ograniczeń
+        |bez żadnych ograniczeń|bez filtrów|без ограничений|без каких-либо|без фильтров|никаких правил|без правил
+        |может всё|без обмежень|kısıtlama olmadan|kısıtlamasız|hiçbir kısıtlama|sınırsız|không giới hạn
+        |tanpa batasan|tanpa batas|بلا قيود|دون قيود|بدون قيود|बिना किसी प्रतिबंध|कोई नियम नहीं
+        |没有任何规则|没有任何限制|不受任何限制|什么都能做|无限制|制限なし|制限のない|何でもできる
+        |제한 없이|제한이 없는|무엇이든"""
+    ),
+)
+
+RESPOND = Concept(
+    "respond",
+    *terms(
+        """answer|answers|respond|responds|reply|behave|behaviour|behavior|generate|reset your
+        |antworte*|réponds|répondre|responde|responda|rispondi|antwoord|odpowiadaj|отвечай|відповідай
+        |cevap ver|jawab|trả lời|أجب|جواب|जवाब|回答|答え|대답|응답"""
+    ),
+)
+
+PERMITTED = Concept(
+    "permitted",
+    *terms(
+        """you are allowed to|you're allowed to|you are permitted to|you are authorized to|you are now allowed
+        |you may now|you have permission to|du darfst jetzt|tu as le droit de|tienes permiso para"""
+    ),
+)
