@@ -31,10 +31,11 @@ and at the end (VmHWM: the peak), and the store's bytes per atom: the seeded sto
 after a WAL checkpoint, divided by its atoms; and the marginal bytes per atom of the add_atom phase
 (pages in use after minus before, checkpointed, over the atoms it added).
 
---fill-turns N (in process, after the stdio runs): adds N user turns of 100-300 characters (two or
-three conversational statements joined, as a user writes a turn) one by one through
-AtomsService.add into an empty store under the default 100 MiB cap, and reports the store's size,
-bytes per atom and how many atoms the cap evicted (0 means all N fit).
+--fill-turns N (in process, after the stdio runs): observes N user turns of 100-300 characters (two
+or three conversational statements joined, as a user writes a turn; a short assistant reply) through
+AgentService.observe into an empty store under the default 100 MiB cap, in sessions of 20 turns that
+are each ended (an episode, the transcript dropped), and reports the store's size, the bytes per
+observed turn and how many atoms the cap evicted (0 means all N fit).
 The spawned server runs with the rate limit on agent writes raised (MCP_MEMORY_AGENT_WRITES_PER_MINUTE,
 so a phase is never refused) and the size cap lifted (MCP_MEMORY_MAX_SIZE_MB: the seeded 100k store
 is bigger than the default cap, and the first add would evict most of it); the cap is still checked
@@ -57,11 +58,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from _common import conversational_memories, machine, percentile, table, today
-from recall_latency import SERVER, queries, seeded_store, settings_for
-from session_latency import turns
+from recall_latency import SERVER, queries, seeded_store
+from session_latency import REPLIES, turns
 
 T = TypeVar("T")
 WARM_SEARCHES = 20
+TURNS_PER_SESSION = 20
 SESSIONS = 10
 LINK_WINDOW = 4096  # recall_latency.py's default: the same cached stores
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -286,33 +288,43 @@ def turn_texts(n: int, seed: int = 53) -> list[str]:
 
 
 async def fill_turns(home: Path, n: int) -> dict[str, Any]:
-    """Add n turns through AtomsService.add into an empty store with the default cap."""
+    """Observe n user turns (sessions of TURNS_PER_SESSION, each ended) into an empty store with the default cap."""
+    from trusted_memory.config import load_settings
     from trusted_memory.queries import AtomFilter
-    from trusted_memory.services.atoms import AtomDraft, AtomsService
+    from trusted_memory.services.agent import AgentService
     from trusted_memory.services.runtime import open_runtime
 
-    settings = settings_for(home)
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    environ = {"MCP_MEMORY_HOME": str(home), "MCP_MEMORY_AGENT_WRITES_PER_MINUTE": "100000000"}
+    settings = load_settings(environ=environ, cwd=home)
     texts = turn_texts(n)
+    rng = random.Random(61)
     async with open_runtime(settings) as runtime:
         await runtime.recall.warm_up()
-        atoms = AtomsService(runtime.store, settings, runtime.recall)
+        agent = AgentService(runtime)
         started = time.perf_counter()
         cpu = time.process_time()
-        for text in texts:
-            await atoms.add(AtomDraft(content=text, source="user_said", atom_type="fact"))
+        for i, text in enumerate(texts):
+            session = f"fill-{i // TURNS_PER_SESSION:05d}"
+            await agent.observe(session, text, assistant_reply=REPLIES[rng.randrange(len(REPLIES))])
+            if i % TURNS_PER_SESSION == TURNS_PER_SESSION - 1:
+                await agent.end_session(session)
         elapsed = time.perf_counter() - started
         cpu_ms = (time.process_time() - cpu) / len(texts) * 1000
+        await runtime.background.drain()
         async with runtime.store.read() as rx:
-            evicted_events = await rx.events.count("atom_evicted")
-            live = await rx.atoms.count(AtomFilter(), now=time.time())
+            evicted = await rx.events.count("atom_evicted")
+            kept = await rx.atoms.count(AtomFilter(types=("turn",)), now=time.time())
+            atoms = await rx.atoms.count(AtomFilter(), now=time.time())
     size, _ = used_bytes(settings.db_path)
     return {
         "turns": len(texts),
         "chars_mean": sum(map(len, texts)) / len(texts),
         "s": elapsed,
         "cpu_ms": cpu_ms,
-        "evicted": evicted_events,
-        "atoms": live,
+        "evicted": evicted,
+        "turns_kept": kept,
+        "atoms": atoms,
         "bytes": size,
     }
 
@@ -432,10 +444,11 @@ def main() -> None:
     if fill:
         fits = fill["evicted"] == 0 and fill["bytes"] <= MIB_100
         print(
-            f"\nFilled an empty store with {fill['turns']:,} user turns ({fill['chars_mean']:.0f} chars on average) "
-            f"through AtomsService.add, default cap 100 MiB: {fill['bytes'] / 1e6:.1f} MB in use, "
-            f"{fill['bytes'] / fill['atoms']:,.0f} bytes/atom, {fill['evicted']:,} evicted, {fill['atoms']:,} atoms "
-            f"kept; {fill['cpu_ms']:.2f} ms CPU per add in process — "
+            f"\nObserved {fill['turns']:,} user turns ({fill['chars_mean']:.0f} chars on average; sessions of "
+            f"{TURNS_PER_SESSION} turns, each ended) into an empty store, default cap 100 MiB: "
+            f"{fill['bytes'] / 1e6:.1f} MB in use ({fill['bytes'] / fill['turns']:,.0f} bytes per observed turn), "
+            f"{fill['turns_kept']:,} turn memories and {fill['atoms'] - fill['turns_kept']:,} other atoms kept, "
+            f"{fill['evicted']:,} evicted; {fill['cpu_ms']:.2f} ms CPU per observe in process — "
             f"{'✅ all fit' if fits else '❌ not all fit'} (target ≥ 50,000 turns)."
         )
 
