@@ -244,11 +244,9 @@ class AtomsService:
                 else:
                     message = f"already remembered as atom {existing.id}; nothing stored twice."
                 return AtomWrite("existing", existing, message)
-            await tx.atoms.insert(atom, norm)
+            num = await tx.atoms.insert(atom, norm)
             if self._recall is not None and atom.status == "live":
-                num = await tx.recall.num_of(atom.id)
-                if num is not None:
-                    await self._recall.index_written(tx, num, vector, atom.session_id)
+                await self._recall.index_written(tx, num, vector, atom.session_id)
             kind = "atom_quarantined" if atom.status == "quarantined" else "atom_added"
             await tx.events.append(
                 actor,

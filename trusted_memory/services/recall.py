@@ -237,9 +237,10 @@ class RecallService:
         """Inside the atom's write transaction: store its vector and its associations."""
         links: list[tuple[int, int, str, float]] = []
         if session_id:
-            for previous in await tx.recall.recent_in_session(session_id, num, limit=1):
+            recent = await tx.recall.recent_in_session(session_id, num, limit=5)  # newest first
+            for previous in recent[:1]:
                 links.append((num, previous, "temporal", 1.0))
-            for same_task in await tx.recall.recent_in_session(session_id, num, limit=5):
+            for same_task in recent:
                 links.append((num, same_task, "task", 0.5))
         if vector is not None:
             space, scale, blob, vec = vector

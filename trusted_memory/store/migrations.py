@@ -351,3 +351,25 @@ MIGRATIONS = (
     M007_ANTICIPATION,
     M008_TURNS,
 )
+
+M009_SESSION_ATOMS = Migration(
+    9,
+    "index of each session's atoms (the temporal and same-task links of every write)",
+    (
+        # Every atom written in a session looks up the session's latest atoms; without this index that
+        # walked every live atom (O(store) per write once each turn is kept).
+        "CREATE INDEX atoms_session ON atoms(session_id, num) WHERE session_id IS NOT NULL",
+    ),
+)
+
+MIGRATIONS = (
+    M001_FOUNDATION,
+    M002_ATOMS,
+    M003_RECALL,
+    M004_EMBEDDING_CACHE,
+    M005_SESSIONS,
+    M006_SALIENT_INDEX,
+    M007_ANTICIPATION,
+    M008_TURNS,
+    M009_SESSION_ATOMS,
+)
