@@ -253,11 +253,9 @@ class AtomsService:
                 return AtomWrite("existing", existing, message)
             if actor == "agent" and atom.status == "live" and (atom.pinned or atom.importance == "critical"):
                 self._budget.check_protected(*await tx.atoms.protected_usage(), adding_chars=_protected_chars(atom))
-            await tx.atoms.insert(atom, norm)
+            num = await tx.atoms.insert(atom, norm)
             if self._recall is not None and atom.status == "live":
-                num = await tx.recall.num_of(atom.id)
-                if num is not None:
-                    await self._recall.index_written(tx, num, vector, atom.session_id)
+                await self._recall.index_written(tx, num, vector, atom.session_id)
             kind = "atom_quarantined" if atom.status == "quarantined" else "atom_added"
             await tx.events.append(
                 actor,

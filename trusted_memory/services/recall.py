@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from ..embed.base import Embedder
-    from ..embed.index import VectorIndex
+    from ..embed.index import Scores, VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +73,11 @@ SAID_THEN_BONUS = 0.15
 # Relevance kept by a memory of confidence 0 (one of confidence 1 keeps all of it).
 CONFIDENCE_FLOOR = 0.75
 COLLAPSE_SPARE = 6  # whole rows fetched beyond k, to stand in for near-duplicates dropped
-# From this many indexed vectors the matrix product (~0.3 ms at 10k) runs beside the FTS queries
-# in a worker thread; below it, handing it over costs more than it saves.
-OVERLAP_MIN_ROWS = 4096
+# From this many indexed vectors the index's first stage (~0.6 ms a query at 100k) runs beside the
+# FTS queries in a worker thread; below it, handing it over costs more CPU than it saves time.
+OVERLAP_MIN_ROWS = 65536
+# Vectors read per statement when the index loads: bounds the rows held in memory at once.
+LOAD_CHUNK = 8192
 # A filtered vector search checks the filter on the best `fetch × NARROW_OVERFETCH` rows, then on
 # four times as many, up to NARROW_MAX_CHECKED rows, before it lists every atom the filter admits.
 NARROW_OVERFETCH = 4
@@ -247,9 +249,10 @@ class RecallService:
         """Inside the atom's write transaction: store its vector and its associations."""
         links: list[tuple[int, int, str, float]] = []
         if session_id:
-            for previous in await tx.recall.recent_in_session(session_id, num, limit=1):
+            recent = await tx.recall.recent_in_session(session_id, num, limit=5)  # newest first
+            for previous in recent[:1]:
                 links.append((num, previous, "temporal", 1.0))
-            for same_task in await tx.recall.recent_in_session(session_id, num, limit=5):
+            for same_task in recent:
                 links.append((num, same_task, "task", 0.5))
         if vector is not None:
             space, scale, blob, vec = vector
@@ -275,19 +278,16 @@ class RecallService:
             return
         index = self._index_obj()
         space = self.embedder().space.fingerprint()
-        from ..embed.index import dequantize_many  # lazy: numpy
-
         monotonic = time.monotonic()
         if monotonic - self._last_full_check > FULL_CHECK_EVERY_S:
             self._last_full_check = monotonic
             if await rx.recall.vector_count(space) < len(index):
                 index.clear()  # atoms were deleted or quarantined elsewhere: rebuild
         while True:
-            rows = await rx.recall.vectors_since(space, index.seq)
+            rows = await rx.recall.vectors_since(space, index.seq, limit=LOAD_CHUNK)
             if not rows:
                 break
-            matrix = dequantize_many([r[2] for r in rows], [r[3] for r in rows], index.dims)
-            index.upsert([num for num, _, _, _ in rows], matrix, seq=rows[-1][1])
+            index.upsert_codes([num for num, _, _, _ in rows], [r[3] for r in rows], seq=rows[-1][1])
         self._counter = counter
         # Atoms written while the embedder was down (or by a process without one) wait in the
         # queue; whoever notices embeds them, in the background.
@@ -377,25 +377,25 @@ class RecallService:
             )
         return plan
 
-    def _start_product(self, vectors: npt.NDArray[np.float32]) -> Callable[[], npt.NDArray[np.float32] | None]:
-        """Start the cosines of the query vectors with the index; returns the call that collects them.
+    def _start_product(self, vectors: npt.NDArray[np.float32]) -> Callable[[], Scores | None]:
+        """Start the index's first stage for the query vectors; returns the call that collects it.
 
-        A large index is multiplied in a worker thread (numpy lets go of the GIL) while this thread
-        runs the FTS queries, which take about as long. The loop does not yield until the product
-        is collected (reads run synchronously), so no write can reach the index meanwhile.
+        A large index is scanned in a worker thread (numpy lets go of the GIL) while this thread
+        runs the FTS queries. The loop does not yield until the scores are collected (reads run
+        synchronously), so no write can reach the index meanwhile.
         """
         index = self._index
         if index is None or not len(index):
             return lambda: None
         if len(index) < OVERLAP_MIN_ROWS:
-            scores = index.scores(vectors)
+            scores = index.prepare(vectors)
             return lambda: scores
         if self._worker is None:
             self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-matmul")
-        return self._worker.submit(index.scores, vectors).result
+        return self._worker.submit(index.prepare, vectors).result
 
     async def _vector_candidates(
-        self, rx: Reader, plans: list[Plan], product: Callable[[], npt.NDArray[np.float32] | None], ts: float
+        self, rx: Reader, plans: list[Plan], product: Callable[[], Scores | None], ts: float
     ) -> None:
         """Add the nearest atoms of each plan's query vector to its candidates."""
         index, scores = self._index, product()
@@ -404,7 +404,7 @@ class RecallService:
         for plan in plans:
             plan.has_vector = True
         for row, plan in enumerate(plans):
-            one = scores[row : row + 1]
+            one = scores.row(row)
             pairs = (
                 await self._nearest_admitted(rx, index, one, plan, ts)
                 if plan.narrowed
@@ -414,14 +414,15 @@ class RecallService:
                 plan.candidates.setdefault(num, Candidate(num)).cosine = cosine
 
     async def _nearest_admitted(
-        self, rx: Reader, index: VectorIndex, scores: npt.NDArray[np.float32], plan: Plan, ts: float
+        self, rx: Reader, index: VectorIndex, scores: Scores, plan: Plan, ts: float
     ) -> list[tuple[int, float]]:
         """The plan's best `fetch` rows among the atoms its filter admits (scores: one row).
 
         Listing every atom a broad filter admits takes milliseconds (a type filter admits thousands
         of 10k), so the best few rows overall are checked first, then four times as many, and so
         on; only a filter that admits almost none of them falls back to the full list. Either way
-        the result is the same: the best rows are a prefix of one fixed order (see VectorIndex).
+        the result is the same: the best rows are a prefix of one fixed order (see VectorIndex; past
+        its EXACT_ROWS each step ranks its own, longer shortlist, so a longer step is at least as exact).
         """
         admitted: set[int] = set()
         checked: set[int] = set()

@@ -43,6 +43,9 @@ COLUMNS = (
 )
 
 
+_INSERT = f"INSERT INTO atoms({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+
+
 def atom_from_row(row: aiosqlite.Row) -> Atom:
     """Build an Atom from an atoms row."""
     return Atom(
@@ -159,12 +162,10 @@ class AtomsRepo:
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
-    async def insert(self, atom: Atom, norm: str) -> None:
-        """Store a new atom."""
-        await self._conn.execute(
-            f"INSERT INTO atoms({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
-            atom_to_row(atom, norm),
-        )
+    async def insert(self, atom: Atom, norm: str) -> int:
+        """Store a new atom; returns its num."""
+        cur = await self._conn.execute(_INSERT, atom_to_row(atom, norm))
+        return int(cur.lastrowid or 0)
 
     async def insert_raw(self, atom: Atom, norm: str) -> bool:
         """Insert an atom with its original id (import); False if that id already exists."""

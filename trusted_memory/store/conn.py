@@ -1,16 +1,18 @@
-"""The connection interface the repositories use, and a synchronous read connection behind it.
+"""The connection interface the repositories use, and the synchronous connections behind it.
 
-Writes go through aiosqlite: BEGIN IMMEDIATE may wait for another process's write lock, and that
-wait must not block the event loop. Reads in WAL mode never wait for a lock, and each is tens of
-microseconds, so they run on a plain sqlite3 connection in the loop's own thread: a search makes
-several statements, and an aiosqlite thread hop per statement cost more than the statements.
+Reads in WAL mode never wait for a lock, and each is tens of microseconds, so they run on a plain
+sqlite3 connection in the loop's own thread: a search makes several statements, and an aiosqlite
+thread hop per statement cost more than the statements. Write transactions do the same once they
+hold the write lock (nothing inside a WAL write transaction waits for another process): an atom
+write is about twenty statements, and their thread hops cost more CPU than the statements did.
+Only taking the lock may wait; the store does that wait off the loop (see db.py).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Generator, Iterable
-from typing import Any, Protocol
+from collections.abc import Generator, Iterable, Sequence
+from typing import Any, Protocol, cast
 
 Params = Iterable[Any]
 
@@ -86,6 +88,11 @@ class SyncReader:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
 
+    @property
+    def raw(self) -> sqlite3.Connection:
+        """The sqlite3 connection itself (the store's own transaction control)."""
+        return self._conn
+
     def execute(self, sql: str, parameters: Params = ()) -> _Statement:
         """Run one statement synchronously (awaitable, or an async context manager)."""
         return _Statement(self._conn, sql, parameters)
@@ -97,3 +104,11 @@ class SyncReader:
     def close(self) -> None:
         """Close the connection."""
         self._conn.close()
+
+
+class SyncWriter(SyncReader):
+    """The write connection: statements run synchronously, inside a transaction the store opened."""
+
+    async def executemany(self, sql: str, parameters: Iterable[Params]) -> _SyncCursor:
+        """Run one statement for each parameter set."""
+        return _SyncCursor(self._conn.executemany(sql, cast(Iterable[Sequence[Any]], parameters)))

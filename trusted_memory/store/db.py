@@ -1,9 +1,12 @@
 """The SQLite store: one file shared by many processes (WAL, busy timeout, BEGIN IMMEDIATE writes).
 
-A process holds one aiosqlite connection; an asyncio lock serialises its use so that one
+A process writes through one connection; an asyncio lock serialises its use so that one
 coroutine's transaction never sees another's half-done work. Other processes are kept out by
 SQLite's own locking: every write transaction starts with BEGIN IMMEDIATE, so a writer waits
-(busy_timeout, then a few retries) instead of failing half-way through.
+(busy_timeout, then a few retries) instead of failing half-way through. That wait runs in a worker
+thread; once the lock is held, the transaction's statements run in the loop's thread (conn.py).
+An aiosqlite connection serves the long statements that may wait on other processes: migrations,
+checkpoints, VACUUM and the integrity check.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import aiosqlite
 
 from ..errors import MemoryServerError, MigrationError, StoreBusy, StoreCorrupt, StoreError
 from .atoms import AtomsRepo
-from .conn import Connection, SyncReader
+from .conn import Connection, SyncReader, SyncWriter
 from .events import EventsRepo
 from .facts import FactsRepo
 from .migrations import MIGRATIONS, Migration
@@ -131,6 +134,7 @@ class Store:
         self.path = path
         self._lock = asyncio.Lock()
         self._reader: SyncReader | None = None
+        self._writer: SyncWriter | None = None
         self._read_lock = asyncio.Lock()
 
     @classmethod
@@ -157,6 +161,7 @@ class Store:
                     await conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
                 await store._migrate(migrations)
                 store._reader = _open_reader(path)
+                store._writer = _open_writer(path)
         except BaseException:
             await conn.close()
             raise
@@ -166,6 +171,8 @@ class Store:
         """Close the connections; a later use fails."""
         if self._reader is not None:
             self._reader.close()
+        if self._writer is not None:
+            self._writer.close()
         await self._conn.close()
 
     async def _pragma_int(self, name: str, conn: Connection | None = None) -> int:
@@ -286,18 +293,61 @@ class Store:
     @asynccontextmanager
     async def write(self) -> AsyncIterator[Tx]:
         """A write transaction: all of it commits, or (on any error) none of it does."""
+        assert self._writer is not None, "the store is not open"
+        writer = self._writer
+        raw = writer.raw
         async with self._lock:
             with map_sqlite_errors(self.path):
-                await self._begin_immediate()
+                await self._begin_write(raw)
                 try:
-                    yield Tx(self._conn)
-                    await self._conn.execute(
-                        "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'change_counter'"
-                    )
-                    await self._conn.execute("COMMIT")
+                    yield Tx(writer)
+                    raw.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'change_counter'")
+                    raw.execute("COMMIT")
                 except BaseException:
-                    await self._conn.execute("ROLLBACK")
+                    if raw.in_transaction:  # SQLite may have rolled back already (e.g. disk full)
+                        raw.execute("ROLLBACK")
                     raise
+
+    async def _begin_write(self, raw: sqlite3.Connection) -> None:
+        """BEGIN IMMEDIATE on the write connection, never blocking the event loop on another process.
+
+        The lock is nearly always free: then it is taken here at once (busy timeout 0 for this one
+        statement). When another process holds it, the wait (busy timeout, then jittered retries, as
+        for migrations) runs in a worker thread while the loop goes on.
+        """
+        raw.execute("PRAGMA busy_timeout = 0")
+        try:
+            raw.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc):
+                raise
+        finally:
+            raw.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        for attempt in range(BEGIN_RETRIES + 1):
+            try:
+                await self._begin_in_thread(raw)
+                return
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc) or attempt == BEGIN_RETRIES:
+                    raise
+                await asyncio.sleep(0.05 * (2**attempt) * (1 + random.random()))
+
+    @staticmethod
+    async def _begin_in_thread(raw: sqlite3.Connection) -> None:
+        # Cancelling our await does not stop the thread's statement. A cancelled BEGIN would
+        # otherwise leave the connection inside a transaction, so let it finish, roll it back,
+        # and only then pass the cancellation on.
+        begin = asyncio.ensure_future(asyncio.to_thread(raw.execute, "BEGIN IMMEDIATE"))
+        try:
+            await asyncio.shield(begin)
+        except asyncio.CancelledError:
+            try:
+                await begin
+                raw.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            raise
 
     async def size_bytes(self) -> int:
         """Bytes on disk of the database and its WAL."""
@@ -324,6 +374,25 @@ def _open_reader(path: Path) -> SyncReader:
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return SyncReader(conn)
+
+
+def _open_writer(path: Path) -> SyncWriter:
+    """The write connection: transactions are explicit, the same pragmas as the migrating connection.
+
+    Used from the loop's thread, and from a worker thread only while it waits for the write lock
+    (the store's lock keeps the two apart).
+    """
+    conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    return SyncWriter(conn)
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc)
+    return "locked" in text or "busy" in text
 
 
 def now() -> float:

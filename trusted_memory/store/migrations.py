@@ -364,6 +364,16 @@ M010_EPISODE_SOURCE = Migration(
     ),
 )
 
+M011_SESSION_ATOMS = Migration(
+    11,
+    "index of each session's atoms (the temporal and same-task links of every write)",
+    (
+        # Every atom written in a session looks up the session's latest atoms; without this index that
+        # walked every live atom (O(store) per write once each turn is kept).
+        "CREATE INDEX atoms_session ON atoms(session_id, num) WHERE session_id IS NOT NULL",
+    ),
+)
+
 MIGRATIONS = (
     M001_FOUNDATION,
     M002_ATOMS,
@@ -375,4 +385,5 @@ MIGRATIONS = (
     M008_TURNS,
     M009_RELAYED,
     M010_EPISODE_SOURCE,
+    M011_SESSION_ATOMS,
 )

@@ -204,8 +204,10 @@ class RecallRepo:
     # associations ----------------------------------------------------------------------------
     async def recent_in_session(self, session_id: str, exclude: int, limit: int = 1) -> list[int]:
         """The latest live atoms of a session (for temporal and same-task links)."""
+        # The session's own index, walked newest first (the planner would rather walk every live atom).
         async with self._conn.execute(
-            "SELECT num FROM atoms WHERE session_id = ? AND status = 'live' AND num != ? ORDER BY num DESC LIMIT ?",
+            "SELECT num FROM atoms INDEXED BY atoms_session "
+            "WHERE session_id = ? AND status = 'live' AND num != ? ORDER BY num DESC LIMIT ?",
             (session_id, exclude, limit),
         ) as cur:
             return [int(r[0]) for r in await cur.fetchall()]
@@ -221,8 +223,9 @@ class RecallRepo:
         """Which of these atom numbers are live atoms."""
         if not nums:
             return set()
+        # NOT INDEXED keeps the planner on rowid look-ups: it would rather walk atoms_status (every live atom).
         async with self._conn.execute(
-            f"SELECT num FROM atoms WHERE status = 'live' AND num IN ({', '.join('?' * len(nums))})",
+            f"SELECT num FROM atoms NOT INDEXED WHERE num IN ({', '.join('?' * len(nums))}) AND status = 'live'",
             list(nums),
         ) as cur:
             return {int(r[0]) for r in await cur.fetchall()}
