@@ -204,3 +204,11 @@ async def test_idle_sessions_are_ended_with_their_episode(agent: AgentService, r
         await other.background.wait("idle_sessions", timeout_s=10)
     old2, _, _ = await agent.session_notes("old2")
     assert old2.ended_at is not None
+
+
+async def test_reporting_this_servers_own_tool_or_a_todo_tool_does_not_taint_the_session(agent: AgentService) -> None:
+    for tool in ("mcp__trusted-memory__memory", "TaskCreate", "TaskUpdate", "TodoWrite"):
+        result = await agent.observe("own-tools", "note that we use ruff", tool_events=[ToolEvent(tool)])
+        assert not result.session.untrusted, tool
+    tainted = await agent.observe("own-tools", "and this?", tool_events=[ToolEvent("mcp__other-server__fetch")])
+    assert tainted.session.untrusted

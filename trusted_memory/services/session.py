@@ -30,6 +30,7 @@ from .background import Background
 from .context import ContextBlock, ContextService
 from .episodes import EndResult, EpisodesService, sentences
 from .facts import preview
+from .host_events import classify_tool
 from .resume import ResumeService
 from .turns import correction_of, cue_for, is_trivial, time_refs
 from .user_state import UserStateService
@@ -103,6 +104,9 @@ def clip_bytes(text: str, limit: int = MAX_TURN_TEXT_BYTES) -> str:
 def indirect_reason(events: Sequence[ToolEvent], project: str | None) -> str | None:
     """Why a turn's tool activity makes the session untrusted, or None."""
     for event in events:
+        known = classify_tool(event.tool, {})
+        if not known.report and known.scheduled is None and not event.url and not event.server:
+            continue  # this server's own memory tool, or a local todo tool: nothing came in from outside
         kind = (event.kind or "").lower()
         if kind in _INDIRECT_KINDS or event.url or event.server or _INDIRECT_TOOL.search(event.tool):
             return f"tool {event.tool!r} brought in {kind or 'outside'} content"
