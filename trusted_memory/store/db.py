@@ -135,6 +135,8 @@ class Store:
         self._lock = asyncio.Lock()
         self._reader: SyncReader | None = None
         self._writer: SyncWriter | None = None
+        # meta.change_counter as this process's latest write committed it (see RecallService).
+        self.last_write_counter: int | None = None
         self._read_lock = asyncio.Lock()
 
     @classmethod
@@ -302,7 +304,9 @@ class Store:
                 try:
                     yield Tx(writer)
                     raw.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'change_counter'")
+                    counter = raw.execute("SELECT value FROM meta WHERE key = 'change_counter'").fetchone()
                     raw.execute("COMMIT")
+                    self.last_write_counter = int(counter[0])
                 except BaseException:
                     if raw.in_transaction:  # SQLite may have rolled back already (e.g. disk full)
                         raw.execute("ROLLBACK")
