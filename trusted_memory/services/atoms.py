@@ -269,6 +269,7 @@ class AtomsService:
                     "preview": preview(atom.text, 80),
                 },
             )
+        await self._budget.settle()
         return AtomWrite(atom.status if atom.status == "quarantined" else "added", atom, _write_message(atom))
 
     async def supersede(self, newer: Atom, statement: str, *, actor: Actor = "agent") -> Atom | None:

@@ -96,6 +96,15 @@ class StoreBudget:
         async with self._lock:
             return await self._evict_to(int(self.cap_bytes * HEADROOM) - incoming_bytes)
 
+    async def settle(self) -> None:
+        """After a write: if its WAL frames took the store past the cap, fold the WAL back now.
+
+        The check before a write estimates what the write adds; one that also merges FTS segments
+        can add more, and until the next write's check that excess would stay in the WAL.
+        """
+        if await self._store.used_bytes() > self.cap_bytes:
+            await self._store.release_space()
+
     async def _evict_to(self, target: int) -> int:
         evicted = 0
         while (used := await self._store.used_bytes()) > target:
