@@ -306,30 +306,34 @@ class HashingEmbedder:
         return out
 
     def _text_parts(
-        self, text: str, idx_parts: list[npt.NDArray[np.int64]], val_parts: list[npt.NDArray[np.float64]]
+        self,
+        tokens: list[str],
+        infos: list[_Token],
+        idx_parts: list[npt.NDArray[np.int64]],
+        val_parts: list[npt.NDArray[np.float64]],
     ) -> int:
         """Append one text's (bucket, signed weight) arrays; return how many entries were added."""
-        tokens = tokenize(text)
         if not tokens:
             return 0
-        infos = [self._token(t) for t in tokens]
         stems = [i.stem for i in infos if i.stem is not None]
         idx: list[int] = []
         val: list[float] = []
+        slot = self._slot
         for prefix, weight, counts in (
             ("w:", WORD_WEIGHT, Counter(stems)),
             ("b:", BIGRAM_WEIGHT, Counter(f"{a}_{b}" for a, b in itertools.pairwise(stems))),
             ("k:", CONCEPT_WEIGHT, Counter(k for i in infos for k in i.concepts)),
         ):
             for feat, c in counts.items():
-                bucket, sign = self._slot(prefix + feat)
+                bucket, sign = slot(prefix + feat)
                 idx.append(bucket)
-                val.append(sign * weight * (1.0 + math.log(c)))
+                val.append(sign * weight * (1.0 + math.log(c)) if c > 1 else sign * weight)
         n = len(idx)
-        idx_parts.append(np.asarray(idx, dtype=np.int64))
-        val_parts.append(np.asarray(val, dtype=np.float64))
+        idx_parts.append(np.array(idx, dtype=np.int64))
+        val_parts.append(np.array(val, dtype=np.float64))
+        info_of = dict(zip(tokens, infos, strict=True))
         for tok, c in Counter(tokens).items():
-            info = self._token(tok)
+            info = info_of[tok]
             if info.grams:
                 gi, gv = self._grams(tok, info)
                 idx_parts.append(gi)
@@ -339,43 +343,45 @@ class HashingEmbedder:
 
     def embed_sync(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Embed ``texts`` into L2-normalised float32 rows of shape ``(len(texts), dims)``."""
-        lexical = self._lexical(texts)
+        tokens = [tokenize(text) for text in texts]
+        infos = [[self._token(t) for t in toks] for toks in tokens]
+        lexical = self._lexical(tokens, infos)
         if not self._semantic_dims:
             return lexical.astype(np.float32)
         table = lexicon()
         semantic = np.zeros((len(texts), self._semantic_dims), dtype=np.float64)
         share = np.zeros((len(texts), 1), dtype=np.float64)
-        for row, text in enumerate(texts):
-            infos = [info for info in map(self._token, tokenize(text)) if info.stem is not None]
-            rows = [info.meaning for info in infos if info.meaning is not None]
+        for row, text_infos in enumerate(infos):
+            content = [info for info in text_infos if info.stem is not None]
+            rows = [info.meaning for info in content if info.meaning is not None]
             if rows:
                 semantic[row] = table.embed_rows(rows, self._semantic_dims)
                 # The meaning part speaks for the words the lexicon knows, no more: a text of
                 # identifiers and names ("pytest over unittest") stays mostly lexical.
-                share[row] = SEMANTIC_SHARE * len(rows) / len(infos)
+                share[row] = SEMANTIC_SHARE * len(rows) / len(content)
         joined = np.hstack([lexical * np.sqrt(1.0 - share), semantic * np.sqrt(share)])
         # Both parts are unit length (or zero), so rows already are unit length (or zero).
         return joined.astype(np.float32)
 
-    def _lexical(self, texts: Sequence[str]) -> npt.NDArray[np.float64]:
+    def _lexical(self, tokens: list[list[str]], infos: list[list[_Token]]) -> npt.NDArray[np.float64]:
         """The hashed part: L2-normalised float64 rows of shape ``(len(texts), lexical dims)``."""
-        n_texts = len(texts)
+        n_texts = len(tokens)
         idx_parts: list[npt.NDArray[np.int64]] = []
         val_parts: list[npt.NDArray[np.float64]] = []
         counts = np.empty(n_texts, dtype=np.int64)
-        for row, text in enumerate(texts):
-            counts[row] = self._text_parts(text, idx_parts, val_parts)
+        for row in range(n_texts):
+            counts[row] = self._text_parts(tokens[row], infos[row], idx_parts, val_parts)
         idx = np.concatenate(idx_parts) if idx_parts else np.zeros(0, dtype=np.int64)
         if not idx.size:
             return np.zeros((n_texts, self._lexical_dims), dtype=np.float64)
         val = np.concatenate(val_parts)
         # One bincount over flat (row * dims + bucket) positions sums every feature of the
         # batch at once; float64 accumulation keeps results independent of batch composition.
-        rows = np.repeat(np.arange(n_texts, dtype=np.int64), counts)
         width = self._lexical_dims
-        flat = np.bincount(rows * width + idx, weights=val, minlength=n_texts * width)
+        flat_idx = idx if n_texts == 1 else np.repeat(np.arange(n_texts, dtype=np.int64), counts) * width + idx
+        flat = np.bincount(flat_idx, weights=val, minlength=n_texts * width)
         mat: npt.NDArray[np.float64] = flat.reshape(n_texts, width).astype(np.float64, copy=False)
-        norms = np.linalg.norm(mat, axis=1, keepdims=True)
+        norms = np.sqrt(np.einsum("ij,ij->i", mat, mat))[:, None]
         # Empty (or fully cancelled) rows stay zero instead of becoming NaN.
         np.divide(mat, norms, out=mat, where=norms > 0)
         return mat
