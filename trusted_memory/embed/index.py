@@ -44,6 +44,7 @@ RERANK_SHARE = 20
 # Rows per block of exact scoring and of sketching: bounds each temporary float32 block to 2 MB, so
 # loading a large index does not leave the heap holding big freed blocks.
 BLOCK_ROWS = 1024
+SMALL_ROWS = 512  # up to this many rows, scoring is one gather and one BLAS product
 _FAR = SKETCH_BITS + 1  # the distance given to rows a search may not return
 
 
@@ -297,6 +298,12 @@ class VectorIndex:
     def _cosines(self, rows: npt.NDArray[np.intp], queries: Vector) -> Vector:
         """Exact cosines (queries x rows) of these rows (ascending) with unit queries."""
         out = np.empty((len(queries), len(rows)), dtype=np.float32)
+        if len(rows) <= SMALL_ROWS:  # a short list: one small float block, one product per query
+            small = self._codes[rows].astype(np.float32)
+            small_inv = self._inv[rows]
+            for q in range(len(queries)):
+                np.multiply(small @ queries[q], small_inv, out=out[q])
+            return out
         for start in range(0, len(rows), BLOCK_ROWS):
             chunk = rows[start : start + BLOCK_ROWS]
             if len(chunk) and chunk[-1] - chunk[0] + 1 == len(chunk):

@@ -46,6 +46,11 @@ COLUMNS = (
 _INSERT = f"INSERT INTO atoms({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 
 
+def _json_strings(value: str) -> tuple[str, ...]:
+    """A stored JSON list of strings ('[]' is by far the most common: no parse for it)."""
+    return () if value == "[]" else tuple(json.loads(value))
+
+
 def atom_from_row(row: aiosqlite.Row) -> Atom:
     """Build an Atom from an atoms row."""
     return Atom(
@@ -56,7 +61,7 @@ def atom_from_row(row: aiosqlite.Row) -> Atom:
         confidence=row["confidence"],
         importance=row["importance"],
         pinned=bool(row["pinned"]),
-        tags=tuple(json.loads(row["tags"])),
+        tags=_json_strings(row["tags"]),
         scope=row["scope"],
         status=row["status"],
         created_at=row["created_at"],
@@ -66,7 +71,7 @@ def atom_from_row(row: aiosqlite.Row) -> Atom:
         project=row["project"],
         session_id=row["session_id"],
         turn=row["turn"],
-        related=tuple(json.loads(row["related"])),
+        related=_json_strings(row["related"]),
         quarantine_reason=row["quarantine_reason"],
         findings=row["findings"],
         expires_at=row["expires_at"],

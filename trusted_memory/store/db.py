@@ -188,9 +188,13 @@ class Store:
         assert self._reader is not None, "the store is not open"
         async with self._read_lock:
             with map_sqlite_errors(self.path):
-                reader = self._reader
-                pages = await self._pragma_int("page_count", reader) - await self._pragma_int("freelist_count", reader)
-                size = pages * await self._pragma_int("page_size", reader)
+                # One statement (it runs twice per atom write); the page size of a file never changes here.
+                async with self._reader.execute(
+                    "SELECT page_count - freelist_count, page_size FROM pragma_page_count, pragma_freelist_count, "
+                    "pragma_page_size"
+                ) as cur:
+                    row = await cur.fetchone()
+                size = int(row[0]) * int(row[1]) if row else 0
         try:
             size += os.stat(f"{self.path}-wal").st_size
         except FileNotFoundError:
