@@ -17,7 +17,7 @@ so a search has two stages once the index passes EXACT_ROWS:
    of them are returned with their exact cosines.
 
 Up to EXACT_ROWS rows every row is scored exactly. On benchmarks/recall_latency.py's stores (many
-near-duplicate texts: the hardest case for a sketch) `search_atoms` returns 99.8 % of the hits of
+near-duplicate texts: the hardest case for a sketch) `search_atoms` returns 99.7 % of the hits of
 exact scoring at 10k atoms and 98.4 % at 100k (benchmarks/RESULTS.md, issue 13).
 """
 
