@@ -612,7 +612,7 @@ def check_store(h: Harness) -> None:
         == []
     )
     too_long = h.rows(
-        "SELECT id FROM atoms WHERE length(text) > CASE type WHEN 'note' THEN ? ELSE ? END",
+        "SELECT id FROM atoms WHERE length(text) > CASE WHEN type IN ('note', 'turn') THEN ? ELSE ? END",
         (NOTE_TEXT_MAX, ATOM_TEXT_MAX),
     )
     assert too_long == []
