@@ -29,6 +29,7 @@ from ..services.admin import AdminService
 from ..services.facts import preview as _preview
 from ..services.runtime import open_runtime
 from .anticipation_commands import add_anticipation_commands
+from .chat_commands import add_chat_commands
 from .episode_commands import add_episode_commands
 from .gate import cancelled as _cancelled
 from .gate import confirm as _confirm
@@ -353,6 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_recall_commands(atoms_commands, commands, common)
     add_episode_commands(commands, common, gated)
     add_anticipation_commands(commands, common)
+    add_chat_commands(commands, common, gated)
     command("quarantine", "list quarantined (untrusted) atoms", cmd_quarantine).add_argument(
         "--limit", type=_positive, default=200
     )

@@ -61,7 +61,7 @@ async def cmd_export(admin: AdminService, args: argparse.Namespace) -> int:
             }
         )
     else:
-        detail = ", ".join(f"{n} {kind}" for kind, n in report.counts.items())
+        detail = ", ".join(f"{n} {kind}" for kind, n in report.counts.items() if n)
         print(f"exported {total} records to {target} ({detail}).", file=out)
     return 0
 
@@ -81,7 +81,8 @@ async def cmd_import(admin: AdminService, args: argparse.Namespace) -> int:
     if not args.yes:
         with for_person(args):
             print(f"{path}: {label} with {summary}.")
-            _print_claims(import_claims(plan, trust_graph=args.trust_graph), admin.runtime.settings)
+            space = admin.runtime.recall.embedder().space.fingerprint()
+            _print_claims(import_claims(plan, trust_graph=args.trust_graph, space=space), admin.runtime.settings)
             if not confirm(args, f"Import it into the memory store {admin.runtime.store.path}?"):
                 return cancelled()
     report = await apply_import(admin.runtime, plan, Progress(), trust_graph=args.trust_graph)
@@ -100,8 +101,9 @@ def _print_claims(claims: ImportClaims, settings: Settings) -> None:
     table(("kind", "id", "claims", "text"), [(c.kind, c.ref, c.claims, c.text) for c in claims.notable])
     print(
         "\nIts events are recorded as imported (actor system, the file's actor kept as detail); a user-model "
-        "field that fails validation is dropped; quarantined atoms wait at most "
-        f"{settings.quarantine_ttl_days} days from now."
+        "field that fails validation is dropped; quarantined atoms and held episodes wait at most "
+        f"{settings.quarantine_ttl_days} days from now; a live episode that fails the scan or claims another "
+        "source than a session summary or a person's promotion is held."
     )
 
 
@@ -119,8 +121,15 @@ def _print_import(report: ImportReport, as_json: bool) -> None:
     )
     for reason, n in report.quarantined.items():
         print(f"held {n} atom(s) in quarantine ({reason}); review them with `trusted-memory-admin quarantine`.")
+    if report.held_episodes:
+        print(f"held {report.held_episodes} episode(s); review them with `trusted-memory-admin episodes list`.")
     if report.dropped:
-        print(f"dropped {report.dropped} pending review(s) that the content scanner flagged.")
+        print(
+            f"dropped {report.dropped} pending review(s), buffer line(s), session note(s) or frozen facts "
+            "block(s) that the content scanner flagged."
+        )
+    if report.vectors_recomputed:
+        print(f"recomputed {report.vectors_recomputed} vector(s) built in another embedding space.")
     if report.dropped_user_model:
         print(f"dropped {report.dropped_user_model} user-model field(s) that fail validation or were never trusted.")
     if report.renumbered:

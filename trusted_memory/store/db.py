@@ -33,6 +33,7 @@ from .nudges import NudgesRepo
 from .pending import PendingRepo
 from .recall import RecallRepo
 from .sessions import SessionsRepo
+from .transfer import TransferRepo
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,7 @@ class Reader:
         self.recall = RecallRepo(conn)
         self.sessions = SessionsRepo(conn)
         self.nudges = NudgesRepo(conn)
+        self.transfer = TransferRepo(conn)
 
     async def change_counter(self) -> int:
         """How many write transactions the store has committed, across all processes."""

@@ -374,6 +374,20 @@ M011_SESSION_ATOMS = Migration(
     ),
 )
 
+M012_CHAT_IMPORTS = Migration(
+    12,
+    "import keys of conversations and turns brought in from chat exports",
+    (
+        # One row per imported conversation turn (and one per conversation), so importing the same
+        # export again, or a later export of the same account, skips what is already here.
+        """CREATE TABLE chat_imports (
+            key         TEXT PRIMARY KEY,
+            session_id  TEXT NOT NULL,
+            imported_at REAL NOT NULL
+        ) WITHOUT ROWID""",
+    ),
+)
+
 MIGRATIONS = (
     M001_FOUNDATION,
     M002_ATOMS,
@@ -386,4 +400,5 @@ MIGRATIONS = (
     M009_RELAYED,
     M010_EPISODE_SOURCE,
     M011_SESSION_ATOMS,
+    M012_CHAT_IMPORTS,
 )

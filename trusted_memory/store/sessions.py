@@ -13,7 +13,8 @@ from .conn import Connection
 from .recall import quote_fts
 
 
-def _session(row: aiosqlite.Row) -> Session:
+def session_from_row(row: aiosqlite.Row) -> Session:
+    """A Session from its row."""
     return Session(
         id=row["id"],
         project=row["project"],
@@ -66,7 +67,7 @@ class SessionsRepo:
         """One session."""
         async with self._conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)) as cur:
             row = await cur.fetchone()
-        return _session(row) if row else None
+        return session_from_row(row) if row else None
 
     async def touch(self, session_id: str, project: str | None, ts: float, *, turn: bool) -> Session:
         """Create the session on first sight; count a turn; remember the project once known."""
@@ -88,7 +89,7 @@ class SessionsRepo:
             "SELECT * FROM sessions WHERE ended_at IS NULL AND last_at < ? ORDER BY last_at LIMIT ?",
             (before, limit),
         ) as cur:
-            return [_session(r) for r in await cur.fetchall()]
+            return [session_from_row(r) for r in await cur.fetchall()]
 
     async def latest_other(self, session_id: str) -> Session | None:
         """The most recently active session other than this one."""
@@ -97,7 +98,7 @@ class SessionsRepo:
             (session_id,),
         ) as cur:
             row = await cur.fetchone()
-        return _session(row) if row else None
+        return session_from_row(row) if row else None
 
     async def mark_resumed(self, session_id: str, *, turn: int, gap_s: float, source: str) -> None:
         """Remember that this turn came after a break, and whose state to recap."""
@@ -156,7 +157,7 @@ class SessionsRepo:
     async def list(self, limit: int = 50) -> builtins.list[Session]:
         """The most recently active sessions."""
         async with self._conn.execute("SELECT * FROM sessions ORDER BY last_at DESC LIMIT ?", (limit,)) as cur:
-            return [_session(r) for r in await cur.fetchall()]
+            return [session_from_row(r) for r in await cur.fetchall()]
 
     # buffer --------------------------------------------------------------------------------
     async def push_lines(self, session_id: str, lines: Sequence[str], keep: int) -> None:

@@ -53,8 +53,8 @@ import dataclasses
 from collections.abc import Iterable
 
 from ...errors import InvalidInput, MemoryServerError
-from ...model import Atom, Event, FactEntry, PendingReview
-from ...scan import describe, normalize_for_dedup, scan
+from ...model import LIVE_EPISODE_SOURCES, Atom, Event, FactEntry, PendingReview, SessionNote
+from ...scan import describe, normalize_for_dedup, redact_credentials, scan
 from ...store.db import Tx, now
 from ...store.privileged import PrivilegedOps
 from ...trust import is_trusted
@@ -68,16 +68,22 @@ from .transfer_records import (
     NATIVE_KINDS,
     VERSION,
     BadLine,
+    EpisodeRecord,
     ExportReport,
     GraphAtom,
     Header,
     ImportFormat,
+    ImportKey,
     ImportPlan,
     ImportReport,
+    Link,
+    Nudge,
     ProgressSink,
     Record,
+    SessionRecord,
     UserModelField,
     Value,
+    VectorRecord,
     as_imported,
     load_line,
     parse_header,
@@ -166,8 +172,24 @@ def _scan_text(atom: Atom) -> str:
 class _Importer:
     """Applies one plan inside one write transaction, counting what it did."""
 
-    def __init__(self, runtime: Runtime, plan: ImportPlan, tx: Tx, ts: float, *, trust_graph: bool) -> None:
+    def __init__(
+        self,
+        runtime: Runtime,
+        plan: ImportPlan,
+        tx: Tx,
+        ts: float,
+        *,
+        trust_graph: bool,
+        episode_vectors: dict[str, tuple[float, bytes]] | None = None,
+    ) -> None:
         self.settings = runtime.settings
+        space = runtime.recall.embedder().space
+        self.space, self.dims = space.fingerprint(), space.dims
+        # The file's vectors are kept only when they were built in the space this store embeds in.
+        self.same_space = plan.header is not None and plan.header.embedding_space == self.space
+        self.episode_vectors = episode_vectors or {}
+        self.recomputed = 0
+        self.held_episodes = 0
         self.plan = plan
         self.tx = tx
         self.ts = ts
@@ -358,9 +380,108 @@ class _Importer:
         )
         self.count("atom", True)
 
+    async def session(self, item: SessionRecord) -> None:
+        # The write path keeps no buffer line with a finding, and no credential in a transcript.
+        buffer = [line for line in item.buffer if not scan(line)]
+        self.dropped += len(item.buffer) - len(buffer)
+        transcript = [(role, redact_credentials(text), ts) for role, text, ts in item.transcript]
+        session = item.session
+        if session.frozen_facts is not None and scan(session.frozen_facts):
+            # The facts block a session first saw is shown as trusted context; a flagged one is
+            # dropped and the session sees the current facts instead.
+            session = dataclasses.replace(session, frozen_facts=None)
+            self.dropped += 1
+        self.count("session", await self.tx.transfer.insert_session(session, buffer, transcript))
+
+    async def note(self, note: SessionNote) -> None:
+        if scan(note.text):
+            self.dropped += 1  # the write path drops notes with a finding (services/session._read_turn)
+            return
+        self.count("session_note", await self.tx.transfer.insert_note(note))
+
+    async def episode(self, item: EpisodeRecord) -> None:
+        episode = item.episode
+        if await self.tx.transfer.has_episode(episode.id, episode.session_id):
+            self.count("episode", False)
+            return
+        reason = None
+        if episode.status == "live":
+            findings = scan(episode.summary)
+            if findings:
+                reason = f"scan_rejected: {describe(findings)}"
+            elif episode.source_class not in LIVE_EPISODE_SOURCES:
+                # A live episode is a session summary or a person's promotion; one claiming to be
+                # the user's own words (or any other class) is held like an untrusted session's.
+                reason = f"a live episode cannot be {episode.source_class}"
+        held = episode.status != "live" or reason is not None
+        if held:
+            self.held_episodes += 1
+            episode = dataclasses.replace(
+                episode,
+                status="held",
+                source_class=episode.source_class
+                if episode.status == "held" and episode.source_class not in (*LIVE_EPISODE_SOURCES, "user_said")
+                else "agent_generated",
+                expires_at=quarantine_expiry(episode.expires_at, self.ts, self.ttl_s),
+            )
+        scale, vec = item.scale, item.vec
+        if not self.same_space or vec is None or len(vec) != self.dims:
+            fresh = self.episode_vectors.get(episode.id)
+            scale, vec = fresh if fresh is not None else (None, None)
+            if item.vec is not None:
+                self.recomputed += 1
+        await self.tx.sessions.add_episode(episode, scale, vec)
+        if reason is not None:
+            await self.tx.events.append(
+                "admin",
+                "episode_held",
+                f"episode:{episode.id}",
+                {"session_id": episode.session_id, "reason": reason, "import": self.plan.source},
+            )
+        self.count("episode", True)
+
+    async def link(self, link: Link) -> None:
+        added = await self.tx.transfer.insert_link((link.src, link.dst, link.link_kind, link.weight))
+        self.count("association", bool(added))
+
+    async def vector(self, item: VectorRecord) -> None:
+        target = await self.tx.transfer.vector_target(item.atom_id)
+        if target is None or target[1]:
+            # The atom is not here, not live (held atoms have no vector), or already has one.
+            self.count("vector", False)
+            return
+        if item.space != self.space or len(item.vec) != self.dims:
+            # Another embedding space: the atom stays queued and is embedded in this store's space.
+            self.recomputed += 1
+            return
+        await self.tx.recall.put_vectors([(target[0], item.space, item.scale, item.vec)])
+        self.count("vector", True)
+
+    async def nudge(self, item: Nudge) -> None:
+        row = (item.id, item.nudge_kind, item.subject, item.session_id, item.shown_at)
+        self.count("nudge", await self.tx.transfer.insert_nudge(row))
+
+    async def import_key(self, item: ImportKey) -> None:
+        added = await self.tx.transfer.record_keys([(item.key, item.session_id, item.imported_at)])
+        self.count("import_key", added > 0)
+
     async def apply(self, rec: Record) -> None:
         value = rec.value
-        if isinstance(value, GraphAtom):
+        if isinstance(value, SessionRecord):
+            await self.session(value)
+        elif isinstance(value, SessionNote):
+            await self.note(value)
+        elif isinstance(value, EpisodeRecord):
+            await self.episode(value)
+        elif isinstance(value, Link):
+            await self.link(value)
+        elif isinstance(value, VectorRecord):
+            await self.vector(value)
+        elif isinstance(value, Nudge):
+            await self.nudge(value)
+        elif isinstance(value, ImportKey):
+            await self.import_key(value)
+        elif isinstance(value, GraphAtom):
             await self.graph_atom(value)
         elif isinstance(value, FactEntry):
             await self.fact(rec, value)
@@ -409,6 +530,17 @@ async def apply_import(
     `trust_graph`: the person vouches for a reference graph, whose atoms then land live as
     `user_approved` instead of in quarantine.
     """
+    # Vectors are kept when the file was embedded in this store's space; otherwise atoms are
+    # re-embedded from the queue after the import, and episodes here, before the transaction.
+    await runtime.recall.adopt_space()
+    space = runtime.recall.embedder().space.fingerprint()
+    same_space = plan.header is not None and plan.header.embedding_space == space
+    episode_vectors: dict[str, tuple[float, bytes]] = {}
+    for rec in plan.records:
+        if isinstance(rec.value, EpisodeRecord) and not (same_space and rec.value.vec is not None):
+            vector = await runtime.recall.vector_for(rec.value.episode.summary)
+            if vector is not None:
+                episode_vectors[rec.value.episode.id] = (vector[1], vector[2])
     if progress:
         progress.start(len(plan.records), "import")
     async with runtime.store.write() as tx:
@@ -417,7 +549,7 @@ async def apply_import(
                 f"{plan.source} was exported from a newer store (schema {plan.header.schema_version}); "
                 "upgrade trusted-memory before importing it"
             )
-        importer = _Importer(runtime, plan, tx, now(), trust_graph=trust_graph)
+        importer = _Importer(runtime, plan, tx, now(), trust_graph=trust_graph, episode_vectors=episode_vectors)
         await importer.load()
         # Events first, so the few events the import itself appends number after the file's own.
         events = [r for r in plan.records if r.kind == "event"]
@@ -445,12 +577,16 @@ async def apply_import(
                 "dropped": importer.dropped,
                 "dropped_user_model": importer.dropped_user_model,
                 "renumbered": importer.renumbered,
+                "vectors_recomputed": importer.recomputed,
+                "held_episodes": importer.held_episodes,
                 "trust_graph": trust_graph,
                 "warnings": list(warnings),
             },
         )
     if progress:
         progress.close()
+    # Atoms whose vectors were not kept wait on the embed queue; embed them now (a server would too).
+    await runtime.recall.drain_queue()
     return ImportReport(
         plan.source,
         plan.format,
@@ -462,6 +598,8 @@ async def apply_import(
         importer.renumbered,
         warnings,
         event_id,
+        importer.recomputed,
+        importer.held_episodes,
     )
 
 

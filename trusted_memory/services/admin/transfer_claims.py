@@ -10,11 +10,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...model import Atom, Event, FactEntry
+from ...model import LIVE_EPISODE_SOURCES, Atom, Event, FactEntry, SessionNote
 from ...timefmt import iso_utc
 from ...trust import is_trusted
 from ...usermodel import normalize
-from .transfer_records import GraphAtom, ImportPlan, UserModelField
+from .transfer_records import (
+    EpisodeRecord,
+    GraphAtom,
+    ImportKey,
+    ImportPlan,
+    Link,
+    Nudge,
+    SessionRecord,
+    UserModelField,
+    VectorRecord,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +82,45 @@ def _event_item(event: Event) -> ClaimedItem:
     )
 
 
-def import_claims(plan: ImportPlan, *, trust_graph: bool) -> ImportClaims:
-    """What the plan's records claim, and which of them a person must see before confirming."""
+def _episode_class(item: EpisodeRecord) -> str:
+    episode = item.episode
+    if episode.status != "live":
+        return "held (waits for review)"
+    if episode.source_class not in LIVE_EPISODE_SOURCES:
+        return f"live {episode.source_class} (will be held: not a summary's source)"
+    return f"live {episode.source_class}"
+
+
+def _session_class(item: SessionRecord) -> str:
+    session = item.session
+    if session.untrusted or session.relayed:
+        return "untrusted"
+    if session.ended_at is None and item.transcript:
+        return "open, trusted (its transcript becomes a live episode when it ends)"
+    return "trusted" if session.ended_at is None else "ended"
+
+
+def _other(value: object, space: str) -> tuple[str, str] | None:
+    """(kind, class) of the records with no trust of their own."""
+    if isinstance(value, SessionNote):
+        return "session_note", "context of its session (re-scanned)"
+    if isinstance(value, Link):
+        return "association", "ranking link (kept when both atoms are here)"
+    if isinstance(value, VectorRecord):
+        same = bool(space) and value.space == space
+        return "vector", "kept (same embedding space)" if same else f"recomputed (built in {value.space})"
+    if isinstance(value, Nudge):
+        return "nudge", "shown-nudge log"
+    if isinstance(value, ImportKey):
+        return "import_key", "chat-import key"
+    return None
+
+
+def import_claims(plan: ImportPlan, *, trust_graph: bool, space: str = "") -> ImportClaims:
+    """What the plan's records claim, and which of them a person must see before confirming.
+
+    `space`: the embedding space this store embeds in (the file's vectors of another are recomputed).
+    """
     counts: dict[tuple[str, str], int] = {}
     notable: list[ClaimedItem] = []
 
@@ -103,6 +150,19 @@ def import_claims(plan: ImportPlan, *, trust_graph: bool) -> ImportClaims:
             count("event", f"claims actor {value.actor} (recorded as imported)")
             if value.actor == "admin":
                 notable.append(_event_item(value))
+        elif isinstance(value, EpisodeRecord):
+            trust = _episode_class(value)
+            count("episode", trust)
+            if value.episode.status == "live":
+                notable.append(ClaimedItem("episode", value.episode.id, trust, value.episode.summary))
+        elif isinstance(value, SessionRecord):
+            trust = _session_class(value)
+            count("session", trust)
+            if trust.startswith("open, trusted"):
+                text = " / ".join(t for r, t, _ in value.transcript if r == "user")
+                notable.append(ClaimedItem("session", value.session.id, trust, text))
+        elif (other := _other(value, space)) is not None:
+            count(*other)
         else:
             count(rec.kind, "awaiting review")
     return ImportClaims(tuple((k, t, n) for (k, t), n in counts.items()), tuple(notable))

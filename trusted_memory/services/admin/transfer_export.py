@@ -12,10 +12,15 @@ from ...store.db import now
 from ..runtime import Runtime
 from .transfer_records import (
     FORMAT,
+    NATIVE_KINDS,
     VERSION,
     ExportReport,
+    ImportKey,
+    Link,
+    Nudge,
     ProgressSink,
     UserModelField,
+    encode_blob,
 )
 
 PAGE = 1000
@@ -46,7 +51,7 @@ async def export_jsonl(
 ) -> ExportReport:
     """Write every record of the store as JSONL lines (each ending in a newline) through `write`."""
     store = runtime.store
-    counts = {"fact": 0, "atom": 0, "pending": 0, "user_model": 0, "event": 0}
+    counts = dict.fromkeys(NATIVE_KINDS, 0)
     everything = AtomFilter(status=None, include_expired=True)
     ts = now()
     # One read snapshot: the file is consistent even while servers keep writing.
@@ -57,8 +62,17 @@ async def export_jsonl(
         model = await rx.pending.model_fields()
         n_atoms = await rx.atoms.count(everything, now=ts)
         n_events = await rx.events.count()
+        space = await rx.recall.space()
+        sessions = await rx.transfer.sessions()
+        notes = await rx.transfer.notes()
+        episodes = await rx.transfer.episodes()
+        links = await rx.transfer.links()
+        vectors = await rx.transfer.vectors()
+        nudges = await rx.transfer.nudges()
+        keys = await rx.transfer.import_keys()
         if progress:
-            progress.start(len(facts) + n_atoms + len(pending) + len(model) + n_events, "export")
+            small = len(sessions) + len(notes) + len(episodes) + len(links) + len(vectors) + len(nudges) + len(keys)
+            progress.start(len(facts) + n_atoms + len(pending) + len(model) + n_events + small, "export")
 
         def emit(kind: str, record: Mapping[str, object]) -> None:
             write(dumps(record) + "\n")
@@ -67,7 +81,16 @@ async def export_jsonl(
                 progress.advance()
 
         write(
-            dumps({"kind": "header", "format": FORMAT, "version": VERSION, "schema_version": schema, "exported_at": ts})
+            dumps(
+                {
+                    "kind": "header",
+                    "format": FORMAT,
+                    "version": VERSION,
+                    "schema_version": schema,
+                    "exported_at": ts,
+                    "embedding_space": space,
+                }
+            )
             + "\n"
         )
         for entry in facts:
@@ -81,6 +104,25 @@ async def export_jsonl(
             emit("pending", to_record("pending", item))
         for path, value, source_class, updated_at, evidence in model:
             emit("user_model", to_record("user_model", UserModelField(path, value, source_class, updated_at, evidence)))
+        for session in sessions:
+            buffer = await rx.sessions.buffer(session.id)
+            transcript = [list(turn) for turn in await rx.transfer.transcript(session.id)]
+            emit("session", {**to_record("session", session), "buffer": buffer, "transcript": transcript})
+        for note in notes:
+            emit("session_note", to_record("session_note", note))
+        for episode, scale, blob in episodes:
+            emit("episode", {**to_record("episode", episode), "scale": scale, "vec": encode_blob(blob)})
+        for src, dst, link_kind, weight in links:
+            emit("association", to_record("association", Link(src, dst, link_kind, weight)))
+        for atom_id, vec_space, scale, blob in vectors:
+            emit(
+                "vector",
+                {"kind": "vector", "atom_id": atom_id, "space": vec_space, "scale": scale, "vec": encode_blob(blob)},
+            )
+        for row in nudges:
+            emit("nudge", to_record("nudge", Nudge(*row)))
+        for key in keys:
+            emit("import_key", to_record("import_key", ImportKey(*key)))
         after = 0
         while events := await rx.events.list(after_id=after, limit=PAGE):
             for event in events:

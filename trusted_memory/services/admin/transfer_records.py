@@ -7,6 +7,8 @@ import share live here too, so both sides import them from one place.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import dataclasses
 import json
 import math
@@ -17,15 +19,20 @@ from typing import Any, Literal, Protocol
 
 from ...model import (
     IMPORTANCE_LEVELS,
+    LIVE_EPISODE_SOURCES,
+    NOTE_CATEGORIES,
     SCOPES,
     SOURCE_CLASSES,
     STORED_ATOM_TYPES,
     TARGETS,
     TURN_TYPE,
     Atom,
+    Episode,
     Event,
     FactEntry,
     PendingReview,
+    Session,
+    SessionNote,
 )
 from ..atoms import ATOM_TEXT_MAX, NOTE_TEXT_MAX
 from ..facts import MAX_FIELD_BYTES, preview
@@ -36,7 +43,12 @@ FORMAT = "trusted-memory-export"
 IMPORTED_EVENT = "imported_event"
 # Exports written before the rename carry the old name; they import unchanged.
 ACCEPTED_FORMATS = frozenset({FORMAT, "mcp-memory-export"})
-VERSION = 1
+# Version 2 added sessions (with buffer and transcript), session notes, episodes, associations,
+# vectors, nudges shown and chat-import keys; version 1 files (facts, atoms, pending, user model,
+# events) still import.
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
+LINK_KINDS = ("temporal", "task", "semantic")
 _HEX_ID = re.compile(r"^[0-9a-f]{32}$")
 ImportFormat = Literal["trusted-memory", "reference-graph"]
 
@@ -72,6 +84,8 @@ class Header:
     version: int
     schema_version: int
     exported_at: float
+    # The embedding space the file's vectors were built in ("" when unknown: a version 1 file).
+    embedding_space: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +97,79 @@ class GraphAtom:
     tags: tuple[str, ...]
 
 
-Value = FactEntry | Atom | PendingReview | UserModelField | Event | GraphAtom
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    """A session with its context buffer and its kept transcript ((role, text, ts) turns)."""
+
+    session: Session
+    buffer: tuple[str, ...]
+    transcript: tuple[tuple[str, str, float], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeRecord:
+    """An episode with its stored vector (scale and int8 bytes, or None)."""
+
+    episode: Episode
+    scale: float | None
+    vec: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """An association between two atoms, by their ids."""
+
+    src: str
+    dst: str
+    link_kind: str
+    weight: float
+
+
+@dataclass(frozen=True, slots=True)
+class VectorRecord:
+    """An atom's stored vector, in the embedding space it was built in."""
+
+    atom_id: str
+    space: str
+    scale: float
+    vec: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Nudge:
+    """One proactive nudge shown (its caps and cool-downs count from these)."""
+
+    id: int
+    nudge_kind: str
+    subject: str
+    session_id: str | None
+    shown_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ImportKey:
+    """The key of one conversation or turn brought in by import-chats (so it is not imported twice)."""
+
+    key: str
+    session_id: str
+    imported_at: float
+
+
+Value = (
+    FactEntry
+    | Atom
+    | PendingReview
+    | UserModelField
+    | Event
+    | GraphAtom
+    | SessionRecord
+    | SessionNote
+    | EpisodeRecord
+    | Link
+    | VectorRecord
+    | Nudge
+    | ImportKey
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +213,9 @@ class ImportReport:
     renumbered: int = 0
     warnings: tuple[str, ...] = ()
     event_id: int = 0
+    # Vectors of the file not kept (built in another embedding space): recomputed in this one.
+    vectors_recomputed: int = 0
+    held_episodes: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,11 +411,137 @@ def _event(body: dict[str, object]) -> Event:
     return event
 
 
+_SESSION_ID = re.compile(r"^[\w.:@/+-]{1,128}$")
+MAX_BUFFER_LINES = 1000
+MAX_TRANSCRIPT_TURNS = 1000
+
+
+def _session_id(name: str, value: str) -> None:
+    if not _SESSION_ID.match(value):
+        raise BadLine(f"{name} {preview(value, 40)!r} is not a session id (1-128 letters, digits or . : @ / + - _)")
+
+
+def encode_blob(blob: bytes | None) -> str | None:
+    """A vector's bytes as they travel in a file (base64)."""
+    return None if blob is None else base64.b64encode(blob).decode("ascii")
+
+
+def _blob(name: str, value: object) -> bytes:
+    if not isinstance(value, str):
+        raise BadLine(f"{name} must be a base64 string, not {_json_type(value)}")
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise BadLine(f"{name} is not valid base64 ({exc})") from exc
+
+
+def _session(body: dict[str, object]) -> SessionRecord:
+    buffer = body.pop("buffer", [])
+    transcript = body.pop("transcript", [])
+    session: Session = _build(Session, body)
+    _session_id("id", session.id)
+    if session.turns < 0:
+        raise BadLine("turns must be 0 or more")
+    if not isinstance(buffer, list) or not all(isinstance(v, str) for v in buffer):
+        raise BadLine("buffer must be a list of strings")
+    if len(buffer) > MAX_BUFFER_LINES:
+        raise BadLine(f"buffer holds {len(buffer):,} lines; the limit is {MAX_BUFFER_LINES:,}")
+    turns: list[tuple[str, str, float]] = []
+    if not isinstance(transcript, list) or len(transcript) > MAX_TRANSCRIPT_TURNS:
+        raise BadLine(f"transcript must be a list of at most {MAX_TRANSCRIPT_TURNS:,} [role, text, time] turns")
+    for turn in transcript:
+        if not (isinstance(turn, list) and len(turn) == 3 and isinstance(turn[0], str) and isinstance(turn[1], str)):
+            raise BadLine("each transcript turn must be [role, text, time]")
+        _in("transcript role", turn[0], ("user", "assistant"))
+        if len(turn[1].encode("utf-8")) > MAX_FIELD_BYTES * 4:
+            raise BadLine(f"a transcript turn is over {MAX_FIELD_BYTES * 4:,} bytes")
+        turns.append((turn[0], turn[1], _number("transcript time", turn[2])))
+    return SessionRecord(session, tuple(buffer), tuple(turns))
+
+
+def _note(body: dict[str, object]) -> SessionNote:
+    note: SessionNote = _build(SessionNote, body)
+    _session_id("session_id", note.session_id)
+    _in("category", note.category, NOTE_CATEGORIES)
+    _text("text", note.text, MAX_FIELD_BYTES)
+    if note.id < 1:
+        raise BadLine("id must be 1 or more")
+    return note
+
+
+def _episode(body: dict[str, object]) -> EpisodeRecord:
+    scale, vec = body.pop("scale", None), body.pop("vec", None)
+    episode: Episode = _build(Episode, body)
+    _hex_id(episode.id)
+    _session_id("session_id", episode.session_id)
+    _in("status", episode.status, ("live", "held"))
+    _in("source_class", episode.source_class, (*LIVE_EPISODE_SOURCES, *SOURCE_CLASSES))
+    _text("summary", episode.summary, MAX_FIELD_BYTES * 2)
+    if episode.turns < 0:
+        raise BadLine("turns must be 0 or more")
+    if (scale is None) != (vec is None):
+        raise BadLine("scale and vec go together: both numbers/base64, or both null")
+    if scale is None:
+        return EpisodeRecord(episode, None, None)
+    return EpisodeRecord(episode, _number("scale", scale), _blob("vec", vec))
+
+
+def _link(body: dict[str, object]) -> Link:
+    link: Link = _build(Link, body)
+    _hex_id(link.src)
+    _hex_id(link.dst)
+    _in("link_kind", link.link_kind, LINK_KINDS)
+    _unit("weight", link.weight)
+    return link
+
+
+def _vector(body: dict[str, object]) -> VectorRecord:
+    record: _VectorBody = _build(_VectorBody, body)
+    _hex_id(record.atom_id)
+    if not record.space.strip():
+        raise BadLine("space is empty")
+    return VectorRecord(record.atom_id, record.space, record.scale, _blob("vec", record.vec))
+
+
+@dataclass(frozen=True, slots=True)
+class _VectorBody:
+    """A vector line's fields before its base64 is decoded."""
+
+    atom_id: str
+    space: str
+    scale: float
+    vec: str
+
+
+def _nudge(body: dict[str, object]) -> Nudge:
+    nudge: Nudge = _build(Nudge, body)
+    if nudge.id < 1:
+        raise BadLine("id must be 1 or more")
+    _text("nudge_kind", nudge.nudge_kind, 64)
+    _text("subject", nudge.subject, MAX_FIELD_BYTES)
+    return nudge
+
+
+def _import_key(body: dict[str, object]) -> ImportKey:
+    key: ImportKey = _build(ImportKey, body)
+    _text("key", key.key, 512)
+    _session_id("session_id", key.session_id)
+    return key
+
+
+# In export order: what a later record refers to (an atom of a link, a session of a note) comes first.
 NATIVE_KINDS: dict[str, Callable[[dict[str, object]], Value]] = {
     "fact": _fact,
     "atom": _atom,
     "pending": _pending,
     "user_model": _user_model,
+    "session": _session,
+    "session_note": _note,
+    "episode": _episode,
+    "association": _link,
+    "vector": _vector,
+    "nudge": _nudge,
+    "import_key": _import_key,
     "event": _event,
 }
 
@@ -336,14 +551,18 @@ def parse_header(body: dict[str, object]) -> Header:
     if body.get("format") not in ACCEPTED_FORMATS:
         raise BadLine(f"the header's format must be {FORMAT!r}")
     version = body.get("version")
-    if version != VERSION or isinstance(version, bool):
+    if version not in READABLE_VERSIONS or isinstance(version, bool) or not isinstance(version, int):
         raise BadLine(
-            f"export format version {version!r} is not supported (this trusted-memory reads version {VERSION})"
+            f"export format version {version!r} is not supported (this trusted-memory reads versions "
+            f"{', '.join(map(str, READABLE_VERSIONS))}); upgrade trusted-memory to import it"
         )
     schema = body.get("schema_version")
     if isinstance(schema, bool) or not isinstance(schema, int):
         raise BadLine("the header's schema_version must be an integer")
-    return Header(VERSION, schema, _number("exported_at", body.get("exported_at")))
+    space = body.get("embedding_space", "")
+    if not isinstance(space, str):
+        raise BadLine("the header's embedding_space must be a string")
+    return Header(version, schema, _number("exported_at", body.get("exported_at")), space)
 
 
 def load_line(raw: str | bytes) -> dict[str, object]:

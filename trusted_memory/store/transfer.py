@@ -1,0 +1,229 @@
+"""SQL that only export and import need: every row of the session, episode, link, vector and nudge
+tables as it is stored, and the import keys of chat exports.
+
+The other repositories read what the live paths need (one session, its newest turns); an export
+reads everything, ids and times included, and an import writes rows back as they were.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+from collections.abc import Sequence
+
+from ..model import Episode, Session, SessionNote
+from .conn import Connection
+from .sessions import session_from_row
+
+# (atom id, space, scale, int8 blob) of one stored vector.
+VectorRow = tuple[str, str, float, bytes]
+# (src atom id, dst atom id, kind, weight) of one association.
+LinkRow = tuple[str, str, str, float]
+# (id, kind, subject, session id, shown at) of one nudge shown.
+NudgeRow = tuple[int, str, str, str | None, float]
+# (role, text, ts) of one kept transcript turn.
+TurnRow = tuple[str, str, float]
+
+
+class TransferRepo:
+    """Whole-table reads for an export, raw inserts for an import."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+
+    # sessions ------------------------------------------------------------------------------
+    async def sessions(self) -> builtins.list[Session]:
+        """Every session, oldest first."""
+        async with self._conn.execute("SELECT * FROM sessions ORDER BY started_at, id") as cur:
+            return [session_from_row(r) for r in await cur.fetchall()]
+
+    async def transcript(self, session_id: str) -> builtins.list[TurnRow]:
+        """A session's kept transcript with each turn's time, oldest first."""
+        async with self._conn.execute(
+            "SELECT role, text, ts FROM session_turns WHERE session_id = ? ORDER BY id", (session_id,)
+        ) as cur:
+            return [(str(r[0]), str(r[1]), float(r[2])) for r in await cur.fetchall()]
+
+    async def insert_session(self, session: Session, buffer: Sequence[str], transcript: Sequence[TurnRow]) -> bool:
+        """Insert a session with its buffer and transcript; False (nothing written) if its id exists."""
+        cur = await self._conn.execute(
+            "INSERT OR IGNORE INTO sessions(id, project, untrusted, untrusted_reason, turns, started_at, last_at, "
+            "ended_at, frozen_facts, resumed_turn, resume_gap_s, resumed_from, predicted, predicted_turn, relayed) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                session.id,
+                session.project,
+                int(session.untrusted),
+                session.untrusted_reason,
+                session.turns,
+                session.started_at,
+                session.last_at,
+                session.ended_at,
+                session.frozen_facts,
+                session.resumed_turn,
+                session.resume_gap_s,
+                session.resumed_from,
+                json.dumps(list(session.predicted)) if session.predicted else None,
+                session.predicted_turn,
+                int(session.relayed),
+            ),
+        )
+        if cur.rowcount <= 0:
+            return False
+        await self._conn.executemany(
+            "INSERT INTO session_buffer(session_id, seq, line) VALUES (?, ?, ?)",
+            [(session.id, i + 1, line) for i, line in enumerate(buffer)],
+        )
+        await self._conn.executemany(
+            "INSERT INTO session_turns(session_id, role, text, ts) VALUES (?, ?, ?, ?)",
+            [(session.id, role, text, ts) for role, text, ts in transcript],
+        )
+        return True
+
+    async def notes(self) -> builtins.list[SessionNote]:
+        """Every session note, in id order."""
+        async with self._conn.execute("SELECT * FROM session_notes ORDER BY id") as cur:
+            return [
+                SessionNote(r["id"], r["session_id"], r["category"], r["text"], r["created_at"])
+                for r in await cur.fetchall()
+            ]
+
+    async def insert_note(self, note: SessionNote) -> bool:
+        """Insert a note under its id, or a new id when that one is taken; False if the session has its text."""
+        async with self._conn.execute(
+            "SELECT 1 FROM session_notes WHERE session_id = ? AND text = ?", (note.session_id, note.text)
+        ) as cur:
+            if await cur.fetchone() is not None:
+                return False
+        async with self._conn.execute("SELECT 1 FROM session_notes WHERE id = ?", (note.id,)) as cur:
+            taken = await cur.fetchone() is not None
+        await self._conn.execute(
+            "INSERT INTO session_notes(id, session_id, category, text, created_at) VALUES (?, ?, ?, ?, ?)",
+            (None if taken else note.id, note.session_id, note.category, note.text, note.created_at),
+        )
+        return True
+
+    # episodes ------------------------------------------------------------------------------
+    async def episodes(self) -> builtins.list[tuple[Episode, float | None, bytes | None]]:
+        """Every episode with its vector (scale, blob), oldest first."""
+        async with self._conn.execute("SELECT * FROM episodes ORDER BY num") as cur:
+            rows = await cur.fetchall()
+        return [
+            (
+                Episode(
+                    r["id"],
+                    r["session_id"],
+                    r["project"],
+                    r["summary"],
+                    r["status"],
+                    r["source_class"],
+                    r["turns"],
+                    r["created_at"],
+                    r["expires_at"],
+                ),
+                r["scale"],
+                None if r["vec"] is None else bytes(r["vec"]),
+            )
+            for r in rows
+        ]
+
+    async def has_episode(self, episode_id: str, session_id: str) -> bool:
+        """Whether an episode with this id, or one of this session, is stored."""
+        async with self._conn.execute(
+            "SELECT 1 FROM episodes WHERE id = ? OR session_id = ? LIMIT 1", (episode_id, session_id)
+        ) as cur:
+            return await cur.fetchone() is not None
+
+    # associations --------------------------------------------------------------------------
+    async def links(self) -> builtins.list[LinkRow]:
+        """Every association, by the atom ids at both ends."""
+        async with self._conn.execute(
+            "SELECT s.id, d.id, a.kind, a.weight FROM associations a "
+            "JOIN atoms s ON s.num = a.src JOIN atoms d ON d.num = a.dst ORDER BY s.id, d.id, a.kind"
+        ) as cur:
+            return [(str(r[0]), str(r[1]), str(r[2]), float(r[3])) for r in await cur.fetchall()]
+
+    async def insert_link(self, link: LinkRow) -> bool | None:
+        """Store a link between two atoms; None if either atom is missing, False if already stored."""
+        src, dst, kind, weight = link
+        async with self._conn.execute(
+            "SELECT (SELECT num FROM atoms WHERE id = ?), (SELECT num FROM atoms WHERE id = ?)", (src, dst)
+        ) as cur:
+            row = await cur.fetchone()
+        if row is None or row[0] is None or row[1] is None:
+            return None
+        cur = await self._conn.execute(
+            "INSERT OR IGNORE INTO associations(src, dst, kind, weight) VALUES (?, ?, ?, ?)",
+            (row[0], row[1], kind, weight),
+        )
+        return bool(cur.rowcount > 0)
+
+    # vectors -------------------------------------------------------------------------------
+    async def vectors(self) -> builtins.list[VectorRow]:
+        """Every stored atom vector, by atom id, in the order they were stored."""
+        async with self._conn.execute(
+            "SELECT atoms.id, v.space, v.scale, v.vec FROM vectors v "
+            "JOIN atoms ON atoms.num = v.atom_num ORDER BY v.seq"
+        ) as cur:
+            return [(str(r[0]), str(r[1]), float(r[2]), bytes(r[3])) for r in await cur.fetchall()]
+
+    async def vector_target(self, atom_id: str) -> tuple[int, bool] | None:
+        """(num, has a vector already) of a live atom, or None when the atom is missing or not live."""
+        async with self._conn.execute(
+            "SELECT num, EXISTS(SELECT 1 FROM vectors WHERE atom_num = atoms.num) FROM atoms "
+            "WHERE id = ? AND status = 'live'",
+            (atom_id,),
+        ) as cur:
+            row = await cur.fetchone()
+        return None if row is None else (int(row[0]), bool(row[1]))
+
+    # nudges --------------------------------------------------------------------------------
+    async def nudges(self) -> builtins.list[NudgeRow]:
+        """Every nudge shown, in id order."""
+        async with self._conn.execute(
+            "SELECT id, kind, subject, session_id, shown_at FROM nudges_shown ORDER BY id"
+        ) as cur:
+            return [(int(r[0]), str(r[1]), str(r[2]), r[3], float(r[4])) for r in await cur.fetchall()]
+
+    async def insert_nudge(self, row: NudgeRow) -> bool:
+        """Log a shown nudge under its id (a new one when taken); False if the same showing is logged."""
+        nudge_id, kind, subject, session_id, shown_at = row
+        async with self._conn.execute(
+            "SELECT 1 FROM nudges_shown WHERE kind = ? AND subject = ? AND shown_at = ?", (kind, subject, shown_at)
+        ) as cur:
+            if await cur.fetchone() is not None:
+                return False
+        async with self._conn.execute("SELECT 1 FROM nudges_shown WHERE id = ?", (nudge_id,)) as cur:
+            taken = await cur.fetchone() is not None
+        await self._conn.execute(
+            "INSERT INTO nudges_shown(id, kind, subject, session_id, shown_at) VALUES (?, ?, ?, ?, ?)",
+            (None if taken else nudge_id, kind, subject, session_id, shown_at),
+        )
+        return True
+
+    # chat import keys ----------------------------------------------------------------------
+    async def import_keys(self) -> builtins.list[tuple[str, str, float]]:
+        """Every (key, session id, imported at) of chat imports, in key order."""
+        async with self._conn.execute("SELECT key, session_id, imported_at FROM chat_imports ORDER BY key") as cur:
+            return [(str(r[0]), str(r[1]), float(r[2])) for r in await cur.fetchall()]
+
+    async def known_keys(self, keys: Sequence[str]) -> set[str]:
+        """Which of these import keys are recorded."""
+        found: set[str] = set()
+        for start in range(0, len(keys), 500):
+            chunk = list(keys[start : start + 500])
+            async with self._conn.execute(
+                f"SELECT key FROM chat_imports WHERE key IN ({', '.join('?' * len(chunk))})", chunk
+            ) as cur:
+                found.update(str(r[0]) for r in await cur.fetchall())
+        return found
+
+    async def record_keys(self, rows: Sequence[tuple[str, str, float]]) -> int:
+        """Record (key, session id, imported at) rows; returns how many were new."""
+        added = 0
+        for row in rows:
+            cur = await self._conn.execute(
+                "INSERT OR IGNORE INTO chat_imports(key, session_id, imported_at) VALUES (?, ?, ?)", row
+            )
+            added += max(cur.rowcount, 0)
+        return added
