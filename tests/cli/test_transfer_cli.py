@@ -94,7 +94,7 @@ def test_export_then_import_into_an_empty_store_reproduces_everything(source: Pa
     assert stat.S_IMODE(os.stat(dump).st_mode) == 0o600  # the export is as private as the store
     original = dump.read_text()
     header, *rest = records(original)
-    assert header["kind"] == "header" and header["format"] == "trusted-memory-export" and header["version"] == 1
+    assert header["kind"] == "header" and header["format"] == "trusted-memory-export" and header["version"] == 2
     kinds = {r["kind"] for r in rest}
     assert kinds == {"fact", "atom", "pending", "user_model", "event"}
 

@@ -530,9 +530,9 @@ async def apply_import(
     `trust_graph`: the person vouches for a reference graph, whose atoms then land live as
     `user_approved` instead of in quarantine.
     """
-    # Vectors are kept when the file was embedded in this store's space; otherwise atoms are
-    # re-embedded from the queue after the import, and episodes here, before the transaction.
-    await runtime.recall.adopt_space()
+    # Vectors are kept when the file was embedded in this store's space. Otherwise an atom waits on
+    # the embed queue (a server embeds it, or `reindex`), and an episode, which has no queue, is
+    # embedded here, before the transaction.
     space = runtime.recall.embedder().space.fingerprint()
     same_space = plan.header is not None and plan.header.embedding_space == space
     episode_vectors: dict[str, tuple[float, bytes]] = {}
@@ -585,8 +585,6 @@ async def apply_import(
         )
     if progress:
         progress.close()
-    # Atoms whose vectors were not kept wait on the embed queue; embed them now (a server would too).
-    await runtime.recall.drain_queue()
     return ImportReport(
         plan.source,
         plan.format,
