@@ -194,7 +194,7 @@ def test_reimporting_the_new_kinds_changes_nothing(
     full_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     dump = tmp_path / "dump.jsonl"
-    code, out, err = cli(capsys, full_store, "export", str(dump))
+    code, _, err = cli(capsys, full_store, "export", str(dump))
     assert code == 0, err
     target = tmp_path / "target"
     first = cli_json(capsys, target, "import", "--yes", str(dump))
@@ -341,11 +341,12 @@ def test_old_export_files_still_import(tmp_path: Path, capsys: pytest.CaptureFix
         assert [a["text"] for a in cli_json(capsys, home, "atoms", "list")] == ["Prefers dark roast coffee"]
 
 
-def test_a_newer_format_version_is_refused_naming_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_newer_format_version_is_refused_naming_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     future = tmp_path / "future.jsonl"
     future.write_text(
-        json.dumps({"kind": "header", "format": "trusted-memory-export", "version": 3, "schema_version": 99})
-        + "\n"
+        json.dumps({"kind": "header", "format": "trusted-memory-export", "version": 3, "schema_version": 99}) + "\n"
     )
     code, _, err = cli(capsys, tmp_path / "home", "import", "--yes", str(future))
     assert code == 1 and "version 3 is not supported" in err and "upgrade trusted-memory" in err
