@@ -45,6 +45,7 @@ async def cmd_import_chats(admin: AdminService, args: argparse.Namespace) -> int
     fmt: ChatFormat | None = args.format
     chats = load_chats(Path(args.file), fmt)
     plan = await plan_chats(admin.runtime, chats)
+    _print_problems(plan)
     if args.dry_run:
         shown = preview(plan, max(args.sample, 0))
         if args.json:
@@ -112,6 +113,11 @@ def _print_plan(plan: ChatPlan) -> None:
             f"{len(untrusted):,} conversation(s) used tools or attached files: their turns are kept, "
             "their sessions marked untrusted, their summaries held for review."
         )
+
+
+def _print_problems(plan: ChatPlan) -> None:
+    """Name every conversation that could not be read (on stderr, so --json output stays one document)."""
+    chats = plan.file
     if chats.problems:
         print(f"\n{len(chats.problems)} conversation(s) could not be read and are skipped:", file=sys.stderr)
         for p in chats.problems:

@@ -1,15 +1,25 @@
 """Export the whole store as JSONL, and import it back (or the reference memory server's graph).
 
-Native format, version 1: a header line, then one record per line.
+Native format, version 2: a header line, then one record per line (version 1 files, and those
+of the old name `mcp-memory-export`, hold the first four kinds and events, and still import).
 
-    {"kind":"header","format":"trusted-memory-export","version":1,"schema_version":2,"exported_at":T}
+    {"kind":"header","format":"trusted-memory-export","version":2,"schema_version":12,"exported_at":T,
+     "embedding_space":"hash:v2:512"}
     {"kind":"fact", ...every FactEntry field}
-    {"kind":"atom", ...every Atom field}
+    {"kind":"atom", ...every Atom field (turns too: type `turn`, with `cue` and `dates`)}
     {"kind":"pending", ...every PendingReview field}
     {"kind":"user_model","field_path":...,"value":...,"source_class":...,"updated_at":...}
+    {"kind":"session", ...every Session field, "buffer":[line, ...], "transcript":[[role, text, ts], ...]}
+    {"kind":"session_note", ...every SessionNote field}
+    {"kind":"episode", ...every Episode field, "scale":S|null, "vec":BASE64|null}
+    {"kind":"association","src":ATOM_ID,"dst":ATOM_ID,"link_kind":...,"weight":...}
+    {"kind":"vector","atom_id":...,"space":...,"scale":...,"vec":BASE64}
+    {"kind":"nudge","id":...,"nudge_kind":...,"subject":...,"session_id":...,"shown_at":...}
+    {"kind":"import_key","key":...,"session_id":...,"imported_at":...}
     {"kind":"event","event_kind":..., ...every other Event field}
 
-`kind` names the record, so an event's own kind travels as `event_kind`. Exporting and importing
+`kind` names the record, so an event's own kind travels as `event_kind` (and a link's as
+`link_kind`, a nudge's as `nudge_kind`). Vectors are int8 with one scale, as stored. Exporting and importing
 into an empty store reproduces every record field for field. Importing into a store that already
 holds data merges, and importing the same file twice changes nothing:
 
@@ -28,6 +38,17 @@ holds data merges, and importing the same file twice changes nothing:
   `imported_event`, the file's actor, kind and detail kept as detail), because a file can claim any
   history, `admin` acts included. Skipped when the same event is present (as the file has it, or as
   imported); renumbered when its id is taken by another one.
+- session: skipped when its id is present; buffer lines with a finding are dropped (the write
+  path drops them), transcripts are redacted of credentials, a flagged frozen facts block is dropped.
+- session_note: dropped when the scanner flags it; skipped when its session has the same text.
+- episode: skipped when its id or its session's episode is present. A live one is re-scanned and
+  must be a session summary or a person's promotion; otherwise it is held (`agent_generated`). A
+  held one waits at most `quarantine_ttl_days` from now, like a quarantined atom.
+- association: kept when both atoms are in the store; vector: kept when the file's embedding space
+  is the one this store embeds in and its atom is live without one; otherwise the atom waits on
+  the embed queue (a server or `reindex` embeds it). Episode vectors of another space are
+  recomputed during the import.
+- nudge, import_key: skipped when the same one is present.
 - facts and user-model fields are always-on trusted context with no quarantine of their own, so
   one that fails the content scan fails the import, naming its line.
 
