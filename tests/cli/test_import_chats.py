@@ -247,6 +247,7 @@ def test_a_person_confirms_on_a_terminal(tmp_path: Path) -> None:
     shown = term.expect("as your own words into")
     assert "claude export, 3 conversation(s) with 7 turn(s)" in shown
     assert "1 conversation(s) used tools or attached files" in shown
+    assert "A sample of what would be remembered" in shown and "Lisbon on 14 May" in shown
     term.send("y")
     code, output = term.finish()
     assert code == 0 and "imported 7 turn(s) from 3 conversation(s)" in output, output

@@ -58,6 +58,9 @@ async def cmd_import_chats(admin: AdminService, args: argparse.Namespace) -> int
     if not args.yes:
         with for_person(args):
             _print_plan(plan)
+            if plan.planned:
+                # What would become the user's own words, so the person confirms the content, not a count.
+                _print_preview(preview(plan, max(args.sample, 0)), dry_run=False)
             if not plan.planned:
                 print("nothing new to import.")
             elif not confirm(args, f"Import {plan.turns:,} turn(s) as your own words into {admin.runtime.store.path}?"):
@@ -126,9 +129,10 @@ def _print_problems(plan: ChatPlan) -> None:
         print("Fix or remove them in the file and import again; the rest is unaffected.", file=sys.stderr)
 
 
-def _print_preview(shown: Any) -> None:
+def _print_preview(shown: Any, *, dry_run: bool = True) -> None:
+    lead = "Dry run (nothing written)" if dry_run else "Importing"
     print(
-        f"\nDry run (nothing written): {shown.turns:,} turn(s) in {shown.conversations:,} conversation(s) would "
+        f"\n{lead}: {shown.turns:,} turn(s) in {shown.conversations:,} conversation(s) would "
         f"form about {shown.turn_memories:,} turn memories and "
         f"{sum(shown.typed_atoms.values()):,} typed memories "
         f"({', '.join(f'{n} {t}' for t, n in shown.typed_atoms.items()) or 'none'}); "
