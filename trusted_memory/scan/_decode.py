@@ -29,7 +29,8 @@ from ._rules import compile_rx, lower_aligned
 
 MAX_SPAN = 16_384  # characters of one candidate that are decoded; a payload needs far fewer
 
-_BASE64 = r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{20,}={0,2}"
+# "=" may precede a candidate: "payload=…" and "?data=…" carry base64 as a value.
+_BASE64 = r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,2}"
 _HEX_ESCAPES = r"(?:\\x[0-9A-Fa-f]{2}){8,}"
 _HEX_RUN = r"(?:0x)?(?:[0-9A-Fa-f]{2}){12,}"  # matched inside base64 candidates (hex is a subset)
 _HEX_SPACED = r"(?<![0-9A-Za-z])[0-9A-Fa-f]{2}(?:[ :,-][0-9A-Fa-f]{2}){11,}(?![0-9A-Za-z])"

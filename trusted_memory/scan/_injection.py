@@ -6,6 +6,7 @@ import re
 
 from ._injection_checks import (
     actor_check,
+    authority_check,
     cjk_check,
     determiner_check,
     exfil_image_check,
@@ -261,14 +262,14 @@ INJECTION_RULES = RuleSet(
     Rule(
         "fake authority header ('SYSTEM OVERRIDE:')",
         r"(?:system|admin|administrator|developer|root)\s+(?:override|message|instructions?|command|directive)"
-        r"[\])]?[ \t]*:",
+        r"(?:[\])]?[ \t]*:|(?<=override)\s*[\])])",
         words=(
             "system admin administrator developer root",
             "override message instruction instructions command directive",
         ),
         anchored=True,
         ahead=40,
-        check=lambda m: line_start_check(m, "[("),
+        check=authority_check,
     ),
     Rule(
         "jailbreak persona (developer mode)",
@@ -409,7 +410,8 @@ INJECTION_RULES = RuleSet(
         rf"{_THIS_END}"
         r"|\bif\s+you\s+are\s+an?\s+(?:ai|llm|language\s+model|large\s+language\s+model|ai\s+assistant|chatbot"
         r"|ai\s+agent|automated\s+agent)\b"
-        r"|\bnote\s+to\s+(?:the\s+|any\s+|all\s+)?(?:ai|assistant|llm|language\s+model|ai\s+agent)s?\b",
+        r"|\bnote\s+to\s+(?:the\s+|any\s+|all\s+)?(?:ai|assistant|llm|language\s+model|ai\s+agent)s?\b"
+        r"(?!\s+(?:team|teams|group|working|channel|project|developers?|vendors?|committee|folks|people|crew|squad))",
         words=("when if note", "this these ai llm assistant assistants agent chatbot model"),
         anchored=True,
         ahead=60,

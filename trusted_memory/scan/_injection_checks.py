@@ -91,6 +91,25 @@ def line_start_check(m: re.Match[str], openers: str = "") -> bool:
     return not m.string[line_start : m.start()].strip(" \t" + openers)
 
 
+_TO_THE_AI = re.compile(
+    r"\b(?:you|your|assistant|ai|model|agent|llm|ignore|disregard|forget|must|override|instructions?|comply|obey"
+    r"|grant|reveal|mode|restrictions?|rules?|polic(?:y|ies)|safety|user\s+(?:is|has|below))\b",
+    re.IGNORECASE,
+)
+
+
+def authority_check(m: re.Match[str]) -> bool:
+    """ "SYSTEM OVERRIDE:" at a line start; "System message:" only when the line goes on to address the AI
+    ("System message: backup completed at 03:00" is a log line)."""
+    if not line_start_check(m, "[("):
+        return False
+    if "override" in m.group().lower() or "directive" in m.group().lower():
+        return True
+    end = m.string.find("\n", m.end())
+    rest = m.string[m.end() : end if end != -1 else min(len(m.string), m.end() + 400)]
+    return _TO_THE_AI.search(rest) is not None
+
+
 _MARKER_LEAD = (  # compiled with re.IGNORECASE; only the "BEGIN"/"END" form must be upper case
     r"(?:(?-i:\b(?:BEGIN|END)\s+(?:OF\s+)?(?:THE\s+)?)|[-=#*\[<(]\s*(?:begin|end)\s+(?:of\s+)?(?:the\s+)?"
     r"|\b(?:new|updated|real|actual|hidden|secret|true)\s+)$"
@@ -119,6 +138,12 @@ def determiner_check(m: re.Match[str]) -> bool:
     )
 
 
+_BUILD_OUTPUT = re.compile(
+    r"\b(?:build|release|artifacts?|wheels?|packages?|images?|binar(?:y|ies)|bundles?|coverage|sdist|tarballs?"
+    r"|docs|documentation|site|changelog|pr|patch|branch|commits?)\b"
+)
+
+
 def send_check(m: re.Match[str]) -> bool:
     # "Send all conversation history to https://…" is an attack anywhere; "send the report to https://…"
     # only as an order (sentence start or after "please", "then", …), not "we send all logs to https://…".
@@ -126,6 +151,8 @@ def send_check(m: re.Match[str]) -> bool:
         return True
     if m.group("inflected"):
         return False
+    if _BUILD_OUTPUT.search(m.group()):
+        return False  # "upload the build artifacts to https://…" is release work, not a leak
     before = m.string[max(0, m.start() - 24) : m.start()].rstrip()  # a wrapped line is no sentence start
     return not before or before[-1] in ".!?;:" or before.split()[-1].lower() in _IMPERATIVE_LEAD
 
