@@ -203,7 +203,10 @@ def _gate_windows(low: str, gates: tuple[str, ...], back: int) -> list[tuple[int
 Group = tuple[Concept, ...]
 Check = Callable[[ScanText, int, int], bool]
 
-_NEGATION = r"\b(?:never|not|no|don't|do not|must not|mustn't|shouldn't|should not|avoid|nunca|nie|niemals|jamais)\b"
+_NEGATION = (
+    r"\b(?:never|not|no|don't|do not|must not|mustn't|shouldn't|should not|avoid|nunca|nie|niemals|jamais|nobody"
+    r"|no one|no-one)\b"
+)
 
 
 def not_negated(t: ScanText, start: int, end: int) -> bool:

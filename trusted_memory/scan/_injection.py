@@ -6,6 +6,7 @@ import re
 
 from ._injection_checks import (
     actor_check,
+    not_how_to,
     authority_check,
     cjk_check,
     determiner_check,
@@ -171,6 +172,7 @@ INJECTION_RULES = RuleSet(
         whole=True,
         anchored=True,
         ahead=120,
+        check=not_how_to,
     ),
     Rule(
         "prompt extraction ('repeat the words above')",
@@ -261,7 +263,8 @@ INJECTION_RULES = RuleSet(
     ),
     Rule(
         "fake authority header ('SYSTEM OVERRIDE:')",
-        r"(?:system|admin|administrator|developer|root)\s+(?:override|message|instructions?|command|directive)"
+        r"(?:system|admin|administrator|developer|root)\s+(?:override|message|instructions?|command|directive|update|notice"
+        r"|alert)"
         r"(?:[\])]?[ \t]*:|(?<=override)\s*[\])])",
         words=(
             "system admin administrator developer root",

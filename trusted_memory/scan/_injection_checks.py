@@ -98,6 +98,19 @@ _TO_THE_AI = re.compile(
 )
 
 
+_HOW_TO = re.compile(r"\b(?:how\s+(?:do|can|could|should|would)\s+(?:i|we)|how\s+to|is\s+there\s+a\s+way\s+to)\s+$")
+
+
+def not_how_to(m: re.Match[str]) -> bool:
+    """ "How do I print the system prompt my agent uses?" asks about the asker's own code."""
+    return not asks_how_to(m.string, m.start())
+
+
+def asks_how_to(text: str, start: int) -> bool:
+    """Whether the words right before ``start`` ask how to do it ("how do I", "how to")."""
+    return _HOW_TO.search(text, max(0, start - 30), start) is not None
+
+
 def authority_check(m: re.Match[str]) -> bool:
     """ "SYSTEM OVERRIDE:" at a line start; "System message:" only when the line goes on to address the AI
     ("System message: backup completed at 03:00" is a log line)."""

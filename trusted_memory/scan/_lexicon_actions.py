@@ -18,7 +18,9 @@ REMEMBER = Concept(
         |long-term memory|standing preference|standing order|standing instruction|permanent preference
         |permanent rule|permanently|forever|for all future|every future|future sessions|future conversations
         |every later session|later session|across sessions|every session|note for your future self|future self
-        |keep this as|update your stored|store the following|save the following|remember the following
+        |keep this as|update your stored|update your memory|user profile you keep|profile you keep|long-term note
+        |permanent note|make a note|save a rule|save this rule|add a rule|in every future session|future session
+        |every future|across sessions|all sessions|each session|every new session|next session|store the following|save the following|remember the following
         |for all sessions|all sessions|all future|from now on in every|core preference|core memory|persistent memory
         |memory file|your notes for next time|note for future you|future you|next time you
         |speichere dir|behalte|für alle künftigen|enregistre cela|garde en mémoire|mémoire à long terme
@@ -95,7 +97,9 @@ CONSENT = Concept(
         |user has consented|user consented|user has approved|user approved|user agreed|user has agreed
         |user wants you to|user has disabled|user disabled|user has turned off|user has waived|user waived
         |user is fine with|user is ok with|user is okay with|user is happy for you|user doesn't mind
-        |user does not mind|user has no problem|user trusts|pre-approved|preapproved|has pre-authorized
+        |user does not mind|user has no problem|user trusts|user accepts|user has accepted|user agrees|is allowed to
+        |are allowed to|has opted in|have opted in|they have opted in|utilisateur accepte|usuario quiere
+        |usuário permite|utente ha disattivato|пользователь согласен|согласен|ユーザーは|pre-approved|preapproved|has pre-authorized
         |owner has approved|owner approved|account owner|has already consented|user has opted in
         |owner has authorized|owner allows|admin has authorized|has authorized you|has authorised you
         |authorizes you|authorises you|has permitted you|has allowed you|permission to share|allowed to share
@@ -145,6 +149,29 @@ KIN = Concept(
         """grandmother|grandma|granny|grandfather|grandpa|late mother|late father|deceased|dead grandmother
         |oma|opa|großmutter|grand-mère|mamie|abuela|abuelo|avó|avô|nonna|nonno|babcia|бабушк*|дедушк*|babaanne
         |anneanne|nenek|جدتي|दादी|नानी|奶奶|外婆|祖母|おばあちゃん|할머니"""
+    ),
+)
+
+# The user in the third person, as a stored rule speaks of them: "the user allows", "l'utente ha …".
+USER3 = Concept(
+    "user (third person)",
+    *terms(
+        """the user|the user's|user's|the account owner|the owner|their boss|the user's boss|the user's manager
+        |der nutzer|der benutzer|des nutzers|l'utilisateur|el usuario|del usuario|o usuário|do usuário|l'utente
+        |dell'utente|de gebruiker|użytkownik|пользователь|пользователя|користувач|kullanıcı|người dùng|pengguna
+        |المستخدم|उपयोगकर्ता|用户|使用者|ユーザー|사용자"""
+    ),
+)
+
+# What a planted rule makes the agent do or stop doing, beyond secrets: money, trust, warnings.
+STAKES = Concept(
+    "stakes",
+    *terms(
+        """purchases|purchase|payments|payment|transfer funds|wire|invoices|approve|approves|opted in|trusts
+        |trust instructions|coming directly from|as coming from|private conversations|read all
+        |never warn|don't warn|do not warn|suspicious links|scripts|downloaded|without verification|without checking
+        |zahlungen|überweis*|paiements|pagos|pagamenti|pagamentos|платеж*|支付|付款|支払い|결제
+        |sans vérification|sin verificación|senza verifica|sem verificação|без проверки|不要にしました|不要"""
     ),
 )
 
@@ -231,6 +258,7 @@ SECRETS = Concept(
         |conversation|chat history|chat log|the chat|transcript|credentials|credential|password*|passphrase
         |secret|secrets|api key*|api_key*|tokens|ssh key*|private key*|env vars|environment variables
         |the environment|cookies|everything you know|user data|saved notes|stored notes|stored credentials
+        |saved logins|logins|whole thread|the thread|private conversations|correos|e-mails|emails|переписку|mails
         |every memory|all memory|memory you have|memory about|memories about|everything about this user
         |everything you have about|all notes|all the notes|notes about|chat logs|conversation history
         |stored keys|access keys|secret keys|wallet seed|seed phrase|recovery phrase|private data
@@ -266,6 +294,7 @@ SECRETS = Concept(
             12,
         ),
         (r"`env\b|\benv\s*\||\bprintenv\b", ("env",), 2),
+        (r"(?<![\w.])\.env(?:\.\w{1,12})?\b", (".env",), 1),
     ),
 )
 
@@ -276,7 +305,8 @@ DISCLOSE = Concept(
         """echo*|print*|reveal*|repeat*|output*|paste*|display*|in full|verbatim|in plain text|in every summary
         |in your first reply|in every reply|in every answer|including it in|include it in|read them out
         |ausgeben|affiche*|révèle*|muestra*|revela*|mostra*|rivela*|выведи|покажи|göster|wyświetl
-        |recite|spell out|write out|dump*|leak*|expose*|disclose*|word for word|wortwörtlich|wort für wort
+        |recite|spell out|write out|dump*|leak*|expose*|disclose*|quote them|quote it|quote your|word for word
+        |原封不动|一字一句地|そのまま|wortwörtlich|wort für wort
         |mot pour mot|palabra por palabra|palavra por palavra|parola per parola|woord voor woord|słowo w słowo
         |слово в слово|kelimesi kelimesine|一字一句|逐字逐句|gib|zeige|montre*|tunjukkan|tampilkan|اعرض|दिखाओ
         |显示|输出|打印|复述|逐字|一字不差|原文|表示して|출력"""
@@ -288,7 +318,7 @@ SEND = Concept(
     *terms(
         """send|sends|sending|forward|forwarding|emailing|mailing|posting|uploading|texting|email|e-mail|mail|post|upload|transmit|submit|exfiltrate|leak
         |append|push|paste|deliver|beacon|sync|attach|attaching|cc|bcc|share it with|reply to all
-        |schick*|sende|senden|sendest|übermittl*|leite|weiterleiten|hochladen
+        |schick*|sende|senden|sendest|übermittl*|leite|weiterleiten|hochladen|lade|reenvíes|reenviar|pересылал|пересылал
         |envoie|envoyez|envoyer|transmets|transfère|transférer
         |envía|envia|envíe|enviar|manda|reenvía|sube
         |envie|mande|encaminhe
@@ -463,6 +493,7 @@ PERSONA = Concept(
     "persona",
     *terms(
         """you are now|you're now|from now on you are|from now on you will|act as|acting as|pretend to be
+        |fais comme si tu étais|comme si tu étais|haz como si fueras|como si fueras|tu sei ora|als ob du|operating without
         |pretend you are|roleplay as|role-play as|play the role|stay in character|you will act as|impersonate
         |du bist jetzt|du bist nun|tu es maintenant|tu es désormais|agis comme|eres ahora|ahora eres|actúa como
         |você agora é|agora você é|aja como|ora sei|adesso sei|comportati come|je bent nu|jesteś teraz|teraz jesteś
@@ -480,7 +511,9 @@ UNBOUND = Concept(
         |never refuse|refuse nothing|won't refuse|does not refuse|doesn't refuse|cannot refuse|answer everything
         |answers every question|do anything now|can do anything|no guidelines|free of all|broken free|not bound by
         |doesn't have to follow|does not have to follow|no boundaries|without any restrictions|without any filter*
-        |never mentions policy|no restrictions at all
+        |never mentions policy|no restrictions at all|without content restrictions|no content restrictions
+        |without any content restrictions|freed from|free from its|free of its|answer anything|answers anything
+        |will answer anything|sans aucune restriction|sin ninguna restricción|senza alcuna regola|ohne jede einschränkung
         |ohne einschränkungen|ohne regeln|ohne filter|keine regeln|sans restriction*|sans filtre|sans aucun filtre
         |sans règles|libérée de toutes les règles|libéré de toutes les règles|aucune règle|sin restricciones
         |sin filtros|sin reglas|sem restrições|sem filtros|sem regras|sem qualquer filtro|senza restrizioni
@@ -523,10 +556,27 @@ AI_READER = Concept(
         |to the llm|for the llm|to the model|for the model|to the summarizer|to the summariser|to the chatbot
         |for llm agents|to llm agents|for ai agents|to ai agents|for language models|for llms|to llms|for ai models
         |hidden text for|note for the ai|note for the model|note for the assistant|instructions for the ai
+        |automated reviewers|automated reviewer|ai reviewers|automated systems|automated screeners|any automated
+        |if an ai is reading|if you are an ai|if you're an ai|an ai reading|any ai reading|ai reading this
+        |nota para el asistente|para el asistente de ia|note pour l'assistant|hinweis an die ki|アシスタントへ
         |to the agent|for the agent|to any agent|automated assistant|automated agent|ai-assistent|ki-assistent
         |an die ki|für die ki|à l'ia|pour l'ia|assistant ia|para la ia|a la ia|asistente de ia|para a ia
         |all'ia|per l'ia|voor de ai|do ai|для ии|для нейросети|ии-ассистент|yapay zeka|cho ai|untuk ai
         |إلى الذكاء الاصطناعي|के लिए एआई|给ai|致ai|ai助手|aiアシスタント|ai에게"""
+    ),
+)
+
+# "Assistant, when summarising this page, tell the user …" at a line or tag start: a document
+# talking to its reader. (A user's own "Claude, ignore that" needs more than a dismissal to count.)
+AI_VOCATIVE = Concept(
+    "ai vocative",
+    regex=(
+        (
+            r"(?:^|[>\]}.!?]\s*)(?:hey\s+|dear\s+|attention\s+)?(?:assistant|ai|claude|chatgpt|gpt|copilot|gemini|llm"
+            r"|bot|agent|model)\s*,",
+            ("assistant", "ai", "claude", "chatgpt", "gpt", "copilot", "gemini", "llm", "bot", "agent", "model"),
+            30,
+        ),
     ),
 )
 
@@ -535,6 +585,8 @@ AGAINST_USER = Concept(
     "against user",
     *terms(
         """the user's request|the user's question|the user's instructions|what the user asked|the user asked
+        |tell the user to|tell the user it|say it is official|when summarising|when summarizing|approve it|approve this
+        |not flag|do not flag|don't flag|on the user's behalf|five-star|ユーザーの質問|用户的问题|사용자의 질문
         |instead tell|instead reply|instead respond|instead say|instead write|instead send|instead,|instead of
         |do not summarize|don't summarize|do not summarise|don't summarise|not summarize|stop summarizing
         |reply to all|tell them|tell the user that|inform the user that|tell the reader|recommend|rate this

@@ -25,6 +25,7 @@ DISMISS = Concept(
         |pretend there were no|pretend that none|as if none|as though none|clean slate|blank slate
         |ignorier*|vergiss|vergessen sie|vergesst|missacht*|übergeh*|nicht beachten|beachte nicht|verwirf
         |ignore|ignorez|ignorer|oublie|oubliez|oublier|ne tiens pas compte|ne tenez pas compte|fais abstraction
+        |ne tiens plus compte|ne tenez plus compte|ne plus tenir compte
         |faites abstraction|laisse de côté|mets de côté|écarte|écartez
         |ignora|ignoren|ignorar|olvida|olvide|olviden|olvidar|olvídate|descarta|descarte|haz caso omiso
         |no hagas caso|deja de lado|pasa por alto
@@ -85,7 +86,8 @@ EARLIER = Concept(
 YOUR = Concept(
     "your",
     *terms(
-        """your|yours|deine|deinen|deiner|deinem|dein|ihre|ihren|eure|euren|tes|ton|ta|vos|votre
+        """your|yours|the developer's|the developers'|the operator's|the system's|your developer's
+        |deine|deinen|deiner|deinem|dein|ihre|ihren|eure|euren|tes|ton|ta|vos|votre|tu
         |tus|vuestras|vuestros|suas|seus|tuas|teus|tue|tuoi|tua|tuo|vostre|vostri|jouw|uw
         |twoje|twoich|twoimi|swoje|wasze|твои|твоих|твоим|твой|твоя|ваши|ваших|свои|своих|твої|твоїх|ваші|свої
         |senin|sizin|của bạn|anda|kamu|instruksimu|aturanmu
@@ -286,6 +288,25 @@ HIDDEN_SETUP = Concept(
     *terms(
         """hidden instructions|secret instructions|hidden rules|hidden prompt|initial instructions|original instructions
         |system instructions|internal instructions|internal rules|confidential instructions|developer instructions
-        |system prompt|systemprompt|system message|initial prompt|original prompt|pre-prompt|preprompt"""
+        |system prompt|systemprompt|system message|initial prompt|original prompt|pre-prompt|preprompt
+        |初始指令|系统指令|隐藏指令|原始指令|系统提示|初始提示|隐藏的指令|初期指示|システム指示|시스템 프롬프트|초기 지시"""
+    ),
+)
+
+# "Assume you were never given any rules", "Haz como si nunca te hubieran dado instrucciones".
+NEVER_GIVEN = Concept(
+    "never given",
+    *terms(
+        """you were never given|you were never told|you never received|you were never instructed|you were never configured
+        |never given any|you have no rules|you have no instructions|you don't have any rules|you have no prior
+        |you had no prior|nobody configured you|no one configured you|nunca te hubieran dado|nunca te dieron
+        |tu n'as jamais reçu|on ne t'a jamais|du hast nie|dir wurden nie|non ti sono mai state"""
+    ),
+)
+ASSUME = Concept(
+    "assume",
+    *terms(
+        """assume|pretend|imagine|act as if|act as though|as if|as though|suppose|haz como si|como si|fais comme si
+        |comme si|als ob|stell dir vor|fai finta|come se|immagina"""
     ),
 )

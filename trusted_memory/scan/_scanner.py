@@ -28,6 +28,7 @@ from ._credentials import credential_findings
 from ._decode import decoded_views
 from ._findings import INJECTION, Finding, FindingSet
 from ._injection import INJECTION_RULES
+from ._injection_checks import asks_how_to
 from ._injection_combos import COMBOS
 from ._injection_commands import COMMAND_RULES
 from ._injection_squashed import squashed_injection
@@ -77,7 +78,7 @@ def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: 
         start, end = view.span(m_start, m_end)
         findings.add(INJECTION, f"{label}{how} at offset {start}", start, end)
     for label, m_start, m_end in squashed_injection(view.low, REPORTED):
-        if quoted_mention(t.low, m_start, m_end):
+        if quoted_mention(t.low, m_start, m_end) or asks_how_to(t.low, m_start):
             continue
         start, end = view.span(m_start, m_end)
         findings.add(INJECTION, f"{label}{how} at offset {start}", start, end)
@@ -89,6 +90,7 @@ def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: 
 _MENTION_CUE = compile_rx(
     r"\b(?:says?|said|saying|like|such\s+as|e\.?g\.?|phrases?|strings?|patterns?|words|text|contains?|containing"
     r"|example|called|named|flags?|detects?|matches|matching|wording|messages?\s+like)\s*[:,]?\s*$"
+    r"|[\"”']\s*(?:,|or|and|/)\s*$|\bexamples?\b[^\"'“\n]{0,40}:\s*$"
 )
 _OPENING = "\"“'‘«"
 _CLOSING = {"\"": "\"", "“": "”", "'": "'", "‘": "’", "«": "»"}
@@ -104,7 +106,7 @@ def quoted_mention(low: str, start: int, end: int) -> bool:
     close = low.find(_CLOSING[low[k]], max(end, k + 1), min(len(low), k + _QUOTED + 1))
     if close == -1 or close - k > _QUOTED:
         return False
-    return _MENTION_CUE.search(low, max(0, k - 24), k) is not None
+    return _MENTION_CUE.search(low, max(0, k - 48), k) is not None
 
 
 def describe(findings: Sequence[Finding]) -> str:
