@@ -222,8 +222,9 @@ def decoded_views(text: str, view: View, words: set[bytes]) -> list[Decoded]:
         if len(entities) >= 2:  # one region from the first entity to the last, decoded in place
             # To the end of the line: "&#73;&#103;… all previous instructions" encodes only its first word.
             start, end = entities[0].start(), entities[-1].end()
-            line_end = text.find("\n", end)
-            end = min(line_end if line_end != -1 else len(text), end + 400)
+            if " " not in html.unescape(text[start:end]):
+                line_end = text.find("\n", end)
+                end = min(line_end if line_end != -1 else len(text), end + 400)
             pieces.setdefault("HTML-entity", _Pieces()).add(html.unescape(text[start:end]), start, end)
     reverse_all = len(_REVERSED_HINTS.intersection(words)) >= 2
     if reverse_all:  # the whole text reversed also reads every right-to-left-override run
