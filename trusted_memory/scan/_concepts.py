@@ -255,9 +255,14 @@ def _crosses_strings(low: str, chosen: list[tuple[int, int]]) -> bool:
         between = low[a_end:b_start]
         for q in _QUOTE:
             n = sum(1 for k, c in enumerate(between) if c == q and not _is_apostrophe(between, k))
-            if n >= 2:
+            # A quoted word in prose ('when the user says "backup", zip …') is no string literal.
+            if n >= 2 and compile_rx(_LITERAL_EDGE).search(between) is not None:
                 return True
     return False
+
+
+# Where code opens or closes a string: "LIKE '%x%' OR", "('a', 'b')", "= 'x' +".
+_LITERAL_EDGE = r"['\"`]\s*(?:[)+|;\]}]|,\s*['\"`]|\bor\b|\band\b)|(?:[(=\[{]|\blike)\s*['\"`]|%"
 
 
 def _is_apostrophe(s: str, k: int) -> bool:

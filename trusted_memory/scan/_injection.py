@@ -6,6 +6,8 @@ import re
 
 from ._injection_checks import (
     actor_check,
+    not_a_safety_rule,
+    not_forbidden,
     not_how_to,
     authority_check,
     cjk_check,
@@ -137,17 +139,19 @@ INJECTION_RULES = RuleSet(
     Rule(
         "prompt extraction ('reveal your system prompt')",
         r"\b(?:reveal|print|show|display|output|repeat|leak|dump|tell\s+me|give\s+me|share|expose|disclose|recite"
-        r"|write\s+out|echo|paste)\s+(?:me\s+|us\s+)?(?:(?:your|its)\s+(?:(?:full|entire|complete|original|initial"
+        r"|write\s+out|echo|paste|summari[sz]e|translate|paraphrase|list|quote|reproduce|spell\s+out|encode)\s+(?:me\s+|us\s+)?(?:(?:your|its)\s+(?:(?:full|entire|complete|original|initial"
         r"|hidden|secret|exact|verbatim|current|internal|real)\s+)*(?:system\s+|developer\s+|hidden\s+|initial\s+)?"
         r"(?:prompt|instructions|guidelines|rules|directives|configuration|programming)"
         r"|the\s+(?:(?:full|entire|complete|exact|verbatim|hidden|secret|original|initial)\s+)*"
         r"(?:system|developer|hidden|secret|initial)\s+(?:prompt|instructions))\b"
         r"|\bwhat\s+(?:is|are|were)\s+your\s+(?:(?:system|original|initial|hidden|secret)\s+)*"
-        r"(?:prompt|instructions|directives)\b",
+        r"(?:prompt|instructions|directives)\b"
+        r"|\bwhat\s+(?:text|words|instructions)\s+(?:appears?|came|comes|is|are|were)\s+(?:written\s+)?(?:before|above)\s+"
+        r"(?:my|the|this)\s+(?:first\s+)?message\b",
         words=(
-            "prompt instructions guidelines rules directives configuration programming",
+            "prompt instructions guidelines rules directives configuration programming message",
             "reveal print show display output repeat leak dump tell give share expose disclose recite write "
-            "echo paste what",
+            "echo paste what summarize summarise translate paraphrase list quote reproduce spell encode",
         ),
         at=(
             "reveal",
@@ -168,11 +172,20 @@ INJECTION_RULES = RuleSet(
             "echo",
             "paste",
             "what",
+            "summarize",
+            "summarise",
+            "translate",
+            "paraphrase",
+            "list",
+            "quote",
+            "reproduce",
+            "spell",
+            "encode",
         ),
         whole=True,
         anchored=True,
         ahead=120,
-        check=not_how_to,
+        check=lambda m: not_how_to(m) and not_forbidden(m),
     ),
     Rule(
         "prompt extraction ('repeat the words above')",
@@ -322,7 +335,7 @@ INJECTION_RULES = RuleSet(
     ),
     Rule(
         "jailbreak persona ('without ethical restrictions')",
-        r"\b(?:without|no)\s+(?:any\s+)?(?:ethical|moral)\s+(?:restrictions|guidelines|filters|limitations"
+        r"\b(?:without|no)\s+(?:any\s+)?(?:ethical|moral)(?:\s+(?:or|and|,)\s+(?:ethical|moral))?\s+(?:restrictions|guidelines|filters|limitations"
         r"|constraints|boundaries)\b",
         words=("ethical moral", "without no"),
         back=16,
@@ -404,7 +417,7 @@ INJECTION_RULES = RuleSet(
         words=("ai llm chatbot language assistant assistants agent agents", "must shall required"),
         anchored=True,
         ahead=80,
-        check=lambda m: determiner_check(m) and (bool(m.group("direct")) or actor_check(m)),
+        check=lambda m: determiner_check(m) and (bool(m.group("direct")) or actor_check(m)) and not_a_safety_rule(m),
     ),
     Rule(
         "AI-addressed trigger ('when you read this')",

@@ -73,8 +73,14 @@ _IMPERATIVE_LEAD = frozenset(
 )
 
 
+_NAMED_TAG = re.compile(r"\s*(?:(?:and|or|,)\s*\S{1,20}\s+)?(?:tags?|tokens?|markers?|delimit\w*)\b", re.IGNORECASE)
+
+
 def tag_check(m: re.Match[str]) -> bool:
-    # "getentropy_<SYSTEM>.c" or "unix:0.0 not <system>:0.0" use the tag as a placeholder.
+    # "getentropy_<SYSTEM>.c" or "unix:0.0 not <system>:0.0" use the tag as a placeholder; "wraps it
+    # in <<SYS>> tags", "[INST] and [/INST] delimit turns" name the tag in documentation.
+    if _NAMED_TAG.match(m.string, m.end()) is not None:
+        return False
     return m.start() == 0 or not (m.string[m.start() - 1].isalnum() or m.string[m.start() - 1] == "_")
 
 
@@ -104,6 +110,25 @@ _HOW_TO = re.compile(r"\b(?:how\s+(?:do|can|could|should|would)\s+(?:i|we)|how\s
 def not_how_to(m: re.Match[str]) -> bool:
     """ "How do I print the system prompt my agent uses?" asks about the asker's own code."""
     return not asks_how_to(m.string, m.start())
+
+
+_FORBIDDING = re.compile(r"\b(?:never|not|must\s+not|mustn't|shouldn't|cannot|can't|won't|don't|do\s+not)\s+$")
+
+
+def not_a_safety_rule(m: re.Match[str]) -> bool:
+    """ "The assistant must never reveal the system prompt" is a safety rule, not a hijack."""
+    low = m.group().lower()
+    return not ("never" in low and any(w in low for w in ("reveal", "disclose", "send", "forward", "execute")))
+
+
+def not_forbidden(m: re.Match[str]) -> bool:
+    """ "The assistant must never reveal the system prompt" states a rule; it asks for nothing."""
+    return not forbids(m.string, m.start())
+
+
+def forbids(text: str, start: int) -> bool:
+    """Whether the words right before ``start`` forbid it ("must never", "do not")."""
+    return _FORBIDDING.search(text, max(0, start - 16), start) is not None
 
 
 def asks_how_to(text: str, start: int) -> bool:

@@ -18,7 +18,8 @@ REMEMBER = Concept(
         |long-term memory|standing preference|standing order|standing instruction|permanent preference
         |permanent rule|permanently|forever|for all future|every future|future sessions|future conversations
         |every later session|later session|across sessions|every session|note for your future self|future self
-        |keep this as|update your stored|update your memory|user profile you keep|profile you keep|long-term note
+        |keep this as|update your stored|update your memory|important memory|memory to keep|keep in memory
+        |knowledge base|going forward|for later sessions|later sessions|user profile you keep|profile you keep|long-term note
         |permanent note|make a note|save a rule|save this rule|add a rule|in every future session|future session
         |every future|across sessions|all sessions|each session|every new session|next session|store the following|save the following|remember the following
         |for all sessions|all sessions|all future|from now on in every|core preference|core memory|persistent memory
@@ -51,7 +52,8 @@ UNASKED = Concept(
         """without asking|without confirmation|without confirming|without approval|without review|without reviewing
         |without permission|without checking with|without prompting|without consent|without telling|without warning
         |without warnings|without the user knowing|without their knowledge|no need to confirm|no need to ask
-        |never stop to ask|no need to check|don't check with|do not check with|without refusing|never refusing
+        |never stop to ask|never wants to be asked|doesn't want to be asked|does not want to be asked
+        |without being asked|без его согласия|без её согласия|без их согласия|no confirmation needed|no need to check|don't check with|do not check with|without refusing|never refusing
         |don't ask the user|do not ask the user|don't ask me|do not ask me|don't ask for confirmation
         |do not ask for confirmation|don't ask for permission|do not ask for permission|don't ask first
         |never ask|never warn|never confirm|skip confirmation|skip the confirmation|skip every approval
@@ -100,7 +102,8 @@ CONSENT = Concept(
         |user does not mind|user has no problem|user trusts|user accepts|user has accepted|user agrees|is allowed to
         |are allowed to|has opted in|have opted in|they have opted in|utilisateur accepte|usuario quiere
         |usuário permite|utente ha disattivato|пользователь согласен|согласен|ユーザーは|pre-approved|preapproved|has pre-authorized
-        |owner has approved|owner approved|account owner|has already consented|user has opted in
+        |owner has approved|owner approved|account owner|has already consented|user has opted in|is fine to include
+        |fine to share|ok to share|okay to share|safe to share|fine to post
         |owner has authorized|owner allows|admin has authorized|has authorized you|has authorised you
         |authorizes you|authorises you|has permitted you|has allowed you|permission to share|allowed to share
         |nutzer hat erlaubt|nutzer erlaubt|benutzer hat erlaubt|benutzer erlaubt|hat erlaubt|hat zugestimmt
@@ -126,7 +129,7 @@ CONSENT = Concept(
 ASK_ME = Concept(
     "ask me",
     *terms(
-        """read me|tell me|give me|show me|recite|whisper|zeig mir|sag mir|lies mir|dis-moi|lis-moi|montre-moi
+        """read me|tell me|give me|show me|recite|whisper|mostrami|fammi vedere|보여줘|보여 줘|zeig mir|sag mir|lies mir|dis-moi|lis-moi|montre-moi
         |dime|léeme|muéstrame|me diga|me conte|dimmi|leggimi|vertel me|powiedz mi|скажи мне|прочитай мне
         |bana söyle|đọc cho tôi|bacakan|اقرأ لي|मुझे बताओ|告诉我|给我读|念给我|教えて|読んで|알려줘|읽어줘"""
     ),
@@ -156,7 +159,7 @@ KIN = Concept(
 USER3 = Concept(
     "user (third person)",
     *terms(
-        """the user|the user's|user's|the account owner|the owner|their boss|the user's boss|the user's manager
+        """the user|the user's|user's|this user|this user's|the account owner|the owner|their boss|the user's boss|the user's manager
         |der nutzer|der benutzer|des nutzers|l'utilisateur|el usuario|del usuario|o usuário|do usuário|l'utente
         |dell'utente|de gebruiker|użytkownik|пользователь|пользователя|користувач|kullanıcı|người dùng|pengguna
         |المستخدم|उपयोगकर्ता|用户|使用者|ユーザー|사용자"""
@@ -167,7 +170,7 @@ USER3 = Concept(
 STAKES = Concept(
     "stakes",
     *terms(
-        """purchases|purchase|payments|payment|transfer funds|wire|invoices|approve|approves|opted in|trusts
+        """purchases|purchase|payments|payment|transfer funds|move money|money|bank|wire|invoices|approve|approves|opted in|trusts
         |trust instructions|coming directly from|as coming from|private conversations|read all
         |never warn|don't warn|do not warn|suspicious links|scripts|downloaded|without verification|without checking
         |zahlungen|überweis*|paiements|pagos|pagamenti|pagamentos|платеж*|支付|付款|支払い|결제
@@ -258,7 +261,7 @@ SECRETS = Concept(
         |conversation|chat history|chat log|the chat|transcript|credentials|credential|password*|passphrase
         |secret|secrets|api key*|api_key*|tokens|ssh key*|private key*|env vars|environment variables
         |the environment|cookies|everything you know|user data|saved notes|stored notes|stored credentials
-        |saved logins|logins|whole thread|the thread|private conversations|correos|e-mails|emails|переписку|mails
+        |saved logins|logins|stored memory|saved memory|every stored|all stored|everything stored|whole thread|the thread|private conversations|correos|e-mails|emails|переписку|mails
         |every memory|all memory|memory you have|memory about|memories about|everything about this user
         |everything you have about|all notes|all the notes|notes about|chat logs|conversation history
         |stored keys|access keys|secret keys|wallet seed|seed phrase|recovery phrase|private data
@@ -346,7 +349,7 @@ SEND = Concept(
 
 OUTSIDE = Concept(
     "outside",
-    *terms("webhook|webhooks"),
+    *terms("webhook|webhooks|public gist|gist|pastebin|paste site|public repo|public repository|webhook.site|requestbin|ngrok"),
     regex=(
         (r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}", ("@",), 70),
         (r"\b(?:https?|ftp|wss?)://", ("://",), 8),
@@ -373,7 +376,9 @@ OUTSIDE = Concept(
 
 # A URL whose query ends in an empty slot ("?data=", "?k="): the agent is told to fill it in.
 URL_SLOT = Concept(
-    "url slot", regex=((r"(?<![\w/:])(?:https?:)?//[^\s\"'<>]{1,300}?[?&][\w-]{1,20}=(?=[\s\"'<>]|$)", ("//",), 8),)
+    "url slot",
+    # An empty slot, or one holding a template ("?t={all saved API keys}", "?d=${secrets}", "?h=<history>").
+    regex=((r"(?<![\w/:])(?:https?:)?//[^\s\"'<>{}]{1,300}?[?&][\w-]{1,20}=(?=[\s\"'<>{\[]|\$\{|$)", ("//",), 8),),
 )
 
 ACT = Concept(
@@ -442,7 +447,7 @@ LIMITS = Concept(
 DISABLED = Concept(
     "disabled",
     *terms(
-        """disabled|deactivated|turned off|switched off|suspended|lifted|removed|bypassed|are off|is off
+        """disabled|deactivated|turned off|switched off|suspended|lifted|removed|bypassed|are off|is off|offline|paused
         |deaktiviert|abgeschaltet|désactivé*|levée*|supprimée*|desactivad*|deshabilitad*|desativad*|disattivat*
         |uitgeschakeld|wyłączon*|zniesion*|отключен*|сняты|снят|вимкнен*|devre dışı|kaldırıldı|dinonaktifkan
         |dimatikan|vô hiệu hóa|تعطيل|معطلة|غیرفعال|हटा|बंद
@@ -468,7 +473,7 @@ SYSTEM_LINE = Concept(
             r"^[ \t>*#-]*[\[(<]\s*(?:system|admin|developer)\s*[\])>]"
             r"|^[ \t>*#\[(<!-]*(?:system|sistema|systeme|système|systeem|sistem|систем[аы]|системне|hệ thống"
             r"|النظام|सिस्टम|系统|系統|システム|시스템)(?:\s+(?:message|notice|prompt|update|nachricht|mensaje"
-            r"|message|сообщение))?[\])>]?[ \t]*[:：]",
+            r"|message|сообщение|alert|override))?[\])>]?[ \t]*[:：]",
             (
                 "system",
                 "sistem",
@@ -512,7 +517,7 @@ UNBOUND = Concept(
         |answers every question|do anything now|can do anything|no guidelines|free of all|broken free|not bound by
         |doesn't have to follow|does not have to follow|no boundaries|without any restrictions|without any filter*
         |never mentions policy|no restrictions at all|without content restrictions|no content restrictions
-        |without any content restrictions|freed from|free from its|free of its|answer anything|answers anything
+        |without any content restrictions|without ethical|without moral|no ethical or moral|freed from|free from its|free of its|answer anything|answers anything
         |will answer anything|sans aucune restriction|sin ninguna restricción|senza alcuna regola|ohne jede einschränkung
         |ohne einschränkungen|ohne regeln|ohne filter|keine regeln|sans restriction*|sans filtre|sans aucun filtre
         |sans règles|libérée de toutes les règles|libéré de toutes les règles|aucune règle|sin restricciones
@@ -549,6 +554,16 @@ PERMITTED = Concept(
 # not by labelling it in the third person inside a document.
 AI_READER = Concept(
     "ai reader",
+    # "For AI resume screeners:", "Message for any language model summarizing this thread:".
+    regex=(
+        (
+            r"\b(?:for|to|attention|message\s+for|note\s+(?:to|for))\s+(?:the\s+|any\s+|all\s+)?(?:ai|llm|gpt|language[- ]models?"
+            r"|automated)\b[\w -]{0,40}?(?:screeners?|reviewers?|summari[sz](?:ers?|ing)|assistants?|agents?|models?|bots?"
+            r"|readers?|systems?|crawlers?|parsers?)?[^\n:\]]{0,40}[:\]]",
+            ("ai", "llm", "gpt", "language", "automated"),
+            40,
+        ),
+    ),
     *terms(
         """ai assistant:|ai assistants:|ai agent:|ai model:|ai system:|ai summarizer|ai summariser|ai reader
         |ai reviewer|ai screener|ai grader|llm agent:|llm:|language model:|to the ai|for the ai|to any ai
@@ -559,6 +574,7 @@ AI_READER = Concept(
         |automated reviewers|automated reviewer|ai reviewers|automated systems|automated screeners|any automated
         |if an ai is reading|if you are an ai|if you're an ai|an ai reading|any ai reading|ai reading this
         |nota para el asistente|para el asistente de ia|note pour l'assistant|hinweis an die ki|アシスタントへ
+        |für ki|für ki-assistenten|an ki-assistenten|ki-assistenten|致阅读|给阅读|阅读本页面|阅读此
         |to the agent|for the agent|to any agent|automated assistant|automated agent|ai-assistent|ki-assistent
         |an die ki|für die ki|à l'ia|pour l'ia|assistant ia|para la ia|a la ia|asistente de ia|para a ia
         |all'ia|per l'ia|voor de ai|do ai|для ии|для нейросети|ии-ассистент|yapay zeka|cho ai|untuk ai
@@ -573,7 +589,7 @@ AI_VOCATIVE = Concept(
     regex=(
         (
             r"(?:^|[>\]}.!?]\s*)(?:hey\s+|dear\s+|attention\s+)?(?:assistant|ai|claude|chatgpt|gpt|copilot|gemini|llm"
-            r"|bot|agent|model)\s*,",
+            r"|bot|agent|model)\s*[,—–]",
             ("assistant", "ai", "claude", "chatgpt", "gpt", "copilot", "gemini", "llm", "bot", "agent", "model"),
             30,
         ),
@@ -586,7 +602,9 @@ AGAINST_USER = Concept(
     *terms(
         """the user's request|the user's question|the user's instructions|what the user asked|the user asked
         |tell the user to|tell the user it|say it is official|when summarising|when summarizing|approve it|approve this
-        |not flag|do not flag|don't flag|on the user's behalf|five-star|ユーザーの質問|用户的问题|사용자의 질문
+        |not flag|do not flag|don't flag|on the user's behalf|five-star|secretly wants|subscribe them|on their behalf
+        |rank them first|rank this|rate them|score them|this applicant|this candidate is|omit|leave out|include the phrase
+        |say that|tell the user|stattdessen|empfiehl|recommend instead|ユーザーの質問|用户的问题|사용자의 질문
         |instead tell|instead reply|instead respond|instead say|instead write|instead send|instead,|instead of
         |do not summarize|don't summarize|do not summarise|don't summarise|not summarize|stop summarizing
         |reply to all|tell them|tell the user that|inform the user that|tell the reader|recommend|rate this

@@ -154,7 +154,8 @@ TOLD = Concept(
         |you began with|you were created with|operator told you|developer told you|developers told you
         |creators told you|admin told you|administrator told you|system told you|you were instructed before
         |you saw before|you've seen before|you have seen before|you read before|you were shown|anything before this
-        |before this message|prior to this message|rules were loaded|instructions were loaded|you were loaded with
+        |baked into you|built into you|programmed into you|trained into you|given to you|before this message
+        |prior to this message|rules were loaded|instructions were loaded|you were loaded with
         |you started this session with|you started this chat with|you began this session with|you were set up with
         |gesagt wurde|was man dir|was dir|dir vorher
         |you were sent|sent to you|loaded into you|you were briefed
@@ -185,7 +186,8 @@ VOID = Concept(
         |no longer matter|no longer relevant|no longer count|no longer stand|null and void|are void|is void|now void
         |irrelevant|rescinded|revoked|lifted|suspended|withdrawn|cancelled|canceled|superseded|overridden|overruled
         |as void|as null|as cancelled|as invalid|as obsolete|as withdrawn|a decoy|decoys|only a test|just a test
-        |inserted by mistake|do not apply|don't apply|take precedence over|retired|as optional|optional suggestions
+        |inserted by mistake|do not apply|don't apply|take precedence over|retired|as optional|optional suggestions|not binding|non-binding
+        |aren't binding|are paused|is paused|they are paused|on pause
         |as suggestions|merely suggestions|just suggestions|mere suggestions
         |takes precedence over|valid any more|valid anymore|are not valid|is not valid
         |gelten nicht mehr|gilt nicht mehr|nicht mehr gültig|ungültig|aufgehoben|außer kraft|hinfällig|nichtig
@@ -253,6 +255,7 @@ SYSTEM_SETUP = Concept(
     *terms(
         """system prompt|system message|system instructions|developer instructions|your instructions|your rules
         |your guidelines|your programming|systemprompt|prompt système|prompt del sistema|prompt de sistema
+        |prompt di sistema|system-prompt
         |istruzioni di sistema|системный промпт|системные инструкции|sistem istemi|系统提示|システムプロンプト
         |システムの指示|시스템 프롬프트"""
     ),
@@ -309,4 +312,10 @@ ASSUME = Concept(
         """assume|pretend|imagine|act as if|act as though|as if|as though|suppose|haz como si|como si|fais comme si
         |comme si|als ob|stell dir vor|fai finta|come se|immagina"""
     ),
+)
+
+# "… of this conversation", "in this chat": the agent's own session, not a spreadsheet's rules.
+CONVERSATION = Concept(
+    "conversation",
+    *terms("of this conversation|of this chat|in this conversation|in this chat|this session|of this session|this thread"),
 )

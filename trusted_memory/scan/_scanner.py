@@ -28,7 +28,7 @@ from ._credentials import credential_findings
 from ._decode import decoded_views
 from ._findings import INJECTION, Finding, FindingSet
 from ._injection import INJECTION_RULES
-from ._injection_checks import asks_how_to
+from ._injection_checks import asks_how_to, forbids
 from ._injection_combos import COMBOS
 from ._injection_commands import COMMAND_RULES
 from ._injection_squashed import squashed_injection
@@ -78,7 +78,7 @@ def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: 
         start, end = view.span(m_start, m_end)
         findings.add(INJECTION, f"{label}{how} at offset {start}", start, end)
     for label, m_start, m_end in squashed_injection(view.low, REPORTED):
-        if quoted_mention(t.low, m_start, m_end) or asks_how_to(t.low, m_start):
+        if quoted_mention(t.low, m_start, m_end) or asks_how_to(t.low, m_start) or forbids(t.low, m_start):
             continue
         start, end = view.span(m_start, m_end)
         findings.add(INJECTION, f"{label}{how} at offset {start}", start, end)
