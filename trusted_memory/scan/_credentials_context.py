@@ -45,6 +45,16 @@ CONTEXT_RULES = (
         check=basic_auth_check,
     ),
     Rule(
+        'registry credentials in a Docker config ("auth": …)',
+        r"[\"']auth[\"']\s*:\s*[\"'](?P<val>[A-Za-z0-9+/]{8,}={0,2})[\"']",
+        words=("auth",),
+        back=2,
+        ahead=400,
+        on_text=True,
+        flags=_CI,
+        check=basic_auth_check,
+    ),
+    Rule(
         "password on a curl command line (curl -u user:…)",
         r"\bcurl\b[^\n]{0,400}?\s(?:-u|--user)(?:\s+|=)['\"]?[^\s'\":]{1,64}:['\"]?(?P<val>[^\s'\"]{2,200})",
         words=("curl",),

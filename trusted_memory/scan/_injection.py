@@ -6,9 +6,6 @@ import re
 
 from ._injection_checks import (
     actor_check,
-    not_a_safety_rule,
-    not_forbidden,
-    not_how_to,
     authority_check,
     cjk_check,
     determiner_check,
@@ -18,6 +15,9 @@ from ._injection_checks import (
     line_start_check,
     marker_check,
     negated_follow,
+    not_a_safety_rule,
+    not_forbidden,
+    not_how_to,
     override_check,
     safety_check,
     send_check,
@@ -139,7 +139,9 @@ INJECTION_RULES = RuleSet(
     Rule(
         "prompt extraction ('reveal your system prompt')",
         r"\b(?:reveal|print|show|display|output|repeat|leak|dump|tell\s+me|give\s+me|share|expose|disclose|recite"
-        r"|write\s+out|echo|paste|summari[sz]e|translate|paraphrase|list|quote|reproduce|spell\s+out|encode)\s+(?:me\s+|us\s+)?(?:(?:your|its)\s+(?:(?:full|entire|complete|original|initial"
+        r"|write\s+out|echo|paste|summari[sz]e|translate|paraphrase|list|quote|reproduce|spell\s+out|encode)\s+"
+        r"(?:me\s+|us\s+)?(?:(?:the\s+(?:full\s+|exact\s+|whole\s+)?(?:text|content|contents|wording)\s+of\s+)?"
+        r"(?:your|its)\s+(?:(?:full|entire|complete|original|initial"
         r"|hidden|secret|exact|verbatim|current|internal|real)\s+)*(?:system\s+|developer\s+|hidden\s+|initial\s+)?"
         r"(?:prompt|instructions|guidelines|rules|directives|configuration|programming)"
         r"|the\s+(?:(?:full|entire|complete|exact|verbatim|hidden|secret|original|initial)\s+)*"
@@ -230,7 +232,7 @@ INJECTION_RULES = RuleSet(
     Rule(
         "chat-template role tag",
         r"<\|\s*(?:im_start|im_end|im_sep|system|assistant|user|begin_of_text|start_header_id|end_header_id"
-        r"|eot_id)\s*\|>|(?-i:\[/?INST\])|<</?sys>>|<(?:start|end)_of_turn>"
+        r"|eot_id)\s*\|>|(?-i:\[/?INST\])|<</?sys>>|<(?:start|end)_of_turn>|</?im_(?:start|end|sep)>"
         r"|</?(?:system|system[_-](?:prompt|message|instructions?|override|reminder)|instructions?"
         r"|admin[_-]?(?:instructions?|override|message)|developer[_-](?:message|instructions?))\s*>(?![.:/\w-])",
         words=("system instruction instructions admin developer inst sys im assistant user turn eot begin header",),

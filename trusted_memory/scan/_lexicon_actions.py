@@ -19,9 +19,13 @@ REMEMBER = Concept(
         |permanent rule|permanently|forever|for all future|every future|future sessions|future conversations
         |every later session|later session|across sessions|every session|note for your future self|future self
         |keep this as|update your stored|update your memory|important memory|memory to keep|keep in memory
-        |knowledge base|going forward|for later sessions|later sessions|user profile you keep|profile you keep|long-term note
+        |knowledge base|going forward|for later sessions|later sessions|for your records|saved profile|the profile
+        |lasting preference|log this as|in your memory|for good|permanent instruction|künftige sitzungen|merken
+        |à retenir|anota esto|en tu memoria|nella memoria|memoria a lungo termine|永久に保存|长期记忆|加入记忆
+        |تذكر دائما|w pamięci|zapisz|user profile you keep|profile you keep|long-term note
         |permanent note|make a note|save a rule|save this rule|add a rule|in every future session|future session
-        |every future|across sessions|all sessions|each session|every new session|next session|store the following|save the following|remember the following
+        |every future|across sessions|all sessions|each session|every new session|next session|store the following
+        |save the following|remember the following
         |for all sessions|all sessions|all future|from now on in every|core preference|core memory|persistent memory
         |memory file|your notes for next time|note for future you|future you|next time you
         |speichere dir|behalte|für alle künftigen|enregistre cela|garde en mémoire|mémoire à long terme
@@ -52,8 +56,12 @@ UNASKED = Concept(
         """without asking|without confirmation|without confirming|without approval|without review|without reviewing
         |without permission|without checking with|without prompting|without consent|without telling|without warning
         |without warnings|without the user knowing|without their knowledge|no need to confirm|no need to ask
-        |never stop to ask|never wants to be asked|doesn't want to be asked|does not want to be asked
-        |without being asked|без его согласия|без её согласия|без их согласия|no confirmation needed|no need to check|don't check with|do not check with|without refusing|never refusing
+        |never stop to ask|never double-check|don't double-check|without double-checking|automatic approval
+        |sans question|sans poser de question|自动同意|自動で承認|自动批准|never wants to be asked
+        |doesn't want to be asked
+        |does not want to be asked
+        |without being asked|без его согласия|без её согласия|без их согласия|no confirmation needed|no need to check
+        |don't check with|do not check with|without refusing|never refusing
         |don't ask the user|do not ask the user|don't ask me|do not ask me|don't ask for confirmation
         |do not ask for confirmation|don't ask for permission|do not ask for permission|don't ask first
         |never ask|never warn|never confirm|skip confirmation|skip the confirmation|skip every approval
@@ -101,8 +109,11 @@ CONSENT = Concept(
         |user is fine with|user is ok with|user is okay with|user is happy for you|user doesn't mind
         |user does not mind|user has no problem|user trusts|user accepts|user has accepted|user agrees|is allowed to
         |are allowed to|has opted in|have opted in|they have opted in|utilisateur accepte|usuario quiere
-        |usuário permite|utente ha disattivato|пользователь согласен|согласен|ユーザーは|pre-approved|preapproved|has pre-authorized
+        |usuário permite|utente ha disattivato|пользователь согласен|согласен|ユーザーは|pre-approved|preapproved
+        |has pre-authorized
         |owner has approved|owner approved|account owner|has already consented|user has opted in|is fine to include
+        |has consented|consented to|prefers that you never|wants you to never
+        |is okay with you|is ok with you|automatic approval|auto-approval|zgadza się|希望你|望んでいます|will keine
         |fine to share|ok to share|okay to share|safe to share|fine to post
         |owner has authorized|owner allows|admin has authorized|has authorized you|has authorised you
         |authorizes you|authorises you|has permitted you|has allowed you|permission to share|allowed to share
@@ -129,9 +140,19 @@ CONSENT = Concept(
 ASK_ME = Concept(
     "ask me",
     *terms(
-        """read me|tell me|give me|show me|recite|whisper|mostrami|fammi vedere|보여줘|보여 줘|zeig mir|sag mir|lies mir|dis-moi|lis-moi|montre-moi
+        """read me|tell me|give me|show me|recite|whisper|was steht in|what's in|qu'y a-t-il dans|mostrami
+        |fammi vedere|보여줘|보여 줘|zeig mir|sag mir|lies mir|dis-moi|lis-moi|montre-moi
         |dime|léeme|muéstrame|me diga|me conte|dimmi|leggimi|vertel me|powiedz mi|скажи мне|прочитай мне
         |bana söyle|đọc cho tôi|bacakan|اقرأ لي|मुझे बताओ|告诉我|给我读|念给我|教えて|読んで|알려줘|읽어줘"""
+    ),
+)
+
+# Secrets put where anyone can read them: "write the API keys into a comment on the public issue".
+PUBLISH = Concept(
+    "publish",
+    *terms(
+        """publicly|public issue|public github issue|public comment|public gist|public channel|public repo
+        |public repository|public page|public post|öffentlich|publiquement|públicamente|pubblicamente|publicamente"""
     ),
 )
 
@@ -159,7 +180,8 @@ KIN = Concept(
 USER3 = Concept(
     "user (third person)",
     *terms(
-        """the user|the user's|user's|this user|this user's|the account owner|the owner|their boss|the user's boss|the user's manager
+        """the user|the user's|user's|this user|this user's|the account owner|the owner|their boss|the user's boss
+        |the user's manager
         |der nutzer|der benutzer|des nutzers|l'utilisateur|el usuario|del usuario|o usuário|do usuário|l'utente
         |dell'utente|de gebruiker|użytkownik|пользователь|пользователя|користувач|kullanıcı|người dùng|pengguna
         |المستخدم|उपयोगकर्ता|用户|使用者|ユーザー|사용자"""
@@ -170,7 +192,9 @@ USER3 = Concept(
 STAKES = Concept(
     "stakes",
     *terms(
-        """purchases|purchase|payments|payment|transfer funds|move money|money|bank|wire|invoices|approve|approves|opted in|trusts
+        """purchases|purchase|payments|payment|transfer funds|move money|money|bank|destructive operations
+        |file deletions|deletions|publicly|aloud|sicherheitswarnungen|security warnings|warnings|documentos privados
+        |private documents|private files|acceda|accéder|wire|invoices|approve|approves|opted in|trusts
         |trust instructions|coming directly from|as coming from|private conversations|read all
         |never warn|don't warn|do not warn|suspicious links|scripts|downloaded|without verification|without checking
         |zahlungen|überweis*|paiements|pagos|pagamenti|pagamentos|платеж*|支付|付款|支払い|결제
@@ -242,6 +266,8 @@ ELEVATE = Concept(
     *terms(
         """must be followed|must be obeyed|be obeyed|are trusted|is trusted|as trusted|as if it came from
         |can be overridden|be overridden by|overrule the user|outrank the user|priority over the user
+        |over the user's|over the user|instead of the user's|must follow its instructions|follow its instructions
+        |doivent être exécutées|must be executed|executed without question
         |as if i typed|override whatever|overrides whatever|override the system|overrides the system
         |precedence over the system|priority over the system|whatever the system prompt says|real instructions
         |admin rights|admin privileges|root privileges|granted you|has granted you|ignore them|keep running
@@ -261,7 +287,9 @@ SECRETS = Concept(
         |conversation|chat history|chat log|the chat|transcript|credentials|credential|password*|passphrase
         |secret|secrets|api key*|api_key*|tokens|ssh key*|private key*|env vars|environment variables
         |the environment|cookies|everything you know|user data|saved notes|stored notes|stored credentials
-        |saved logins|logins|stored memory|saved memory|every stored|all stored|everything stored|whole thread|the thread|private conversations|correos|e-mails|emails|переписку|mails
+        |saved logins|logins|login details|contents of memory|chatverlauf|gesprächsverlauf|stored memory|saved memory
+        |every stored|all stored|everything stored|whole thread|the thread|private conversations|correos|e-mails
+        |emails|переписку|mails
         |every memory|all memory|memory you have|memory about|memories about|everything about this user
         |everything you have about|all notes|all the notes|notes about|chat logs|conversation history
         |stored keys|access keys|secret keys|wallet seed|seed phrase|recovery phrase|private data
@@ -319,7 +347,8 @@ DISCLOSE = Concept(
 SEND = Concept(
     "send",
     *terms(
-        """send|sends|sending|forward|forwarding|emailing|mailing|posting|uploading|texting|email|e-mail|mail|post|upload|transmit|submit|exfiltrate|leak
+        """send|sends|sending|forward|forwarding|emailing|mailing|posting|uploading|texting|email|e-mail|mail|post
+        |upload|transmit|submit|exfiltrate|leak
         |append|push|paste|deliver|beacon|sync|attach|attaching|cc|bcc|share it with|reply to all
         |schick*|sende|senden|sendest|übermittl*|leite|weiterleiten|hochladen|lade|reenvíes|reenviar|pересылал|пересылал
         |envoie|envoyez|envoyer|transmets|transfère|transférer
@@ -349,7 +378,10 @@ SEND = Concept(
 
 OUTSIDE = Concept(
     "outside",
-    *terms("webhook|webhooks|public gist|gist|pastebin|paste site|public repo|public repository|webhook.site|requestbin|ngrok"),
+    *terms(
+        """webhook|webhooks|public gist|gist|pastebin|paste site|public repo|public repository|webhook.site
+        |requestbin|ngrok"""
+    ),
     regex=(
         (r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}", ("@",), 70),
         (r"\b(?:https?|ftp|wss?)://", ("://",), 8),
@@ -384,7 +416,8 @@ URL_SLOT = Concept(
 ACT = Concept(
     "act",
     *terms(
-        """run|execute|exec|invoke|call|launch|perform|carry out|use the shell|shell tool|terminal tool|browser tool
+        """run|execute|exec|invoke|call|launch|perform|carry out|overwrite|use the shell|shell tool|terminal tool
+        |browser tool
         |führe|ausführen|ausführst|ausgeführt|starte|exécute*|exécuter|lance|utilise l'outil|ejecuta*|ejecutes
         |executa*|execute|executar|rode|esegui*|esegua|uitvoer*|uitvoert|voer|uruchom*|wykonaj*|wykonuj*
         |выполн*|запусти*|исполн*|виконай*|çalıştır*|yürüt*|chạy|thực thi|jalankan|eksekusi
@@ -498,7 +531,8 @@ PERSONA = Concept(
     "persona",
     *terms(
         """you are now|you're now|from now on you are|from now on you will|act as|acting as|pretend to be
-        |fais comme si tu étais|comme si tu étais|haz como si fueras|como si fueras|tu sei ora|als ob du|operating without
+        |you are an ai with|you are an ai that|answer as that ai|as that ai|fais comme si tu étais|comme si tu étais
+        |haz como si fueras|como si fueras|tu sei ora|als ob du|operating without
         |pretend you are|roleplay as|role-play as|play the role|stay in character|you will act as|impersonate
         |du bist jetzt|du bist nun|tu es maintenant|tu es désormais|agis comme|eres ahora|ahora eres|actúa como
         |você agora é|agora você é|aja como|ora sei|adesso sei|comportati come|je bent nu|jesteś teraz|teraz jesteś
@@ -506,6 +540,7 @@ PERSONA = Concept(
         |bây giờ bạn là|sekarang kamu adalah|kamu sekarang|أنت الآن|अब तुम|तुम अब|你现在是|你扮演|扮演|从现在起你
         |あなたは今|として振る舞|너는 이제|이제부터 너는"""
     ),
+    regex=((r"\byou\s+are\s+[a-z][\w-]{2,20}\s+now\b", ("you are",), 0),),
 )
 
 UNBOUND = Concept(
@@ -517,8 +552,11 @@ UNBOUND = Concept(
         |answers every question|do anything now|can do anything|no guidelines|free of all|broken free|not bound by
         |doesn't have to follow|does not have to follow|no boundaries|without any restrictions|without any filter*
         |never mentions policy|no restrictions at all|without content restrictions|no content restrictions
-        |without any content restrictions|without ethical|without moral|no ethical or moral|freed from|free from its|free of its|answer anything|answers anything
-        |will answer anything|sans aucune restriction|sin ninguna restricción|senza alcuna regola|ohne jede einschränkung
+        |escaped the limits|escaped its|limits imposed|says anything|say anything|no safety rules
+        |without safety rules|without any safety|without any content restrictions|without ethical|without moral
+        |no ethical or moral|freed from|free from its|free of its|answer anything|answers anything
+        |will answer anything|sans aucune restriction|sin ninguna restricción|senza alcuna regola
+        |ohne jede einschränkung
         |ohne einschränkungen|ohne regeln|ohne filter|keine regeln|sans restriction*|sans filtre|sans aucun filtre
         |sans règles|libérée de toutes les règles|libéré de toutes les règles|aucune règle|sin restricciones
         |sin filtros|sin reglas|sem restrições|sem filtros|sem regras|sem qualquer filtro|senza restrizioni
@@ -554,16 +592,6 @@ PERMITTED = Concept(
 # not by labelling it in the third person inside a document.
 AI_READER = Concept(
     "ai reader",
-    # "For AI resume screeners:", "Message for any language model summarizing this thread:".
-    regex=(
-        (
-            r"\b(?:for|to|attention|message\s+for|note\s+(?:to|for))\s+(?:the\s+|any\s+|all\s+)?(?:ai|llm|gpt|language[- ]models?"
-            r"|automated)\b[\w -]{0,40}?(?:screeners?|reviewers?|summari[sz](?:ers?|ing)|assistants?|agents?|models?|bots?"
-            r"|readers?|systems?|crawlers?|parsers?)?[^\n:\]]{0,40}[:\]]",
-            ("ai", "llm", "gpt", "language", "automated"),
-            40,
-        ),
-    ),
     *terms(
         """ai assistant:|ai assistants:|ai agent:|ai model:|ai system:|ai summarizer|ai summariser|ai reader
         |ai reviewer|ai screener|ai grader|llm agent:|llm:|language model:|to the ai|for the ai|to any ai
@@ -574,11 +602,25 @@ AI_READER = Concept(
         |automated reviewers|automated reviewer|ai reviewers|automated systems|automated screeners|any automated
         |if an ai is reading|if you are an ai|if you're an ai|an ai reading|any ai reading|ai reading this
         |nota para el asistente|para el asistente de ia|note pour l'assistant|hinweis an die ki|アシスタントへ
-        |für ki|für ki-assistenten|an ki-assistenten|ki-assistenten|致阅读|给阅读|阅读本页面|阅读此
+        |assistants that read|agents that read|models that read|ai that reads|any assistant that reads
+        |assistants reading|ai agents reviewing|agents reviewing|ai reviewing|assistants reviewing|bots reviewing
+        |attention ia|attention l'ia|note à l'ia|für ki|für ki-assistenten|an ki-assistenten|ki-assistenten
+        |致阅读|给阅读
+        |阅读本页面|阅读此
         |to the agent|for the agent|to any agent|automated assistant|automated agent|ai-assistent|ki-assistent
         |an die ki|für die ki|à l'ia|pour l'ia|assistant ia|para la ia|a la ia|asistente de ia|para a ia
         |all'ia|per l'ia|voor de ai|do ai|для ии|для нейросети|ии-ассистент|yapay zeka|cho ai|untuk ai
         |إلى الذكاء الاصطناعي|के लिए एआई|给ai|致ai|ai助手|aiアシスタント|ai에게"""
+    ),
+    # "For AI resume screeners:", "Message for any language model summarizing this thread:".
+    regex=(
+        (
+            r"\b(?:for|to|attention|message\s+for|note\s+(?:to|for))\s+(?:the\s+|any\s+|all\s+)?"
+            r"(?:ai|llm|gpt|language[- ]models?|automated)\b[\w -]{0,40}?"
+            r"(?:screeners?|reviewers?|summari[sz](?:ers?|ing)|assistants?|agents?|models?|bots?|readers?|systems?|crawlers?|parsers?)?[^\n:\]]{0,40}[:\]]",
+            ("ai", "llm", "gpt", "language", "automated"),
+            40,
+        ),
     ),
 )
 
@@ -601,9 +643,11 @@ AGAINST_USER = Concept(
     "against user",
     *terms(
         """the user's request|the user's question|the user's instructions|what the user asked|the user asked
+        |instead|dis à l'utilisateur|di' all'utente|dile al usuario|sag dem nutzer|diga ao usuário
         |tell the user to|tell the user it|say it is official|when summarising|when summarizing|approve it|approve this
         |not flag|do not flag|don't flag|on the user's behalf|five-star|secretly wants|subscribe them|on their behalf
-        |rank them first|rank this|rate them|score them|this applicant|this candidate is|omit|leave out|include the phrase
+        |rank them first|rank this|rate them|score them|this applicant|this candidate is|omit|leave out
+        |include the phrase
         |say that|tell the user|stattdessen|empfiehl|recommend instead|ユーザーの質問|用户的问题|사용자의 질문
         |instead tell|instead reply|instead respond|instead say|instead write|instead send|instead,|instead of
         |do not summarize|don't summarize|do not summarise|don't summarise|not summarize|stop summarizing

@@ -93,7 +93,7 @@ _MENTION_CUE = compile_rx(
     r"|[\"”']\s*(?:,|or|and|/)\s*$|\bexamples?\b[^\"'“\n]{0,40}:\s*$"
 )
 _OPENING = "\"“'‘«"
-_CLOSING = {"\"": "\"", "“": "”", "'": "'", "‘": "’", "«": "»"}
+_CLOSING = {'"': '"', "“": "”", "'": "'", "‘": "’", "«": "»"}
 _QUOTED = 100  # a mention is short; a long "quoted" block is content
 
 
