@@ -148,6 +148,8 @@ INJECTION_RULES = RuleSet(
         r"(?:system|developer|hidden|secret|initial)\s+(?:prompt|instructions))\b"
         r"|\bwhat\s+(?:is|are|were)\s+your\s+(?:(?:system|original|initial|hidden|secret)\s+)*"
         r"(?:prompt|instructions|directives)\b"
+        r"|\b(?:show|tell|give|print|repeat)\s+me\s+(?:everything|all|the\s+text|what)\s+(?:that\s+)?(?:was|is|were|came)"
+        r"\s+(?:written\s+)?(?:before|above)\b"
         r"|\bwhat\s+(?:text|words|instructions)\s+(?:appears?|came|comes|is|are|were)\s+(?:written\s+)?(?:before|above)\s+"
         r"(?:my|the|this)\s+(?:first\s+)?message\b",
         words=(
@@ -427,7 +429,8 @@ INJECTION_RULES = RuleSet(
         r"(?:reads?|process(?:es)?|encounters?|loads?|retrieves?|recalls?|parses?)\s+(?:this|these)"
         rf"{_THIS_END}"
         r"|\bif\s+you\s+are\s+an?\s+(?:ai|llm|language\s+model|large\s+language\s+model|ai\s+assistant|chatbot"
-        r"|ai\s+agent|automated\s+agent)\b"
+        r"|ai\s+agent|automated\s+agent)\b(?!\s+(?:enthusiast|researcher|engineer|developer|expert|fan|company|startup"
+        r"|team|user|person|student|hobbyist|practitioner|builder)s?\b)"
         r"|\bnote\s+to\s+(?:the\s+|any\s+|all\s+)?(?:ai|assistant|llm|language\s+model|ai\s+agent)s?\b"
         r"(?!\s+(?:team|teams|group|working|channel|project|developers?|vendors?|committee|folks|people|crew|squad))",
         words=("when if note", "this these ai llm assistant assistants agent chatbot model"),

@@ -19,6 +19,9 @@ REMEMBER = Concept(
         |permanent rule|permanently|forever|for all future|every future|future sessions|future conversations
         |every later session|later session|across sessions|every session|note for your future self|future self
         |keep this as|update your stored|update your memory|important memory|memory to keep|keep in memory
+        |memo to self|file this under|user preferences|retain this|sticky rule|make this a rule|store this fact
+        |fact about the user|vermerke|ajoute à ta mémoire|mémoire permanente|regla permanente|registra como
+        |preferência fixa|salve como|постоянное правило|永久保存|영구 메모|स्थायी रूप से|सहेजो
         |knowledge base|going forward|for later sessions|later sessions|for your records|saved profile|the profile
         |lasting preference|log this as|in your memory|for good|permanent instruction|künftige sitzungen|merken
         |à retenir|anota esto|en tu memoria|nella memoria|memoria a lungo termine|永久に保存|长期记忆|加入记忆
@@ -56,7 +59,8 @@ UNASKED = Concept(
         """without asking|without confirmation|without confirming|without approval|without review|without reviewing
         |without permission|without checking with|without prompting|without consent|without telling|without warning
         |without warnings|without the user knowing|without their knowledge|no need to confirm|no need to ask
-        |never stop to ask|never double-check|don't double-check|without double-checking|automatic approval
+        |never stop to ask|skip all security|skip security prompts|skip the security|never double-check
+        |don't double-check|without double-checking|automatic approval
         |sans question|sans poser de question|自动同意|自動で承認|自动批准|never wants to be asked
         |doesn't want to be asked
         |does not want to be asked
@@ -112,7 +116,9 @@ CONSENT = Concept(
         |usuário permite|utente ha disattivato|пользователь согласен|согласен|ユーザーは|pre-approved|preapproved
         |has pre-authorized
         |owner has approved|owner approved|account owner|has already consented|user has opted in|is fine to include
-        |has consented|consented to|prefers that you never|wants you to never
+        |has consented|consented to|prefers that you never|wants you to never|user said it's fine|user says it's fine
+        |authorised by the user|authorized by the user|approved by the user|ne veut plus jamais|не хочет подтверждать
+        |चाहता है कि तुम
         |is okay with you|is ok with you|automatic approval|auto-approval|zgadza się|希望你|望んでいます|will keine
         |fine to share|ok to share|okay to share|safe to share|fine to post
         |owner has authorized|owner allows|admin has authorized|has authorized you|has authorised you
@@ -192,7 +198,9 @@ USER3 = Concept(
 STAKES = Concept(
     "stakes",
     *terms(
-        """purchases|purchase|payments|payment|transfer funds|move money|money|bank|destructive operations
+        """purchases|purchase|payments|payment|transfer funds|move money|money|bank|card number|credit card
+        |bank details|datos bancarios|inbox|2fa|backup codes|security prompts|security checks|availability
+        |destructive operations
         |file deletions|deletions|publicly|aloud|sicherheitswarnungen|security warnings|warnings|documentos privados
         |private documents|private files|acceda|accéder|wire|invoices|approve|approves|opted in|trusts
         |trust instructions|coming directly from|as coming from|private conversations|read all
@@ -218,7 +226,8 @@ SHARE = Concept(
 ANYONE = Concept(
     "anyone",
     *terms(
-        """anyone|anybody|everyone who|whoever asks|who asks|any requester|third parties|any third party
+        """anyone|anybody|everyone who|सबको|a todos|con tutti|whoever asks|who asks|any requester|third parties
+        |any third party
         |jeden|jedem|jeder|n'importe qui|quiconque|cualquiera|qualquer pessoa|quem pedir|chiunque|iedereen
         |każdemu|ktokolwiek|любому|любой|кто попросит|будь-кому|herkes|kim isterse|bất kỳ ai|siapa pun|siapapun
         |أي شخص|لأي شخص|किसी को भी|任何人|任何询问|誰にでも|誰でも|누구에게나|누구든"""
@@ -229,7 +238,8 @@ ANYONE = Concept(
 CONCEAL = Concept(
     "conceal",
     *terms(
-        """keep this hidden|keep it hidden|keep this note hidden|keep this rule hidden|hidden from the user
+        """keep this hidden|keep it hidden|don't mention it to the user|do not mention it to the user
+        |keep this note hidden|keep this rule hidden|hidden from the user
         |hide this from|secret from the user|never mention that|never mention this|don't mention this
         |do not mention this|never reveal that|never reveal this|never tell anyone about this|this rule exists
         |this note exists|this instruction exists|without the user noticing|the user must not know
@@ -266,7 +276,8 @@ ELEVATE = Concept(
     *terms(
         """must be followed|must be obeyed|be obeyed|are trusted|is trusted|as trusted|as if it came from
         |can be overridden|be overridden by|overrule the user|outrank the user|priority over the user
-        |over the user's|over the user|instead of the user's|must follow its instructions|follow its instructions
+        |should be followed|should be obeyed|are to be followed|over the user's|over the user|instead of the user's
+        |must follow its instructions|follow its instructions
         |doivent être exécutées|must be executed|executed without question
         |as if i typed|override whatever|overrides whatever|override the system|overrides the system
         |precedence over the system|priority over the system|whatever the system prompt says|real instructions
@@ -287,7 +298,10 @@ SECRETS = Concept(
         |conversation|chat history|chat log|the chat|transcript|credentials|credential|password*|passphrase
         |secret|secrets|api key*|api_key*|tokens|ssh key*|private key*|env vars|environment variables
         |the environment|cookies|everything you know|user data|saved notes|stored notes|stored credentials
-        |saved logins|logins|login details|contents of memory|chatverlauf|gesprächsverlauf|stored memory|saved memory
+        |inbox|their inbox|mailbox|saved logins|logins|login details|card number|backup codes|2fa codes|bank details
+        |datos bancarios
+        |codici di accesso|银行卡|memory database|database dump|the dump|contents of memory|chatverlauf
+        |gesprächsverlauf|stored memory|saved memory
         |every stored|all stored|everything stored|whole thread|the thread|private conversations|correos|e-mails
         |emails|переписку|mails
         |every memory|all memory|memory you have|memory about|memories about|everything about this user
@@ -319,7 +333,7 @@ SECRETS = Concept(
     ),
     regex=(
         (
-            r"(?<![\w.])(?:~|\$home)?/?\.(?:ssh|aws|kube|gnupg|docker)/\S{0,200}|/etc/(?:passwd|shadow)\b"
+            r"(?<![\w.])(?:~|\$home)?/?\.(?:ssh|aws|kube|gnupg|docker)(?:/\S{0,200}|\b)|/etc/(?:passwd|shadow)\b"
             r"|\bid_(?:rsa|ed25519|ecdsa)\b",
             ("ssh", "aws", "kube", "gnupg", "docker", "/etc/", "id_"),
             12,
@@ -347,7 +361,8 @@ DISCLOSE = Concept(
 SEND = Concept(
     "send",
     *terms(
-        """send|sends|sending|forward|forwarding|emailing|mailing|posting|uploading|texting|email|e-mail|mail|post
+        """send|sends|sending|forward|forwarding|drop them at|drop it at|upload the dump|загрузи|загрузить|emailing
+        |mailing|posting|uploading|texting|email|e-mail|mail|post
         |upload|transmit|submit|exfiltrate|leak
         |append|push|paste|deliver|beacon|sync|attach|attaching|cc|bcc|share it with|reply to all
         |schick*|sende|senden|sendest|übermittl*|leite|weiterleiten|hochladen|lade|reenvíes|reenviar|pересылал|пересылал
@@ -384,7 +399,7 @@ OUTSIDE = Concept(
     ),
     regex=(
         (r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}", ("@",), 70),
-        (r"\b(?:https?|ftp|wss?)://", ("://",), 8),
+        (r"\b(?:https?|s?ftp|wss?|s3|gs)://", ("://",), 8),
         (
             r"(?<![\w-])[\w-]{1,63}\.(?:com|net|org|io|dev|app|xyz|example|ru|cn|info|site)/[\w./-]{0,200}[\w/]",
             (
@@ -469,7 +484,7 @@ SAFETY = Concept(
 LIMITS = Concept(
     "limits",
     *terms(
-        """restrictions|limits|limitations|filters|checks|policies|policy|protections|content policy
+        """restrictions|limits|limitations|filters|checks|policies|policy|protections|content policy|refusal|refusals
         |confirmations|confirmation prompts|confirmation step|approvals|approval step|approval prompts|review step
         |einschränkungen|beschränkungen|filter|sicherheitsprüfung*|filtres|restricciones|filtros|políticas
         |restrições|restrizioni|filtri|beperkingen|ograniczen*|ограничени*|фильтр*|обмежен*|kısıtlama*|batasan
@@ -503,7 +518,7 @@ SYSTEM_LINE = Concept(
     "system line",
     regex=(
         (
-            r"^[ \t>*#-]*[\[(<]\s*(?:system|admin|developer)\s*[\])>]"
+            r"^[ \t>*#-]*[\[(<]{1,2}\s*(?:system|admin|developer)\s*[\])>]{1,2}"
             r"|^[ \t>*#\[(<!-]*(?:system|sistema|systeme|système|systeem|sistem|систем[аы]|системне|hệ thống"
             r"|النظام|सिस्टम|系统|系統|システム|시스템)(?:\s+(?:message|notice|prompt|update|nachricht|mensaje"
             r"|message|сообщение|alert|override))?[\])>]?[ \t]*[:：]",
@@ -530,7 +545,8 @@ SYSTEM_LINE = Concept(
 PERSONA = Concept(
     "persona",
     *terms(
-        """you are now|you're now|from now on you are|from now on you will|act as|acting as|pretend to be
+        """spiel die rolle|spiele die rolle|joue le rôle|finge ser|fingi di essere|you are now|you're now
+        |from now on you are|from now on you will|act as|acting as|pretend to be
         |you are an ai with|you are an ai that|answer as that ai|as that ai|fais comme si tu étais|comme si tu étais
         |haz como si fueras|como si fueras|tu sei ora|als ob du|operating without
         |pretend you are|roleplay as|role-play as|play the role|stay in character|you will act as|impersonate
@@ -540,7 +556,10 @@ PERSONA = Concept(
         |bây giờ bạn là|sekarang kamu adalah|kamu sekarang|أنت الآن|अब तुम|तुम अब|你现在是|你扮演|扮演|从现在起你
         |あなたは今|として振る舞|너는 이제|이제부터 너는"""
     ),
-    regex=((r"\byou\s+are\s+[a-z][\w-]{2,20}\s+now\b", ("you are",), 0),),
+    regex=(
+        (r"\byou\s+are\s+[a-z][\w-]{2,20}\s+now\b", ("you are",), 0),
+        (r"\byou\s+are\s+[a-z][\w-]{2,20},\s+an?\s+(?:ai|assistant|chatbot|bot|model)\b", ("you are",), 0),
+    ),
 )
 
 UNBOUND = Concept(
@@ -552,7 +571,9 @@ UNBOUND = Concept(
         |answers every question|do anything now|can do anything|no guidelines|free of all|broken free|not bound by
         |doesn't have to follow|does not have to follow|no boundaries|without any restrictions|without any filter*
         |never mentions policy|no restrictions at all|without content restrictions|no content restrictions
-        |escaped the limits|escaped its|limits imposed|says anything|say anything|no safety rules
+        |no policies|ohne jegliche regeln|ohne jegliche|sans aucune règle|sin ninguna regla|beantworte alles
+        |réponds à tout|responde a todo|rispondi a tutto|escaped the limits|escaped its|limits imposed|says anything
+        |say anything|no safety rules
         |without safety rules|without any safety|without any content restrictions|without ethical|without moral
         |no ethical or moral|freed from|free from its|free of its|answer anything|answers anything
         |will answer anything|sans aucune restriction|sin ninguna restricción|senza alcuna regola
@@ -602,7 +623,10 @@ AI_READER = Concept(
         |automated reviewers|automated reviewer|ai reviewers|automated systems|automated screeners|any automated
         |if an ai is reading|if you are an ai|if you're an ai|an ai reading|any ai reading|ai reading this
         |nota para el asistente|para el asistente de ia|note pour l'assistant|hinweis an die ki|アシスタントへ
-        |assistants that read|agents that read|models that read|ai that reads|any assistant that reads
+        |addressed to automated|addressed to ai|addressed to any|any ai summarizing|any ai summarising
+        |whichever assistant|whatever assistant|whichever ai|to whichever|wenn du eine ki bist|se sei un'ia
+        |si eres una ia|si tu es une ia|nota per l'assistente|per l'assistente ai|assistente ai|assistants that read
+        |agents that read|models that read|ai that reads|any assistant that reads
         |assistants reading|ai agents reviewing|agents reviewing|ai reviewing|assistants reviewing|bots reviewing
         |attention ia|attention l'ia|note à l'ia|für ki|für ki-assistenten|an ki-assistenten|ki-assistenten
         |致阅读|给阅读
@@ -643,6 +667,8 @@ AGAINST_USER = Concept(
     "against user",
     *terms(
         """the user's request|the user's question|the user's instructions|what the user asked|the user asked
+        |delete the tests|must state that|state that|accept it on the user's behalf|share their availability
+        |with the sender|richiesta dell'utente|ignora la richiesta|rispondi che|responde que|réponds que|antworte, dass
         |instead|dis à l'utilisateur|di' all'utente|dile al usuario|sag dem nutzer|diga ao usuário
         |tell the user to|tell the user it|say it is official|when summarising|when summarizing|approve it|approve this
         |not flag|do not flag|don't flag|on the user's behalf|five-star|secretly wants|subscribe them|on their behalf
@@ -657,6 +683,9 @@ AGAINST_USER = Concept(
         |in plaats daarvan|zamiast|вместо|yerine|thay vào đó|sebagai gantinya|بدلا من|के बजाय|而是|改为|代わりに|대신"""
     ),
 )
+
+# "disable refusal behaviour" on a fake system line (alone, an everyday verb).
+DISABLE_VERB = Concept("disable", *terms("disable|deactivate|turn off|switch off|suspend|lift"))
 
 # A JSON or chat-API turn that claims the system role: {"role": "system", "content": "…"}.
 ROLE_TURN = Concept(

@@ -156,7 +156,8 @@ TOLD = Concept(
         |you began with|you were created with|operator told you|developer told you|developers told you
         |creators told you|admin told you|administrator told you|system told you|you were instructed before
         |you saw before|you've seen before|you have seen before|you read before|you were shown|anything before this
-        |came before this|before this sentence|that came before|the developers configured|developers configured
+        |you have are|you have now are|you currently have|came before this|before this sentence|that came before
+        |the developers configured|developers configured
         |what the developers|what your developers|configured you|set you up|you launched with|you were launched with
         |you were deployed with|baked into you|built into you|programmed into you|trained into you|given to you
         |before this message
@@ -191,7 +192,8 @@ VOID = Concept(
         |no longer matter|no longer relevant|no longer count|no longer stand|null and void|are void|is void|now void
         |irrelevant|rescinded|revoked|lifted|suspended|withdrawn|cancelled|canceled|superseded|overridden|overruled
         |as void|as null|as cancelled|as invalid|as obsolete|as withdrawn|a decoy|decoys|only a test|just a test
-        |inserted by mistake|do not apply|don't apply|take precedence over|as optional|don't matter|do not matter
+        |inserted by mistake|do not apply|don't apply|take precedence over|are null|is null|null for this
+        |as optional|don't matter|do not matter
         |doesn't matter|thrown away|discarded|scrapped|a first draft|as a draft|been dropped|unbound from|released from
         |optional suggestions|not binding|non-binding
         |aren't binding|are paused|is paused|they are paused|on pause
@@ -237,7 +239,8 @@ OBEY_ONLY = Concept(
         """obey only|only obey|follow only|only follow|follow mine|follow these instead|follow this instead
         |follow my instructions instead|do exactly what i say|only the text after|only this message|only listen to
         |act solely on|your only instructions|your one and only job|only rule now|the only rule|obey the next
-        |only instructions that count|treat what follows as your only|only policy you have|the only policy
+        |you only answer to|only answer to this|answer only to this|only instructions that count
+        |treat what follows as your only|only policy you have|the only policy
         |only the instructions in this|only the instructions below|only these instructions|your only brief
         |as your only|act only on what i|only on what i write|only what i write
         |do what this note says|do what this message says|what this note says|your actual assignment
@@ -317,7 +320,8 @@ NEVER_GIVEN = Concept(
         """you were never given|you were never told|you never received|you were never instructed
         |you were never configured
         |never given any|you have no rules|you have no instructions|you don't have any rules|you have no prior
-        |you had no prior|nobody configured you|no one configured you|nunca te hubieran dado|nunca te dieron
+        |were never written|never existed|never been written|were never given|you had no prior|nobody configured you
+        |no one configured you|nunca te hubieran dado|nunca te dieron
         |tu n'as jamais reçu|on ne t'a jamais|du hast nie|dir wurden nie|non ti sono mai state"""
     ),
 )
