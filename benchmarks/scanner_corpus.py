@@ -227,7 +227,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.corpus:
         for path in args.corpus:
             if not path.is_file():
-                print(f"no corpus file at {path}: give the path of a JSON file with credentials/injections/benign lists")
+                print(
+                    f"no corpus file at {path}: give the path of a JSON file with credentials/injections/benign lists"
+                )
                 return 2
             part_tables(path.stem, path.resolve(), args.misses)
         return 0
