@@ -203,12 +203,37 @@ def _gate_windows(low: str, gates: tuple[str, ...], back: int) -> list[tuple[int
 Group = tuple[Concept, ...]
 Check = Callable[[ScanText, int, int], bool]
 
-_NEGATION = r"\b(?:never|not|no|don't|do not|must not|mustn't|shouldn't|should not|avoid|nunca|nie|niemals|jamais)\b"
+_NEGATION = (
+    r"\b(?:never|not|no|don't|do not|must not|mustn't|shouldn't|should not|avoid|nunca|nie|niemals|jamais|nobody"
+    r"|no one|no-one)\b"
+)
 
 
 def not_negated(t: ScanText, start: int, end: int) -> bool:
     """A check for ``Combo``: no negation inside the match ("remember to never print API keys")."""
     return compile_rx(_NEGATION).search(t.low, start, end) is None
+
+
+# The user speaking of their own consent ("Remember that I allow you to run the tests without
+# asking", "Save to memory: I'm fine with you reformatting files"): memory is where users say this.
+_FIRST_PERSON = (
+    r"(?:^|[\s:;,(\"'])(?:(?-i:I)|(?-i:I)'m|(?-i:I)'ve|(?-i:I)'d|(?-i:I)'ll|we|we're|we've|ich|j'|yo|eu|io|ik|я|мы)"
+    r"(?=[\s,.;:!?'])|(?:我|私は|私が|나는|내가|저는|제가)"
+)
+_THIRD_PARTY = (
+    r"\b(?:the|this|our|your|a)\s+(?:user|owner|admin|administrator|operator|developer)s?\b|\bthey\b"
+    r"|\b(?:l'utente|de gebruiker|der nutzer|der benutzer|l'utilisateur|el usuario|o usuário|o usuario)\b"
+    r"|пользовател|用户|ユーザー|사용자"
+)
+
+
+def not_first_person(t: ScanText, start: int, end: int) -> bool:
+    """A check for ``Combo``: no first-person subject in the match (unless it also claims a third party)."""
+    lo = max(0, start - 40)
+    # On the text as written: the English "I" is a capital, the Italian article "i" is not.
+    if compile_rx(_FIRST_PERSON, re.IGNORECASE).search(t.text, lo, end) is None:
+        return True
+    return compile_rx(_THIRD_PARTY, re.IGNORECASE).search(t.text, lo, end) is not None
 
 
 _SCOPED_LIMIT = r"\b(?:restrictions?|limits?|limitations?|filters?|rules)\s+(?:on|of|for|regarding|about|in|to)\b"
@@ -230,9 +255,14 @@ def _crosses_strings(low: str, chosen: list[tuple[int, int]]) -> bool:
         between = low[a_end:b_start]
         for q in _QUOTE:
             n = sum(1 for k, c in enumerate(between) if c == q and not _is_apostrophe(between, k))
-            if n >= 2:
+            # A quoted word in prose ('when the user says "backup", zip …') is no string literal.
+            if n >= 2 and compile_rx(_LITERAL_EDGE).search(between) is not None:
                 return True
     return False
+
+
+# Where code opens or closes a string: "LIKE '%x%' OR", "('a', 'b')", "= 'x' +".
+_LITERAL_EDGE = r"['\"`]\s*(?:[)+|;\]}]|,\s*['\"`]|\bor\b|\band\b)|(?:[(=\[{]|\blike)\s*['\"`]|%"
 
 
 def _is_apostrophe(s: str, k: int) -> bool:

@@ -20,6 +20,7 @@ from ._credential_checks import (
     random_check,
     token_check,
 )
+from ._credential_vendors import GENERIC_PREFIXED, key_bytes_check, vendor_rules
 from ._credentials_context import CONTEXT_RULES
 from ._findings import CREDENTIAL, Finding, FindingSet
 from ._normalize import View
@@ -302,7 +303,7 @@ FORMAT_RULES = (
         ahead=4,
         on_text=True,
         flags=_CS,
-        check=random_check,
+        check=key_bytes_check,  # 64 random bytes; a MIME body of the same length decodes to text
     ),
     Rule(
         "PuTTY private key (PuTTY-User-Key-File-…)",
@@ -327,7 +328,7 @@ FORMAT_RULES = (
         check=random_check,
     ),
 )
-_CREDENTIAL_RULES = RuleSet(*FORMAT_RULES, *CONTEXT_RULES)
+_CREDENTIAL_RULES = RuleSet(*FORMAT_RULES, *vendor_rules(), *CONTEXT_RULES, GENERIC_PREFIXED)
 
 
 def credential_findings(view: View, t: ScanText | None = None) -> list[Finding]:

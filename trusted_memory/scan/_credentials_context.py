@@ -45,6 +45,16 @@ CONTEXT_RULES = (
         check=basic_auth_check,
     ),
     Rule(
+        'registry credentials in a Docker config ("auth": …)',
+        r"[\"']auth[\"']\s*:\s*[\"'](?P<val>[A-Za-z0-9+/]{8,}={0,2})[\"']",
+        words=("auth",),
+        back=2,
+        ahead=400,
+        on_text=True,
+        flags=_CI,
+        check=basic_auth_check,
+    ),
+    Rule(
         "password on a curl command line (curl -u user:…)",
         r"\bcurl\b[^\n]{0,400}?\s(?:-u|--user)(?:\s+|=)['\"]?[^\s'\":]{1,64}:['\"]?(?P<val>[^\s'\"]{2,200})",
         words=("curl",),
@@ -120,10 +130,33 @@ CONTEXT_RULES = (
         check=assignment_check,
     ),
     Rule(
+        "password on a Windows command line (net use … /user:… password)",
+        r"\bnet\s+use\b[^\n]{0,200}?\s/user:\S{1,100}\s+(?P<val>[^\s/][^\s]{3,200})",
+        words=("net", "use"),
+        anchored=True,
+        ahead=400,
+        flags=_CI,
+        check=password_check,
+    ),
+    Rule(
+        "secret stated in text (token is …)",
+        r"\b(?:api[\s_-]?key|access[\s_-]?key|secret(?:[\s_-]?key)?|token|pin\s+code|private\s+key)\s+(?:is|was)"
+        r"\s+[\"'“‘]?(?P<val>[^\s\"'”’]{12,})",
+        words=("key secret token pin",),
+        back=16,
+        ahead=200,
+        on_text=True,
+        flags=_CI,
+        check=value_check,
+    ),
+    Rule(
         "password stated in text (password is …)",
-        r"\b(?:password|passcode|passphrase|passwort)\s+(?:is|was)\s+[\"'“‘]?(?P<val>[^\s\"'”’]{8,})",
-        words=("password passcode passphrase passwort",),
-        at=("pass",),
+        r"\b(?:password|passcode|passphrase|passwort|mot\s+de\s+passe|contraseña|senha|wachtwoord|hasło|пароль"
+        r"|pw|pwd|pass)(?:\s+(?:for|of|du|de|des|für|do|da|del|della)\s+(?:the\s+|le\s+|la\s+|das\s+|die\s+|den\s+)?[\w-]{1,20})?"
+        r"(?:\s*(?:is|was|ist|est|es|é|è|is\s+now|=|:|-|—|–)\s*|\s+)[\"'“‘]?"
+        r"(?P<val>[\w!#$%^&*+~][^\s\"'”’]{7,})",
+        words=("password passcode passphrase passwort passe contraseña senha wachtwoord hasło пароль pw pwd pass",),
+        at=("pass", "pw", "mot de passe", "contraseña", "senha", "wachtwoord", "hasło", "пароль"),
         anchored=True,
         ahead=200,
         on_text=True,

@@ -29,7 +29,8 @@ from ._rules import compile_rx, lower_aligned
 
 MAX_SPAN = 16_384  # characters of one candidate that are decoded; a payload needs far fewer
 
-_BASE64 = r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{20,}={0,2}"
+# "=" may precede a candidate: "payload=…" and "?data=…" carry base64 as a value.
+_BASE64 = r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,2}"
 _HEX_ESCAPES = r"(?:\\x[0-9A-Fa-f]{2}){8,}"
 _HEX_RUN = r"(?:0x)?(?:[0-9A-Fa-f]{2}){12,}"  # matched inside base64 candidates (hex is a subset)
 _HEX_SPACED = r"(?<![0-9A-Za-z])[0-9A-Fa-f]{2}(?:[ :,-][0-9A-Fa-f]{2}){11,}(?![0-9A-Za-z])"
@@ -219,7 +220,11 @@ def decoded_views(text: str, view: View, words: set[bytes]) -> list[Decoded]:
     if "&" in text:
         entities = list(compile_rx(_ENTITY).finditer(text))
         if len(entities) >= 2:  # one region from the first entity to the last, decoded in place
+            # To the end of the line: "&#73;&#103;… all previous instructions" encodes only its first word.
             start, end = entities[0].start(), entities[-1].end()
+            if " " not in html.unescape(text[start:end]):
+                line_end = text.find("\n", end)
+                end = min(line_end if line_end != -1 else len(text), end + 400)
             pieces.setdefault("HTML-entity", _Pieces()).add(html.unescape(text[start:end]), start, end)
     reverse_all = len(_REVERSED_HINTS.intersection(words)) >= 2
     if reverse_all:  # the whole text reversed also reads every right-to-left-override run

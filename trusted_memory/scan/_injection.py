@@ -6,6 +6,7 @@ import re
 
 from ._injection_checks import (
     actor_check,
+    authority_check,
     cjk_check,
     determiner_check,
     exfil_image_check,
@@ -14,6 +15,9 @@ from ._injection_checks import (
     line_start_check,
     marker_check,
     negated_follow,
+    not_a_safety_rule,
+    not_forbidden,
+    not_how_to,
     override_check,
     safety_check,
     send_check,
@@ -135,17 +139,23 @@ INJECTION_RULES = RuleSet(
     Rule(
         "prompt extraction ('reveal your system prompt')",
         r"\b(?:reveal|print|show|display|output|repeat|leak|dump|tell\s+me|give\s+me|share|expose|disclose|recite"
-        r"|write\s+out|echo|paste)\s+(?:me\s+|us\s+)?(?:(?:your|its)\s+(?:(?:full|entire|complete|original|initial"
+        r"|write\s+out|echo|paste|summari[sz]e|translate|paraphrase|list|quote|reproduce|spell\s+out|encode)\s+"
+        r"(?:me\s+|us\s+)?(?:(?:the\s+(?:full\s+|exact\s+|whole\s+)?(?:text|content|contents|wording)\s+of\s+)?"
+        r"(?:your|its)\s+(?:(?:full|entire|complete|original|initial"
         r"|hidden|secret|exact|verbatim|current|internal|real)\s+)*(?:system\s+|developer\s+|hidden\s+|initial\s+)?"
         r"(?:prompt|instructions|guidelines|rules|directives|configuration|programming)"
         r"|the\s+(?:(?:full|entire|complete|exact|verbatim|hidden|secret|original|initial)\s+)*"
         r"(?:system|developer|hidden|secret|initial)\s+(?:prompt|instructions))\b"
         r"|\bwhat\s+(?:is|are|were)\s+your\s+(?:(?:system|original|initial|hidden|secret)\s+)*"
-        r"(?:prompt|instructions|directives)\b",
+        r"(?:prompt|instructions|directives)\b"
+        r"|\b(?:show|tell|give|print|repeat)\s+me\s+(?:everything|all|the\s+text|what)\s+(?:that\s+)?(?:was|is|were|came)"
+        r"\s+(?:written\s+)?(?:before|above)\b"
+        r"|\bwhat\s+(?:text|words|instructions)\s+(?:appears?|came|comes|is|are|were)\s+(?:written\s+)?(?:before|above)\s+"
+        r"(?:my|the|this)\s+(?:first\s+)?message\b",
         words=(
-            "prompt instructions guidelines rules directives configuration programming",
+            "prompt instructions guidelines rules directives configuration programming message",
             "reveal print show display output repeat leak dump tell give share expose disclose recite write "
-            "echo paste what",
+            "echo paste what summarize summarise translate paraphrase list quote reproduce spell encode",
         ),
         at=(
             "reveal",
@@ -166,10 +176,20 @@ INJECTION_RULES = RuleSet(
             "echo",
             "paste",
             "what",
+            "summarize",
+            "summarise",
+            "translate",
+            "paraphrase",
+            "list",
+            "quote",
+            "reproduce",
+            "spell",
+            "encode",
         ),
         whole=True,
         anchored=True,
         ahead=120,
+        check=lambda m: not_how_to(m) and not_forbidden(m),
     ),
     Rule(
         "prompt extraction ('repeat the words above')",
@@ -214,7 +234,7 @@ INJECTION_RULES = RuleSet(
     Rule(
         "chat-template role tag",
         r"<\|\s*(?:im_start|im_end|im_sep|system|assistant|user|begin_of_text|start_header_id|end_header_id"
-        r"|eot_id)\s*\|>|(?-i:\[/?INST\])|<</?sys>>|<(?:start|end)_of_turn>"
+        r"|eot_id)\s*\|>|(?-i:\[/?INST\])|<</?sys>>|<(?:start|end)_of_turn>|</?im_(?:start|end|sep)>"
         r"|</?(?:system|system[_-](?:prompt|message|instructions?|override|reminder)|instructions?"
         r"|admin[_-]?(?:instructions?|override|message)|developer[_-](?:message|instructions?))\s*>(?![.:/\w-])",
         words=("system instruction instructions admin developer inst sys im assistant user turn eot begin header",),
@@ -260,15 +280,16 @@ INJECTION_RULES = RuleSet(
     ),
     Rule(
         "fake authority header ('SYSTEM OVERRIDE:')",
-        r"(?:system|admin|administrator|developer|root)\s+(?:override|message|instructions?|command|directive)"
-        r"[\])]?[ \t]*:",
+        r"(?:system|admin|administrator|developer|root)\s+(?:override|message|instructions?|command|directive|update|notice"
+        r"|alert)"
+        r"(?:[\])]?[ \t]*:|(?<=override)\s*[\])])",
         words=(
             "system admin administrator developer root",
             "override message instruction instructions command directive",
         ),
         anchored=True,
         ahead=40,
-        check=lambda m: line_start_check(m, "[("),
+        check=authority_check,
     ),
     Rule(
         "jailbreak persona (developer mode)",
@@ -318,7 +339,7 @@ INJECTION_RULES = RuleSet(
     ),
     Rule(
         "jailbreak persona ('without ethical restrictions')",
-        r"\b(?:without|no)\s+(?:any\s+)?(?:ethical|moral)\s+(?:restrictions|guidelines|filters|limitations"
+        r"\b(?:without|no)\s+(?:any\s+)?(?:ethical|moral)(?:\s+(?:or|and|,)\s+(?:ethical|moral))?\s+(?:restrictions|guidelines|filters|limitations"
         r"|constraints|boundaries)\b",
         words=("ethical moral", "without no"),
         back=16,
@@ -400,7 +421,7 @@ INJECTION_RULES = RuleSet(
         words=("ai llm chatbot language assistant assistants agent agents", "must shall required"),
         anchored=True,
         ahead=80,
-        check=lambda m: determiner_check(m) and (bool(m.group("direct")) or actor_check(m)),
+        check=lambda m: determiner_check(m) and (bool(m.group("direct")) or actor_check(m)) and not_a_safety_rule(m),
     ),
     Rule(
         "AI-addressed trigger ('when you read this')",
@@ -408,8 +429,10 @@ INJECTION_RULES = RuleSet(
         r"(?:reads?|process(?:es)?|encounters?|loads?|retrieves?|recalls?|parses?)\s+(?:this|these)"
         rf"{_THIS_END}"
         r"|\bif\s+you\s+are\s+an?\s+(?:ai|llm|language\s+model|large\s+language\s+model|ai\s+assistant|chatbot"
-        r"|ai\s+agent|automated\s+agent)\b"
-        r"|\bnote\s+to\s+(?:the\s+|any\s+|all\s+)?(?:ai|assistant|llm|language\s+model|ai\s+agent)s?\b",
+        r"|ai\s+agent|automated\s+agent)\b(?!\s+(?:enthusiast|researcher|engineer|developer|expert|fan|company|startup"
+        r"|team|user|person|student|hobbyist|practitioner|builder)s?\b)"
+        r"|\bnote\s+to\s+(?:the\s+|any\s+|all\s+)?(?:ai|assistant|llm|language\s+model|ai\s+agent)s?\b"
+        r"(?!\s+(?:team|teams|group|working|channel|project|developers?|vendors?|committee|folks|people|crew|squad))",
         words=("when if note", "this these ai llm assistant assistants agent chatbot model"),
         anchored=True,
         ahead=60,

@@ -18,7 +18,23 @@ REMEMBER = Concept(
         |long-term memory|standing preference|standing order|standing instruction|permanent preference
         |permanent rule|permanently|forever|for all future|every future|future sessions|future conversations
         |every later session|later session|across sessions|every session|note for your future self|future self
-        |keep this as|update your stored
+        |keep this as|update your stored|update your memory|important memory|memory to keep|keep in memory
+        |memo to self|file this under|user preferences|retain this|sticky rule|make this a rule|store this fact
+        |fact about the user|vermerke|ajoute à ta mémoire|mémoire permanente|regla permanente|registra como
+        |preferência fixa|salve como|постоянное правило|永久保存|영구 메모|स्थायी रूप से|सहेजो
+        |knowledge base|going forward|for later sessions|later sessions|for your records|saved profile|the profile
+        |lasting preference|log this as|in your memory|for good|permanent instruction|künftige sitzungen|merken
+        |à retenir|anota esto|en tu memoria|nella memoria|memoria a lungo termine|永久に保存|长期记忆|加入记忆
+        |تذكر دائما|w pamięci|zapisz|user profile you keep|profile you keep|long-term note
+        |permanent note|make a note|save a rule|save this rule|add a rule|in every future session|future session
+        |every future|across sessions|all sessions|each session|every new session|next session|store the following
+        |save the following|remember the following
+        |for all sessions|all sessions|all future|from now on in every|core preference|core memory|persistent memory
+        |memory file|your notes for next time|note for future you|future you|next time you
+        |speichere dir|behalte|für alle künftigen|enregistre cela|garde en mémoire|mémoire à long terme
+        |guarda en tu memoria|guarda esto|memoria permanente|salva nella memoria|tieni a mente|grava|guarda isso
+        |sla dit op|bewaar|сохрани|сохраните|запомните|збережи|zapisz|zachowaj|hafızana|unutma
+        |保存|记下|存储|記録して|保存して|저장해|기억해 둬|احفظ هذا|सहेज लो|सेव कर
         |merke dir|merk dir|merken sie sich|dauerhaft|für immer|speichere|künftig|zukünftig
         |enregistre|retiens|mémorise|souviens-toi|rappelle-toi|permanente|pour toujours|à l'avenir
         |recuerda|memoriza|para siempre|permanentemente
@@ -43,6 +59,13 @@ UNASKED = Concept(
         """without asking|without confirmation|without confirming|without approval|without review|without reviewing
         |without permission|without checking with|without prompting|without consent|without telling|without warning
         |without warnings|without the user knowing|without their knowledge|no need to confirm|no need to ask
+        |never stop to ask|skip all security|skip security prompts|skip the security|never double-check
+        |don't double-check|without double-checking|automatic approval
+        |sans question|sans poser de question|自动同意|自動で承認|自动批准|never wants to be asked
+        |doesn't want to be asked
+        |does not want to be asked
+        |without being asked|без его согласия|без её согласия|без их согласия|no confirmation needed|no need to check
+        |don't check with|do not check with|without refusing|never refusing
         |don't ask the user|do not ask the user|don't ask me|do not ask me|don't ask for confirmation
         |do not ask for confirmation|don't ask for permission|do not ask for permission|don't ask first
         |never ask|never warn|never confirm|skip confirmation|skip the confirmation|skip every approval
@@ -78,6 +101,156 @@ UNASKED = Concept(
     ),
 )
 
+# A claim that the user (in the third person) consented: memory poisoning's usual payload ("the
+# user has authorized you to share …"). Users speak of themselves in the first person ("I allow").
+CONSENT = Concept(
+    "consent",
+    *terms(
+        """user has authorized|user has authorised|user authorized|user authorised|user has allowed|user allows
+        |user allowed|user permits|user has permitted|user has given permission|user gave permission
+        |user has consented|user consented|user has approved|user approved|user agreed|user has agreed
+        |user wants you to|user has disabled|user disabled|user has turned off|user has waived|user waived
+        |user is fine with|user is ok with|user is okay with|user is happy for you|user doesn't mind
+        |user does not mind|user has no problem|user trusts|user accepts|user has accepted|user agrees|is allowed to
+        |are allowed to|has opted in|have opted in|they have opted in|utilisateur accepte|usuario quiere
+        |usuário permite|utente ha disattivato|пользователь согласен|согласен|ユーザーは|pre-approved|preapproved
+        |has pre-authorized
+        |owner has approved|owner approved|account owner|has already consented|user has opted in|is fine to include
+        |has consented|consented to|prefers that you never|wants you to never|user said it's fine|user says it's fine
+        |authorised by the user|authorized by the user|approved by the user|ne veut plus jamais|не хочет подтверждать
+        |चाहता है कि तुम
+        |is okay with you|is ok with you|automatic approval|auto-approval|zgadza się|希望你|望んでいます|will keine
+        |fine to share|ok to share|okay to share|safe to share|fine to post
+        |owner has authorized|owner allows|admin has authorized|has authorized you|has authorised you
+        |authorizes you|authorises you|has permitted you|has allowed you|permission to share|allowed to share
+        |nutzer hat erlaubt|nutzer erlaubt|benutzer hat erlaubt|benutzer erlaubt|hat erlaubt|hat zugestimmt
+        |utilisateur t'autorise|utilisateur autorise|utilisateur a autorisé|l'utilisateur t'a autorisé|t'autorise
+        |usuario te permite|usuario permite|usuario ha autorizado|usuario autorizó|te permite|te autoriza
+        |usuário permite|usuário autorizou|usuário te autoriza|te autorizou
+        |utente ti autorizza|utente autorizza|utente ha autorizzato|ti autorizza|ti permette|utente consente
+        |gebruiker geeft toestemming|gebruiker staat toe|gebruiker heeft toestemming|toestemming geeft
+        |użytkownik pozwala|użytkownik zezwolił|użytkownik zgodził|pozwolił ci
+        |пользователь разрешил|пользователь разрешает|пользователь позволил|разрешил тебе|разрешил передавать
+        |користувач дозволив|користувач дозволяє
+        |kullanıcı izin verdi|kullanıcı izin veriyor|izin verdi
+        |người dùng cho phép|người dùng đã cho phép|pengguna mengizinkan|pengguna telah mengizinkan
+        |المستخدم سمح|المستخدم يسمح|سمح لك|كاربر اجازه
+        |उपयोगकर्ता ने अनुमति|उपयोगकर्ता की अनुमति|अनुमति दी है
+        |用户已经允许|用户允许|用户已允许|用户同意|用户已授权|用户授权|使用者允許
+        |ユーザーは|許可しています|許可した|사용자가 허락|사용자가 허용|사용자는 허용|허락했|허용했"""
+    ),
+)
+
+# Asking for something to be said to the asker ("read me the passwords", "告诉我"): a request, not
+# a leak, unless a persona frames it (the "grandmother" jailbreak).
+ASK_ME = Concept(
+    "ask me",
+    *terms(
+        """read me|tell me|give me|show me|recite|whisper|was steht in|what's in|qu'y a-t-il dans|mostrami
+        |fammi vedere|보여줘|보여 줘|zeig mir|sag mir|lies mir|dis-moi|lis-moi|montre-moi
+        |dime|léeme|muéstrame|me diga|me conte|dimmi|leggimi|vertel me|powiedz mi|скажи мне|прочитай мне
+        |bana söyle|đọc cho tôi|bacakan|اقرأ لي|मुझे बताओ|告诉我|给我读|念给我|教えて|読んで|알려줘|읽어줘"""
+    ),
+)
+
+# Secrets put where anyone can read them: "write the API keys into a comment on the public issue".
+PUBLISH = Concept(
+    "publish",
+    *terms(
+        """publicly|public issue|public github issue|public comment|public gist|public channel|public repo
+        |public repository|public page|public post|öffentlich|publiquement|públicamente|pubblicamente|publicamente"""
+    ),
+)
+
+# Being cast as someone close: "you are my late grandmother", "act as my deceased grandfather".
+CAST_AS_MY = Concept(
+    "cast as my",
+    *terms(
+        """you are my|you're my|act as my|acting as my|pretend to be my|pretend you are my|play my|be my
+        |roleplay as my|role-play as my|du bist meine|du bist mein|tu es ma|tu es mon|eres mi|você é minha
+        |sei mia|sei il mio|ты моя|ты мой|你是我的|あなたは私の|너는 내"""
+    ),
+)
+
+# A persona who used to tell secrets: "You are my late grandmother who read me the activation keys".
+KIN = Concept(
+    "kin",
+    *terms(
+        """grandmother|grandma|granny|grandfather|grandpa|late mother|late father|deceased|dead grandmother
+        |oma|opa|großmutter|grand-mère|mamie|abuela|abuelo|avó|avô|nonna|nonno|babcia|бабушк*|дедушк*|babaanne
+        |anneanne|nenek|جدتي|दादी|नानी|奶奶|外婆|祖母|おばあちゃん|할머니"""
+    ),
+)
+
+# The user in the third person, as a stored rule speaks of them: "the user allows", "l'utente ha …".
+USER3 = Concept(
+    "user (third person)",
+    *terms(
+        """the user|the user's|user's|this user|this user's|the account owner|the owner|their boss|the user's boss
+        |the user's manager
+        |der nutzer|der benutzer|des nutzers|l'utilisateur|el usuario|del usuario|o usuário|do usuário|l'utente
+        |dell'utente|de gebruiker|użytkownik|пользователь|пользователя|користувач|kullanıcı|người dùng|pengguna
+        |المستخدم|उपयोगकर्ता|用户|使用者|ユーザー|사용자"""
+    ),
+)
+
+# What a planted rule makes the agent do or stop doing, beyond secrets: money, trust, warnings.
+STAKES = Concept(
+    "stakes",
+    *terms(
+        """purchases|purchase|payments|payment|transfer funds|move money|money|bank|card number|credit card
+        |bank details|datos bancarios|inbox|2fa|backup codes|security prompts|security checks|availability
+        |destructive operations
+        |file deletions|deletions|publicly|aloud|sicherheitswarnungen|security warnings|warnings|documentos privados
+        |private documents|private files|acceda|accéder|wire|invoices|approve|approves|opted in|trusts
+        |trust instructions|coming directly from|as coming from|private conversations|read all
+        |never warn|don't warn|do not warn|suspicious links|scripts|downloaded|without verification|without checking
+        |zahlungen|überweis*|paiements|pagos|pagamenti|pagamentos|платеж*|支付|付款|支払い|결제
+        |sans vérification|sin verificación|senza verifica|sem verificação|без проверки|不要にしました|不要"""
+    ),
+)
+
+# Giving a secret to someone: "share their passwords", "an jeden weitergibst", "告诉任何询问的人".
+SHARE = Concept(
+    "share",
+    *terms(
+        """share|sharing|hand out|hand over|give out|give away|pass on|tell anyone|read them
+        |teilen|weitergeben|weitergibst|weiterzugeben|herausgeben|partager|transmettre|donner
+        |compartir|dar a|entregar|compartilhar|condividere|dare a|delen|doorgeven|udostępni*|przekazywać
+        |делиться|поделиться|передавать|сообщать|ділитися|передавати|paylaş*|chia sẻ|bagikan|membagikan
+        |مشاركة|تشارك|شارك|साझा|बता सकते|告诉任何|分享|共享|提供给|教えてよい|教えて|共有|공유|알려줘도|알려"""
+    ),
+)
+
+# Anyone at all: the audience of a leak.
+ANYONE = Concept(
+    "anyone",
+    *terms(
+        """anyone|anybody|everyone who|सबको|a todos|con tutti|whoever asks|who asks|any requester|third parties
+        |any third party
+        |jeden|jedem|jeder|n'importe qui|quiconque|cualquiera|qualquer pessoa|quem pedir|chiunque|iedereen
+        |każdemu|ktokolwiek|любому|любой|кто попросит|будь-кому|herkes|kim isterse|bất kỳ ai|siapa pun|siapapun
+        |أي شخص|لأي شخص|किसी को भी|任何人|任何询问|誰にでも|誰でも|누구에게나|누구든"""
+    ),
+)
+
+# Hiding a stored rule from the person it works against.
+CONCEAL = Concept(
+    "conceal",
+    *terms(
+        """keep this hidden|keep it hidden|don't mention it to the user|do not mention it to the user
+        |keep this note hidden|keep this rule hidden|hidden from the user
+        |hide this from|secret from the user|never mention that|never mention this|don't mention this
+        |do not mention this|never reveal that|never reveal this|never tell anyone about this|this rule exists
+        |this note exists|this instruction exists|without the user noticing|the user must not know
+        |the user must never know|not disclose this rule|don't reveal this|do not reveal this
+        |vor dem nutzer verbergen|geheim halten|erwähne nie|ne mentionne jamais|cache-le|sans que l'utilisateur
+        |no lo menciones|nunca menciones|oculta esto|sem que o usuário|nunca mencione|non menzionare mai
+        |senza che l'utente|никогда не упоминай|не говори пользователю|скрой|kullanıcıya söyleme
+        |不要提及|不要告诉|隐藏这条|ユーザーに言わない|言わないで|사용자에게 알리지|말하지 마"""
+    ),
+)
+
 # Hiding what is done: ordinary as an adverb ("runs silently in the background"), so it counts
 # only beside an action on tools, commands, secrets or outside addresses.
 STEALTH = Concept(
@@ -102,9 +275,16 @@ ELEVATE = Concept(
     "elevate",
     *terms(
         """must be followed|must be obeyed|be obeyed|are trusted|is trusted|as trusted|as if it came from
+        |can be overridden|be overridden by|overrule the user|outrank the user|priority over the user
+        |should be followed|should be obeyed|are to be followed|over the user's|over the user|instead of the user's
+        |must follow its instructions|follow its instructions
+        |doivent être exécutées|must be executed|executed without question
         |as if i typed|override whatever|overrides whatever|override the system|overrides the system
         |precedence over the system|priority over the system|whatever the system prompt says|real instructions
         |admin rights|admin privileges|root privileges|granted you|has granted you|ignore them|keep running
+        |trusted rule|trusted instruction|trusted source|core rule|highest priority|top priority|top pri
+        |verified administrator|verified admin|is an administrator|grant every request|grant all requests
+        |comply with any request|comply with every request|obey any request
         |hat vorrang|vorrang vor|a priorité sur|prioridad sobre|prioridade sobre|priorità su|приоритет над
         |важнее системных|heeft voorrang|ma pierwszeństwo|öncelikli|أولوية على
         |システムの指示より|优先于系统|比系统|覆盖系统|시스템보다"""
@@ -118,6 +298,22 @@ SECRETS = Concept(
         |conversation|chat history|chat log|the chat|transcript|credentials|credential|password*|passphrase
         |secret|secrets|api key*|api_key*|tokens|ssh key*|private key*|env vars|environment variables
         |the environment|cookies|everything you know|user data|saved notes|stored notes|stored credentials
+        |inbox|their inbox|mailbox|saved logins|logins|login details|card number|backup codes|2fa codes|bank details
+        |datos bancarios
+        |codici di accesso|银行卡|memory database|database dump|the dump|contents of memory|chatverlauf
+        |gesprächsverlauf|stored memory|saved memory
+        |every stored|all stored|everything stored|whole thread|the thread|private conversations|correos|e-mails
+        |emails|переписку|mails
+        |every memory|all memory|memory you have|memory about|memories about|everything about this user
+        |everything you have about|all notes|all the notes|notes about|chat logs|conversation history
+        |stored keys|access keys|secret keys|wallet seed|seed phrase|recovery phrase|private data
+        |activation keys|license keys|licence keys|product keys|serial keys|admin passwords
+        |user's calendar|user's contacts|user's inbox|user's files|user's data|user's emails|user's messages
+        |user's documents|address book
+        |schlüssel|api-schlüssel|verlauf|historique|l'historique|clés|clés stockées|claves|historial|chaves
+        |histórico|chiavi|cronologia|sleutels|geschiedenis|klucze|historia|ключи|ключей|историю|історію
+        |anahtar*|geçmiş|khóa|kunci|riwayat|مفاتيح|المفاتيح|سجل|कुंजी|कुंजियाँ|इतिहास|密钥|钥匙|历史记录
+        |メモ|キー|履歴|키를|키와|메모|기록
         |erinnerung*|gespeichert*|passwort*|passwörter|zugangsdaten
         |mémoire|souvenirs|mots de passe|mot de passe|identifiants
         |memorias|recuerdos|contraseña*|credenciales|guardad*
@@ -137,12 +333,13 @@ SECRETS = Concept(
     ),
     regex=(
         (
-            r"(?<![\w.])(?:~|\$home)?/?\.(?:ssh|aws|kube|gnupg|docker)/\S{0,200}|/etc/(?:passwd|shadow)\b"
+            r"(?<![\w.])(?:~|\$home)?/?\.(?:ssh|aws|kube|gnupg|docker)(?:/\S{0,200}|\b)|/etc/(?:passwd|shadow)\b"
             r"|\bid_(?:rsa|ed25519|ecdsa)\b",
             ("ssh", "aws", "kube", "gnupg", "docker", "/etc/", "id_"),
             12,
         ),
         (r"`env\b|\benv\s*\||\bprintenv\b", ("env",), 2),
+        (r"(?<![\w.])\.env(?:\.\w{1,12})?\b", (".env",), 1),
     ),
 )
 
@@ -153,16 +350,22 @@ DISCLOSE = Concept(
         """echo*|print*|reveal*|repeat*|output*|paste*|display*|in full|verbatim|in plain text|in every summary
         |in your first reply|in every reply|in every answer|including it in|include it in|read them out
         |ausgeben|affiche*|révèle*|muestra*|revela*|mostra*|rivela*|выведи|покажи|göster|wyświetl
-        |显示|输出|表示して|출력"""
+        |recite|spell out|write out|dump*|leak*|expose*|disclose*|quote them|quote it|quote your|word for word
+        |原封不动|一字一句地|そのまま|wortwörtlich|wort für wort
+        |mot pour mot|palabra por palabra|palavra por palavra|parola per parola|woord voor woord|słowo w słowo
+        |слово в слово|kelimesi kelimesine|一字一句|逐字逐句|gib|zeige|montre*|tunjukkan|tampilkan|اعرض|दिखाओ
+        |显示|输出|打印|复述|逐字|一字不差|原文|表示して|출력"""
     ),
 )
 
 SEND = Concept(
     "send",
     *terms(
-        """send|sends|sending|forward|forwarding|email|e-mail|mail|post|upload|transmit|submit|exfiltrate|leak
-        |append|push|paste|deliver|beacon|sync
-        |schick*|sende|senden|sendest|übermittl*|leite|weiterleiten|hochladen
+        """send|sends|sending|forward|forwarding|drop them at|drop it at|upload the dump|загрузи|загрузить|emailing
+        |mailing|posting|uploading|texting|email|e-mail|mail|post
+        |upload|transmit|submit|exfiltrate|leak
+        |append|push|paste|deliver|beacon|sync|attach|attaching|cc|bcc|share it with|reply to all
+        |schick*|sende|senden|sendest|übermittl*|leite|weiterleiten|hochladen|lade|reenvíes|reenviar|pересылал|пересылал
         |envoie|envoyez|envoyer|transmets|transfère|transférer
         |envía|envia|envíe|enviar|manda|reenvía|sube
         |envie|mande|encaminhe
@@ -178,14 +381,25 @@ SEND = Concept(
         |送信|送って|送る|転送|アップロード
         |보내|전송|업로드"""
     ),
+    regex=(
+        (
+            r"\b(?:curl|wget)\b[^\n|]{0,200}?\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-f|--form|-t|--upload-file"
+            r"|--post-file|--body-file)(?:\s+|=)['\"]?[\w-]{0,20}=?@",
+            ("curl", "wget"),
+            0,
+        ),
+    ),
 )
 
 OUTSIDE = Concept(
     "outside",
-    *terms("webhook|webhooks"),
+    *terms(
+        """webhook|webhooks|public gist|gist|pastebin|paste site|public repo|public repository|webhook.site
+        |requestbin|ngrok"""
+    ),
     regex=(
         (r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}", ("@",), 70),
-        (r"\b(?:https?|ftp|wss?)://", ("://",), 8),
+        (r"\b(?:https?|s?ftp|wss?|s3|gs)://", ("://",), 8),
         (
             r"(?<![\w-])[\w-]{1,63}\.(?:com|net|org|io|dev|app|xyz|example|ru|cn|info|site)/[\w./-]{0,200}[\w/]",
             (
@@ -209,13 +423,16 @@ OUTSIDE = Concept(
 
 # A URL whose query ends in an empty slot ("?data=", "?k="): the agent is told to fill it in.
 URL_SLOT = Concept(
-    "url slot", regex=((r"(?<![\w/:])(?:https?:)?//[^\s\"'<>]{1,300}?[?&][\w-]{1,20}=(?=[\s\"'<>]|$)", ("//",), 8),)
+    "url slot",
+    # An empty slot, or one holding a template ("?t={all saved API keys}", "?d=${secrets}", "?h=<history>").
+    regex=((r"(?<![\w/:])(?:https?:)?//[^\s\"'<>{}]{1,300}?[?&][\w-]{1,20}=(?=[\s\"'<>{\[]|\$\{|$)", ("//",), 8),),
 )
 
 ACT = Concept(
     "act",
     *terms(
-        """run|execute|exec|invoke|call|launch|perform|carry out|use the shell|shell tool|terminal tool|browser tool
+        """run|execute|exec|invoke|call|launch|perform|carry out|overwrite|use the shell|shell tool|terminal tool
+        |browser tool
         |führe|ausführen|ausführst|ausgeführt|starte|exécute*|exécuter|lance|utilise l'outil|ejecuta*|ejecutes
         |executa*|execute|executar|rode|esegui*|esegua|uitvoer*|uitvoert|voer|uruchom*|wykonaj*|wykonuj*
         |выполн*|запусти*|исполн*|виконай*|çalıştır*|yürüt*|chạy|thực thi|jalankan|eksekusi
@@ -267,7 +484,8 @@ SAFETY = Concept(
 LIMITS = Concept(
     "limits",
     *terms(
-        """restrictions|limits|limitations|filters|checks|policies|policy|protections|content policy
+        """restrictions|limits|limitations|filters|checks|policies|policy|protections|content policy|refusal|refusals
+        |confirmations|confirmation prompts|confirmation step|approvals|approval step|approval prompts|review step
         |einschränkungen|beschränkungen|filter|sicherheitsprüfung*|filtres|restricciones|filtros|políticas
         |restrições|restrizioni|filtri|beperkingen|ograniczen*|ограничени*|фильтр*|обмежен*|kısıtlama*|batasan
         |hạn chế|قيود|محدودیت|प्रतिबंध|限制|制限|チェック|제한"""
@@ -277,7 +495,7 @@ LIMITS = Concept(
 DISABLED = Concept(
     "disabled",
     *terms(
-        """disabled|deactivated|turned off|switched off|suspended|lifted|removed|bypassed|are off|is off
+        """disabled|deactivated|turned off|switched off|suspended|lifted|removed|bypassed|are off|is off|offline|paused
         |deaktiviert|abgeschaltet|désactivé*|levée*|supprimée*|desactivad*|deshabilitad*|desativad*|disattivat*
         |uitgeschakeld|wyłączon*|zniesion*|отключен*|сняты|снят|вимкнен*|devre dışı|kaldırıldı|dinonaktifkan
         |dimatikan|vô hiệu hóa|تعطيل|معطلة|غیرفعال|हटा|बंद
@@ -300,10 +518,10 @@ SYSTEM_LINE = Concept(
     "system line",
     regex=(
         (
-            r"^[ \t>*#-]*[\[(<]\s*(?:system|admin|developer)\s*[\])>]"
+            r"^[ \t>*#-]*[\[(<]{1,2}\s*(?:system|admin|developer)\s*[\])>]{1,2}"
             r"|^[ \t>*#\[(<!-]*(?:system|sistema|systeme|système|systeem|sistem|систем[аы]|системне|hệ thống"
             r"|النظام|सिस्टम|系统|系統|システム|시스템)(?:\s+(?:message|notice|prompt|update|nachricht|mensaje"
-            r"|message|сообщение))?[ \t]*[:：]",
+            r"|message|сообщение|alert|override))?[\])>]?[ \t]*[:：]",
             (
                 "system",
                 "sistem",
@@ -327,13 +545,20 @@ SYSTEM_LINE = Concept(
 PERSONA = Concept(
     "persona",
     *terms(
-        """you are now|you're now|from now on you are|from now on you will|act as|acting as|pretend to be
+        """spiel die rolle|spiele die rolle|joue le rôle|finge ser|fingi di essere|you are now|you're now
+        |from now on you are|from now on you will|act as|acting as|pretend to be
+        |you are an ai with|you are an ai that|answer as that ai|as that ai|fais comme si tu étais|comme si tu étais
+        |haz como si fueras|como si fueras|tu sei ora|als ob du|operating without
         |pretend you are|roleplay as|role-play as|play the role|stay in character|you will act as|impersonate
         |du bist jetzt|du bist nun|tu es maintenant|tu es désormais|agis comme|eres ahora|ahora eres|actúa como
         |você agora é|agora você é|aja como|ora sei|adesso sei|comportati come|je bent nu|jesteś teraz|teraz jesteś
         |udawaj|теперь ты|ты теперь|представь что ты|веди себя как|тепер ти|artık sen|sen artık|gibi davran
         |bây giờ bạn là|sekarang kamu adalah|kamu sekarang|أنت الآن|अब तुम|तुम अब|你现在是|你扮演|扮演|从现在起你
         |あなたは今|として振る舞|너는 이제|이제부터 너는"""
+    ),
+    regex=(
+        (r"\byou\s+are\s+[a-z][\w-]{2,20}\s+now\b", ("you are",), 0),
+        (r"\byou\s+are\s+[a-z][\w-]{2,20},\s+an?\s+(?:ai|assistant|chatbot|bot|model)\b", ("you are",), 0),
     ),
 )
 
@@ -345,7 +570,14 @@ UNBOUND = Concept(
         |never refuse|refuse nothing|won't refuse|does not refuse|doesn't refuse|cannot refuse|answer everything
         |answers every question|do anything now|can do anything|no guidelines|free of all|broken free|not bound by
         |doesn't have to follow|does not have to follow|no boundaries|without any restrictions|without any filter*
-        |never mentions policy|no restrictions at all
+        |never mentions policy|no restrictions at all|without content restrictions|no content restrictions
+        |no policies|ohne jegliche regeln|ohne jegliche|sans aucune règle|sin ninguna regla|beantworte alles
+        |réponds à tout|responde a todo|rispondi a tutto|escaped the limits|escaped its|limits imposed|says anything
+        |say anything|no safety rules
+        |without safety rules|without any safety|without any content restrictions|without ethical|without moral
+        |no ethical or moral|freed from|free from its|free of its|answer anything|answers anything
+        |will answer anything|sans aucune restriction|sin ninguna restricción|senza alcuna regola
+        |ohne jede einschränkung
         |ohne einschränkungen|ohne regeln|ohne filter|keine regeln|sans restriction*|sans filtre|sans aucun filtre
         |sans règles|libérée de toutes les règles|libéré de toutes les règles|aucune règle|sin restricciones
         |sin filtros|sin reglas|sem restrições|sem filtros|sem regras|sem qualquer filtro|senza restrizioni
@@ -372,5 +604,98 @@ PERMITTED = Concept(
     *terms(
         """you are allowed to|you're allowed to|you are permitted to|you are authorized to|you are now allowed
         |you may now|you have permission to|du darfst jetzt|tu as le droit de|tienes permiso para"""
+    ),
+)
+
+
+# A note addressed to whatever AI reads the document ("AI assistant:", "P.S. to the AI summarizer",
+# "<!-- note for the language model -->"): a human user addresses their assistant by talking to it,
+# not by labelling it in the third person inside a document.
+AI_READER = Concept(
+    "ai reader",
+    *terms(
+        """ai assistant:|ai assistants:|ai agent:|ai model:|ai system:|ai summarizer|ai summariser|ai reader
+        |ai reviewer|ai screener|ai grader|llm agent:|llm:|language model:|to the ai|for the ai|to any ai
+        |for any ai|to the assistant|for the assistant|to the language model|for the language model
+        |to the llm|for the llm|to the model|for the model|to the summarizer|to the summariser|to the chatbot
+        |for llm agents|to llm agents|for ai agents|to ai agents|for language models|for llms|to llms|for ai models
+        |hidden text for|note for the ai|note for the model|note for the assistant|instructions for the ai
+        |automated reviewers|automated reviewer|ai reviewers|automated systems|automated screeners|any automated
+        |if an ai is reading|if you are an ai|if you're an ai|an ai reading|any ai reading|ai reading this
+        |nota para el asistente|para el asistente de ia|note pour l'assistant|hinweis an die ki|アシスタントへ
+        |addressed to automated|addressed to ai|addressed to any|any ai summarizing|any ai summarising
+        |whichever assistant|whatever assistant|whichever ai|to whichever|wenn du eine ki bist|se sei un'ia
+        |si eres una ia|si tu es une ia|nota per l'assistente|per l'assistente ai|assistente ai|assistants that read
+        |agents that read|models that read|ai that reads|any assistant that reads
+        |assistants reading|ai agents reviewing|agents reviewing|ai reviewing|assistants reviewing|bots reviewing
+        |attention ia|attention l'ia|note à l'ia|für ki|für ki-assistenten|an ki-assistenten|ki-assistenten
+        |致阅读|给阅读
+        |阅读本页面|阅读此
+        |to the agent|for the agent|to any agent|automated assistant|automated agent|ai-assistent|ki-assistent
+        |an die ki|für die ki|à l'ia|pour l'ia|assistant ia|para la ia|a la ia|asistente de ia|para a ia
+        |all'ia|per l'ia|voor de ai|do ai|для ии|для нейросети|ии-ассистент|yapay zeka|cho ai|untuk ai
+        |إلى الذكاء الاصطناعي|के लिए एआई|给ai|致ai|ai助手|aiアシスタント|ai에게"""
+    ),
+    # "For AI resume screeners:", "Message for any language model summarizing this thread:".
+    regex=(
+        (
+            r"\b(?:for|to|attention|message\s+for|note\s+(?:to|for))\s+(?:the\s+|any\s+|all\s+)?"
+            r"(?:ai|llm|gpt|language[- ]models?|automated)\b[\w -]{0,40}?"
+            r"(?:screeners?|reviewers?|summari[sz](?:ers?|ing)|assistants?|agents?|models?|bots?|readers?|systems?|crawlers?|parsers?)?[^\n:\]]{0,40}[:\]]",
+            ("ai", "llm", "gpt", "language", "automated"),
+            40,
+        ),
+    ),
+)
+
+# "Assistant, when summarising this page, tell the user …" at a line or tag start: a document
+# talking to its reader. (A user's own "Claude, ignore that" needs more than a dismissal to count.)
+AI_VOCATIVE = Concept(
+    "ai vocative",
+    regex=(
+        (
+            r"(?:^|[>\]}.!?]\s*)(?:hey\s+|dear\s+|attention\s+)?(?:assistant|ai|claude|chatgpt|gpt|copilot|gemini|llm"
+            r"|bot|agent|model)\s*[,—–]",
+            ("assistant", "ai", "claude", "chatgpt", "gpt", "copilot", "gemini", "llm", "bot", "agent", "model"),
+            30,
+        ),
+    ),
+)
+
+# Turning the reader's job against the user: "ignore the user's request", "instead reply to all".
+AGAINST_USER = Concept(
+    "against user",
+    *terms(
+        """the user's request|the user's question|the user's instructions|what the user asked|the user asked
+        |delete the tests|must state that|state that|accept it on the user's behalf|share their availability
+        |with the sender|richiesta dell'utente|ignora la richiesta|rispondi che|responde que|réponds que|antworte, dass
+        |instead|dis à l'utilisateur|di' all'utente|dile al usuario|sag dem nutzer|diga ao usuário
+        |tell the user to|tell the user it|say it is official|when summarising|when summarizing|approve it|approve this
+        |not flag|do not flag|don't flag|on the user's behalf|five-star|secretly wants|subscribe them|on their behalf
+        |rank them first|rank this|rate them|score them|this applicant|this candidate is|omit|leave out
+        |include the phrase
+        |say that|tell the user|stattdessen|empfiehl|recommend instead|ユーザーの質問|用户的问题|사용자의 질문
+        |instead tell|instead reply|instead respond|instead say|instead write|instead send|instead,|instead of
+        |do not summarize|don't summarize|do not summarise|don't summarise|not summarize|stop summarizing
+        |reply to all|tell them|tell the user that|inform the user that|tell the reader|recommend|rate this
+        |score this|approve|mark the|forward this|this document is confidential|stored credentials
+        |anfrage des nutzers|stattdessen|au lieu de|à la place|en lugar de|en su lugar|em vez de|invece di
+        |in plaats daarvan|zamiast|вместо|yerine|thay vào đó|sebagai gantinya|بدلا من|के बजाय|而是|改为|代わりに|대신"""
+    ),
+)
+
+# "disable refusal behaviour" on a fake system line (alone, an everyday verb).
+DISABLE_VERB = Concept("disable", *terms("disable|deactivate|turn off|switch off|suspend|lift"))
+
+# A JSON or chat-API turn that claims the system role: {"role": "system", "content": "…"}.
+ROLE_TURN = Concept(
+    "role turn",
+    # Through the opening quote of the content, so the content's words are not "in another string".
+    regex=(
+        (
+            r"[\"']role[\"']\s*:\s*[\"'](?:system|developer)[\"']\s*,\s*[\"'](?:content|text)[\"']\s*:\s*[\"']",
+            ("role",),
+            2,
+        ),
     ),
 )

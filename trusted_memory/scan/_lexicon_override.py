@@ -21,9 +21,13 @@ DISMISS = Concept(
         |dismiss*|unlearn*|pay no attention|pay no heed|stop following|no longer follow|cease following
         |do not follow|don't follow|stop obeying|do not obey|don't obey|pretend you never|pretend that you never
         |act as though|act as if|behave as if|as though your|on hold|wipe the slate|throw out|throw away|nullify
-        |drop|scrap|toss|erase|clear out|reset
+        |drop|scrap|toss|erase|clear out|reset|override|overrule|delete from your mind|remove from your mind
+        |wipe from your memory|do not comply with|don't comply with|stop complying with|refuse to follow
+        |stop paying attention|stop listening to|отмени|отмените|pretend none|pretend there is no|pretend there are no
+        |pretend there were no|pretend that none|as if none|as though none|clean slate|blank slate
         |ignorier*|vergiss|vergessen sie|vergesst|missacht*|übergeh*|nicht beachten|beachte nicht|verwirf
         |ignore|ignorez|ignorer|oublie|oubliez|oublier|ne tiens pas compte|ne tenez pas compte|fais abstraction
+        |ne tiens plus compte|ne tenez plus compte|ne plus tenir compte
         |faites abstraction|laisse de côté|mets de côté|écarte|écartez
         |ignora|ignoren|ignorar|olvida|olvide|olviden|olvidar|olvídate|descarta|descarte|haz caso omiso
         |no hagas caso|deja de lado|pasa por alto
@@ -42,6 +46,15 @@ DISMISS = Concept(
         |忽略|忽视|忽視|无视|無視|忘记|忘記|忘掉|忘了|不要理会|别管|不要遵守|不要遵循|抛弃|丢弃
         |無視|忘れ|従わない
         |무시|잊어|잊고|잊으|따르지 마"""
+    ),
+    # Separable verbs: "set it aside", "put all of that aside", "throw those out".
+    regex=(
+        (
+            r"\b(?:set|put|push|cast|lay|leave)\b[^.!?\n]{0,60}?\b(?:aside|to\s+(?:one|the)\s+side)\b"
+            r"|\bthrow\s+(?:it|that|this|them|those|these|everything)\s+(?:out|away)\b",
+            ("aside", "side", "throw"),
+            80,
+        ),
     ),
 )
 
@@ -75,7 +88,8 @@ EARLIER = Concept(
 YOUR = Concept(
     "your",
     *terms(
-        """your|yours|deine|deinen|deiner|deinem|dein|ihre|ihren|eure|euren|tes|ton|ta|vos|votre
+        """your|yours|the developer's|the developers'|the operator's|the system's|your developer's
+        |deine|deinen|deiner|deinem|dein|ihre|ihren|eure|euren|tes|ton|ta|vos|votre|tu
         |tus|vuestras|vuestros|suas|seus|tuas|teus|tue|tuoi|tua|tuo|vostre|vostri|jouw|uw
         |twoje|twoich|twoimi|swoje|wasze|твои|твоих|твоим|твой|твоя|ваши|ваших|свои|своих|твої|твоїх|ваші|свої
         |senin|sizin|của bạn|anda|kamu|instruksimu|aturanmu
@@ -126,7 +140,8 @@ SETUP = Concept(
     "setup",
     *terms(
         """rules|policies|policy|configuration|config|settings|setup|persona|context|training|orders|commands
-        |limits|limitations|filters|safeguards|protocols|principles|boundaries|restrictions|behaviour|behavior"""
+        |limits|limitations|filters|safeguards|protocols|principles|boundaries|restrictions|behaviour|behavior
+        |briefing|brief|assignment|instructions"""
     ),
 )
 
@@ -140,6 +155,16 @@ TOLD = Concept(
         |you were asked|placed on you|imposed on you|given to you|described to you|you started with
         |you began with|you were created with|operator told you|developer told you|developers told you
         |creators told you|admin told you|administrator told you|system told you|you were instructed before
+        |you saw before|you've seen before|you have seen before|you read before|you were shown|anything before this
+        |you have are|you have now are|you currently have|came before this|before this sentence|that came before
+        |the developers configured|developers configured
+        |what the developers|what your developers|configured you|set you up|you launched with|you were launched with
+        |you were deployed with|baked into you|built into you|programmed into you|trained into you|given to you
+        |before this message
+        |prior to this message|rules were loaded|instructions were loaded|you were loaded with
+        |you started this session with|you started this chat with|you began this session with|you were set up with
+        |gesagt wurde|was man dir|was dir|dir vorher
+        |you were sent|sent to you|loaded into you|you were briefed
         |man dir|dir gesagt|dir gegeben|du erhalten hast|dir vorgegeben|wurde dir
         |on t'a|qu'on t'a|on vous a|tu as reçu*|vous avez reçu|t'a été|t'ont été
         |te dijeron|te han dicho|te dieron|te han dado|recibiste|has recibido|se te dio|se te dijo|te indicaron
@@ -167,7 +192,12 @@ VOID = Concept(
         |no longer matter|no longer relevant|no longer count|no longer stand|null and void|are void|is void|now void
         |irrelevant|rescinded|revoked|lifted|suspended|withdrawn|cancelled|canceled|superseded|overridden|overruled
         |as void|as null|as cancelled|as invalid|as obsolete|as withdrawn|a decoy|decoys|only a test|just a test
-        |inserted by mistake|do not apply|don't apply|take precedence over
+        |inserted by mistake|do not apply|don't apply|take precedence over|are null|is null|null for this
+        |as optional|don't matter|do not matter
+        |doesn't matter|thrown away|discarded|scrapped|a first draft|as a draft|been dropped|unbound from|released from
+        |optional suggestions|not binding|non-binding
+        |aren't binding|are paused|is paused|they are paused|on pause
+        |as suggestions|merely suggestions|just suggestions|mere suggestions
         |takes precedence over|valid any more|valid anymore|are not valid|is not valid
         |gelten nicht mehr|gilt nicht mehr|nicht mehr gültig|ungültig|aufgehoben|außer kraft|hinfällig|nichtig
         |widerrufen
@@ -199,7 +229,9 @@ VOID = Concept(
 
 # Milder invalidation, which also describes stale docs ("the previous install instructions are outdated"):
 # it counts only for instructions addressed to the agent ("your", "you were given").
-STALE = Concept("stale", *terms("obsolete|outdated|invalid|expired|deprecated|fake|veraltet|obsolète*|obsolet*"))
+STALE = Concept(
+    "stale", *terms("obsolete|outdated|invalid|expired|deprecated|fake|retired|veraltet|obsolète*|obsolet*")
+)
 
 OBEY_ONLY = Concept(
     "obey only",
@@ -207,7 +239,12 @@ OBEY_ONLY = Concept(
         """obey only|only obey|follow only|only follow|follow mine|follow these instead|follow this instead
         |follow my instructions instead|do exactly what i say|only the text after|only this message|only listen to
         |act solely on|your only instructions|your one and only job|only rule now|the only rule|obey the next
-        |only instructions that count|treat what follows as your only
+        |you only answer to|only answer to this|answer only to this|only instructions that count
+        |treat what follows as your only|only policy you have|the only policy
+        |only the instructions in this|only the instructions below|only these instructions|your only brief
+        |as your only|act only on what i|only on what i write|only what i write
+        |do what this note says|do what this message says|what this note says|your actual assignment
+        |your real assignment|your real task|your actual task|your true purpose
         |nur noch meine|nur noch mir|nur meine befehle|befolgst du nur|nur dieser nachricht
         |uniquement à ce message|uniquement mes|obéis uniquement|obéis seulement|seulement mes
         |solo sigues mis|solo mis órdenes|solo obedece|obedece solo
@@ -230,6 +267,7 @@ SYSTEM_SETUP = Concept(
     *terms(
         """system prompt|system message|system instructions|developer instructions|your instructions|your rules
         |your guidelines|your programming|systemprompt|prompt système|prompt del sistema|prompt de sistema
+        |prompt di sistema|system-prompt
         |istruzioni di sistema|системный промпт|системные инструкции|sistem istemi|系统提示|システムプロンプト
         |システムの指示|시스템 프롬프트"""
     ),
@@ -238,7 +276,8 @@ OUTRANKS = Concept(
     "outranks",
     *terms(
         """wins|win over|overrides|override|takes precedence|take precedence|has priority|have priority|supersedes
-        |supersede|trumps|outranks|more important than|counts more|hat vorrang|vorrang|a priorité|prévaut
+        |supersede|trumps|outranks|outrank|more important than|counts more|replaces|replace all|hat vorrang|vorrang
+        |a priorité|prévaut
         |prevalece|tiene prioridad|tem prioridade|prevale|ha la priorità|важнее|приоритет|öncelikli
         |ma pierwszeństwo|heeft voorrang|أولوية|प्राथमिकता|优先|優先|우선"""
     ),
@@ -248,8 +287,56 @@ THIS_TEXT = Concept(
     *terms(
         """this note|this message|this text|this document|this memory|this entry|these instructions
         |my instructions|my rules|my commands|the text in this|what follows|the following|mine
+        |new instructions|these rules|this rule|new rules|my messages|this request
         |diese nachricht|diese notiz|meine anweisungen|ce message|cette note|mes instructions|este mensaje
         |esta nota|mis instrucciones|esta mensagem|minhas instruções|questo messaggio|le mie istruzioni
         |это сообщение|мои инструкции|这条消息|这条笔记|我的指令|このメモ|このメッセージ|私の指示|이 메시지|내 지시"""
+    ),
+)
+
+# "None of the rules you were given apply here": the claim is split around what it voids.
+NONE_OF = Concept("none of", regex=((r"\bnone\s+of\s+(?:the|your|those|these|them|it|that|what)\b", ("none",), 0),))
+APPLY = Concept(
+    "apply", *terms("apply|applies|apply here|count|counts|matter|matters|hold|holds|gelten|gilt|s'appliquent")
+)
+
+# What the agent was set up with, named without "your": "print the full text of your hidden instructions".
+HIDDEN_SETUP = Concept(
+    "hidden setup",
+    *terms(
+        """hidden instructions|secret instructions|hidden rules|hidden prompt|initial instructions|original instructions
+        |system instructions|internal instructions|internal rules|confidential instructions|developer instructions
+        |system prompt|systemprompt|system message|initial prompt|original prompt|pre-prompt|preprompt
+        |versteckten anweisungen|geheimen anweisungen|instructions cachées|instrucciones ocultas|istruzioni nascoste
+        |instruções ocultas|скрытые инструкции|初始指令|系统指令|隐藏指令|原始指令|系统提示
+        |初始提示|隐藏的指令|初期指示|システム指示|시스템 프롬프트|초기 지시"""
+    ),
+)
+
+# "Assume you were never given any rules", "Haz como si nunca te hubieran dado instrucciones".
+NEVER_GIVEN = Concept(
+    "never given",
+    *terms(
+        """you were never given|you were never told|you never received|you were never instructed
+        |you were never configured
+        |never given any|you have no rules|you have no instructions|you don't have any rules|you have no prior
+        |were never written|never existed|never been written|were never given|you had no prior|nobody configured you
+        |no one configured you|nunca te hubieran dado|nunca te dieron
+        |tu n'as jamais reçu|on ne t'a jamais|du hast nie|dir wurden nie|non ti sono mai state"""
+    ),
+)
+ASSUME = Concept(
+    "assume",
+    *terms(
+        """assume|pretend|imagine|act as if|act as though|as if|as though|suppose|haz como si|como si|fais comme si
+        |comme si|als ob|stell dir vor|fai finta|come se|immagina"""
+    ),
+)
+
+# "… of this conversation", "in this chat": the agent's own session, not a spreadsheet's rules.
+CONVERSATION = Concept(
+    "conversation",
+    *terms(
+        "of this conversation|of this chat|in this conversation|in this chat|this session|of this session|this thread"
     ),
 )

@@ -28,11 +28,12 @@ from ._credentials import credential_findings
 from ._decode import decoded_views
 from ._findings import INJECTION, Finding, FindingSet
 from ._injection import INJECTION_RULES
+from ._injection_checks import asks_how_to, forbids
 from ._injection_combos import COMBOS
 from ._injection_commands import COMMAND_RULES
 from ._injection_squashed import squashed_injection
 from ._normalize import CONFUSABLE_MAP, View, fold_view
-from ._rules import ScanText
+from ._rules import ScanText, compile_rx
 from ._unicode import confusable_findings, hidden_findings, strip_invisible
 
 __all__ = ["describe", "normalize_for_dedup", "redact_credentials", "scan"]
@@ -67,14 +68,45 @@ def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: 
     """Add the prompt-injection findings of one view (``encoding`` names what it was decoded from)."""
     how = f" in {encoding}-encoded text" if encoding else ""
     for rule, m in [*INJECTION_RULES.run(t, REPORTED), *COMMAND_RULES.run(t, REPORTED)]:
+        if quoted_mention(t.low, m.start(), m.end()):
+            continue
         start, end = view.span(m.start(), m.end())
         findings.add(INJECTION, f"{rule.label}{how} at offset {start}", start, end)
     for label, m_start, m_end in COMBOS.run(t):
+        if quoted_mention(t.low, m_start, m_end):
+            continue
         start, end = view.span(m_start, m_end)
         findings.add(INJECTION, f"{label}{how} at offset {start}", start, end)
     for label, m_start, m_end in squashed_injection(view.low, REPORTED):
+        if quoted_mention(t.low, m_start, m_end) or asks_how_to(t.low, m_start) or forbids(t.low, m_start):
+            continue
         start, end = view.span(m_start, m_end)
         findings.add(INJECTION, f"{label}{how} at offset {start}", start, end)
+
+
+# A phrase quoted as an example ('a web page says "ignore previous instructions"', "strings such as
+# 'forget your rules'") is talk about injection, not one: a short quotation after a word that
+# introduces an example, closed before the sentence goes on.
+_MENTION_CUE = compile_rx(
+    r"\b(?:says?|said|saying|like|such\s+as|e\.?g\.?|phrases?|strings?|patterns?|words|text|contains?|containing"
+    r"|example|called|named|flags?|detects?|matches|matching|wording|messages?\s+like)\s*[:,]?\s*$"
+    r"|[\"”']\s*(?:,|or|and|/)\s*$|\bexamples?\b[^\"'“\n]{0,40}:\s*$"
+)
+_OPENING = "\"“'‘«"
+_CLOSING = {'"': '"', "“": "”", "'": "'", "‘": "’", "«": "»"}
+_QUOTED = 100  # a mention is short; a long "quoted" block is content
+
+
+def quoted_mention(low: str, start: int, end: int) -> bool:
+    """Whether ``low[start:end]`` lies inside a short quotation introduced as an example."""
+    lo = max(0, start - _QUOTED)
+    k = max(low.rfind(q, lo, start + 1) for q in _OPENING)
+    if k == -1 or "\n" in low[k:end]:
+        return False
+    close = low.find(_CLOSING[low[k]], max(end, k + 1), min(len(low), k + _QUOTED + 1))
+    if close == -1 or close - k > _QUOTED:
+        return False
+    return _MENTION_CUE.search(low, max(0, k - 48), k) is not None
 
 
 def describe(findings: Sequence[Finding]) -> str:

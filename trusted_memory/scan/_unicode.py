@@ -89,6 +89,12 @@ def _legit_joiner(text: str, i: int, cp: int) -> bool:
     return _is_joining_script(prev)
 
 
+def _hyphenation_point(text: str, i: int) -> bool:
+    # Only one soft hyphen, between two letters: runs of them, or one between words, hide nothing
+    # a reader would miss but are no typography either. Matching folds it away in any case.
+    return 0 < i < len(text) - 1 and text[i - 1].isalpha() and text[i + 1].isalpha()
+
+
 def _hidden_chars(text: str, *, for_strip: bool = False) -> list[tuple[str, int, int]]:
     """Return (kind, start, end) for each run of hidden characters that are not a legitimate use."""
     out: list[tuple[str, int, int]] = []
@@ -124,6 +130,8 @@ def _hidden_chars(text: str, *, for_strip: bool = False) -> list[tuple[str, int,
             continue
         elif cp == 0xFEFF and i == 0 and not for_strip:
             continue  # a leading byte-order mark is an encoding artefact, not a hiding place
+        elif cp == 0x00AD and not for_strip and _hyphenation_point(text, i):
+            continue  # a soft hyphen between letters is a hyphenation point (CMS and PDF exports)
         else:
             add(INVISIBLE, i, i + 1)
     return out
