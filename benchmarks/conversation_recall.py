@@ -931,7 +931,7 @@ def main() -> None:
         type=Path,
         default=DATA / "conversations",
         help="folder of <id>.json + <id>.questions.jsonl (default benchmarks/data/conversations; "
-        "the held-out set is benchmarks/data/conversations_heldout)",
+        "the held-out sets are benchmarks/data/conversations_heldout and conversations_heldout2)",
     )
     parser.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, of {', '.join(MODES)}")
     parser.add_argument("--conversations", help="comma-separated conversation ids (default all)")

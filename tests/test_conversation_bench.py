@@ -120,3 +120,15 @@ async def test_every_mode_runs_through_the_tool_and_finds_plain_evidence(bench: 
         [conv], bench.MODES, run.results, {k: [v] for k, v in run.loads.items()}, {}, "hash", bench.RunConfig()
     )
     assert "| verbatim |" in text and "Per kind" in text and "turn times passed as `timestamp`" in text
+
+
+@pytest.mark.parametrize(
+    ("folder", "min_questions"),
+    [("conversations", 400), ("conversations_heldout", 150), ("conversations_heldout2", 150)],
+)
+def test_each_committed_set_loads_with_the_shape_the_issue_asks(
+    bench: ModuleType, folder: str, min_questions: int
+) -> None:
+    conversations = bench.load_conversations(BENCHMARKS / "data" / folder)
+    assert len(conversations) >= (6 if folder == "conversations" else 3)
+    assert sum(len(conv.questions) for conv in conversations) >= min_questions
