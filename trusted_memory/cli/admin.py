@@ -28,13 +28,14 @@ from ..queries import AtomFilter
 from ..services.admin import AdminService
 from ..services.facts import preview as _preview
 from ..services.runtime import open_runtime
+from ..trust import is_trusted
 from .anticipation_commands import add_anticipation_commands
 from .episode_commands import add_episode_commands
 from .gate import cancelled as _cancelled
 from .gate import confirm as _confirm
 from .gate import for_person as _for_person
 from .gate import require_person as _require_person
-from .output import age, emit_json, iso, safe, table
+from .output import age, counted, emit_json, fields, iso, safe, table
 from .recall_commands import add_recall_commands
 from .review_commands import (
     atom_json,
@@ -88,8 +89,16 @@ def parse_since(text: str, now: float | None = None) -> float:
 
 
 async def cmd_stats(admin: AdminService, args: argparse.Namespace) -> int:
-    """Print sizes and counts of the store."""
-    stats = await admin.stats()
+    """Print sizes and counts of the store: atoms by type and trust, turns, queues, episodes, sessions."""
+    stats, counts = await admin.stats(), await admin.counts()
+    by_type: dict[str, dict[str, int]] = {}
+    by_source: dict[str, int] = {}
+    for atom_type, status, source, n in counts.atoms:
+        trust = "quarantined" if status != "live" else ("trusted" if is_trusted(source) else "untrusted")
+        cell = by_type.setdefault(atom_type, {"trusted": 0, "quarantined": 0, "untrusted": 0})
+        cell[trust] += n
+        by_source[source] = by_source.get(source, 0) + n
+    totals = {k: sum(c[k] for c in by_type.values()) for k in ("trusted", "quarantined", "untrusted")}
     if args.json:
         emit_json(
             {
@@ -97,6 +106,15 @@ async def cmd_stats(admin: AdminService, args: argparse.Namespace) -> int:
                 "size_bytes": stats.size_bytes,
                 "events": stats.events,
                 "change_counter": stats.change_counter,
+                "atoms": {"total": sum(totals.values()), **totals, "by_type": by_type, "by_source": by_source},
+                "quarantine": totals["quarantined"],
+                "pending_reviews": counts.pending,
+                "transcript_turns": counts.turns,
+                "sessions": counts.sessions,
+                "open_sessions": counts.open_sessions,
+                "session_notes": counts.notes,
+                "episodes": counts.episodes,
+                "held_episodes": counts.held_episodes,
                 "facts": [
                     {"target": u.target, "used": u.used, "cap": u.cap, "pct": u.pct, "entries": u.entries}
                     for u in stats.facts
@@ -104,12 +122,34 @@ async def cmd_stats(admin: AdminService, args: argparse.Namespace) -> int:
             }
         )
         return 0
-    print(f"store   {stats.path}")
-    print(f"size    {stats.size_bytes:,} bytes")
-    print(f"events  {stats.events:,}")
+    fields(
+        [
+            ("store", stats.path),
+            ("size", f"{stats.size_bytes:,} bytes"),
+            ("events", f"{stats.events:,}"),
+            ("atoms", f"{sum(totals.values()):,}: {totals['trusted']:,} trusted, {totals['quarantined']:,} quarantined"),
+            ("pending", counted(counts.pending, "review") + " waiting for you"),
+            ("sessions", f"{counts.sessions:,} ({counts.open_sessions:,} open), {counted(counts.notes, 'note')}"),
+            ("turns", f"{counts.turns:,} in the transcripts of open sessions"),
+            ("episodes", f"{counts.episodes:,} ({counts.held_episodes:,} held for review)"),
+        ]
+    )
+    print()
+    show_untrusted = totals["untrusted"] > 0
+    table(
+        ("atom type", "trusted", "quarantined", *(("untrusted",) if show_untrusted else ())),
+        [
+            (t, f"{c['trusted']:,}", f"{c['quarantined']:,}", *((f"{c['untrusted']:,}",) if show_untrusted else ()))
+            for t, c in sorted(by_type.items())
+        ],
+        flexible=("atom type",),
+    )
+    if by_source:
+        print("by source: " + ", ".join(f"{s} {n:,}" for s, n in sorted(by_source.items(), key=lambda kv: -kv[1])))
+    print()
     table(
         ("facts", "entries", "used", "cap", "pct"),
-        [(u.target, u.entries, u.used, u.cap, f"{u.pct}%") for u in stats.facts],
+        [(u.target, u.entries, f"{u.used:,}", f"{u.cap:,}", f"{u.pct}%") for u in stats.facts],
     )
     return 0
 
@@ -273,6 +313,7 @@ async def cmd_audit(admin: AdminService, args: argparse.Namespace) -> int:
             )
             for e in events
         ],
+        flexible=("subject", "detail"),
     )
     return 0
 

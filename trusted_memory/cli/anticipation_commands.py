@@ -38,6 +38,7 @@ async def cmd_model(admin: AdminService, args: argparse.Namespace) -> int:
                 (f.path, safe(f.value), f.source_class, age(f.updated_at), safe(f.evidence))
                 for f in model.fields.values()
             ],
+            flexible=("value", "evidence"),
         )
     if model.dropped:
         print(f"dropped on load (failed validation or the scanner): {', '.join(model.dropped)}")

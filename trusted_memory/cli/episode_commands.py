@@ -40,6 +40,7 @@ async def cmd_episodes_list(admin: AdminService, args: argparse.Namespace) -> in
     table(
         ("id", "status", "turns", "age", "session", "summary"),
         [(e.id[:12], e.status, e.turns, age(e.created_at), e.session_id, safe(e.summary)) for e in episodes],
+        flexible=("session", "summary"),
     )
     return 0
 

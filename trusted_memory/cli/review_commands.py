@@ -106,6 +106,7 @@ async def cmd_quarantine(admin: AdminService, args: argparse.Namespace) -> int:
             )
             for a in atoms
         ],
+        flexible=("findings", "text"),
     )
     if atoms:
         print("approve with `trusted-memory-admin promote ID`, drop with `forget ID`, or walk them with `triage`")
@@ -160,6 +161,7 @@ async def cmd_pending(admin: AdminService, args: argparse.Namespace) -> int:
             )
             for p in items
         ],
+        flexible=("value", "evidence"),
     )
     if items:
         print("apply with `trusted-memory-admin confirm ID`, drop with `reject ID`, or walk them with `triage`")
@@ -210,13 +212,8 @@ _CHOICES = {
 
 
 def _choose() -> str:
-    while True:
-        answer = ask("[a]pprove / [r]eject / [s]kip / [q]uit? ")
-        if answer is None:
-            return "quit"
-        if answer in _CHOICES:
-            return _CHOICES[answer]
-        print("answer a, r, s or q")
+    answer = ask("[a]pprove / [r]eject / [s]kip / [q]uit", list(_CHOICES))
+    return "quit" if answer is None else _CHOICES[answer]
 
 
 async def cmd_triage(admin: AdminService, args: argparse.Namespace) -> int:

@@ -97,7 +97,11 @@ def _print_claims(claims: ImportClaims, settings: Settings) -> None:
         f"\nTrusted, pinned or critical items and admin acts it claims ({len(claims.notable)}); "
         "anything with file access can write such a file:"
     )
-    table(("kind", "id", "claims", "text"), [(c.kind, c.ref, c.claims, c.text) for c in claims.notable])
+    table(
+        ("kind", "id", "claims", "text"),
+        [(c.kind, c.ref, c.claims, c.text) for c in claims.notable],
+        flexible=("claims", "text"),
+    )
     print(
         "\nIts events are recorded as imported (actor system, the file's actor kept as detail); a user-model "
         "field that fails validation is dropped; quarantined atoms wait at most "
