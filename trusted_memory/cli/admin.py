@@ -23,7 +23,7 @@ from typing import Any
 from .. import VERSION
 from ..config import Settings, load_settings
 from ..errors import InvalidInput, MemoryServerError
-from ..model import STORED_ATOM_TYPES, TARGETS
+from ..model import EVENT_KINDS, STORED_ATOM_TYPES, TARGETS
 from ..queries import AtomFilter
 from ..services.admin import AdminService
 from ..services.facts import preview as _preview
@@ -35,7 +35,7 @@ from .gate import cancelled as _cancelled
 from .gate import confirm as _confirm
 from .gate import for_person as _for_person
 from .gate import require_person as _require_person
-from .output import age, counted, emit_json, fields, iso, safe, table
+from .output import age, counted, emit_json, fields, iso, safe, say, table
 from .recall_commands import add_recall_commands
 from .review_commands import (
     atom_json,
@@ -127,7 +127,10 @@ async def cmd_stats(admin: AdminService, args: argparse.Namespace) -> int:
             ("store", stats.path),
             ("size", f"{stats.size_bytes:,} bytes"),
             ("events", f"{stats.events:,}"),
-            ("atoms", f"{sum(totals.values()):,}: {totals['trusted']:,} trusted, {totals['quarantined']:,} quarantined"),
+            (
+                "atoms",
+                f"{sum(totals.values()):,}: {totals['trusted']:,} trusted, {totals['quarantined']:,} quarantined",
+            ),
             ("pending", counted(counts.pending, "review") + " waiting for you"),
             ("sessions", f"{counts.sessions:,} ({counts.open_sessions:,} open), {counted(counts.notes, 'note')}"),
             ("turns", f"{counts.turns:,} in the transcripts of open sessions"),
@@ -145,7 +148,7 @@ async def cmd_stats(admin: AdminService, args: argparse.Namespace) -> int:
         flexible=("atom type",),
     )
     if by_source:
-        print("by source: " + ", ".join(f"{s} {n:,}" for s, n in sorted(by_source.items(), key=lambda kv: -kv[1])))
+        say("by source: " + ", ".join(f"{s} {n:,}" for s, n in sorted(by_source.items(), key=lambda kv: -kv[1])))
     print()
     table(
         ("facts", "entries", "used", "cap", "pct"),
@@ -222,7 +225,7 @@ async def cmd_atoms_list(admin: AdminService, args: argparse.Namespace) -> int:
         emit_json([atom_json(a) for a in atoms])
         return 0
     if any(a.status != "live" for a in atoms):
-        print(
+        say(
             "UNTRUSTED: rows with status quarantined are content from untrusted sources held for review; "
             "they are not memory."
         )
@@ -287,8 +290,8 @@ async def cmd_prune(admin: AdminService, args: argparse.Namespace) -> int:
         emit_json(dataclasses.asdict(report))
     else:
         print(
-            f"pruned {report.quarantine_expired} expired quarantined atom(s) and "
-            f"{report.pending_expired} expired pending review(s)."
+            f"pruned {counted(report.quarantine_expired, 'expired quarantined atom')} and "
+            f"{counted(report.pending_expired, 'expired pending review')}."
         )
     return 0
 
@@ -408,7 +411,8 @@ def build_parser() -> argparse.ArgumentParser:
     command("prune", "delete expired quarantine and pending reviews", cmd_prune)
 
     audit = command("audit", "show the audit log", cmd_audit)
-    audit.add_argument("--kind")
+    audit.epilog = "event kinds: " + ", ".join(EVENT_KINDS)
+    audit.add_argument("--kind", metavar="KIND", help="only events of this kind (listed below)")
     audit.add_argument("--actor", choices=("agent", "admin", "system"))
     audit.add_argument("--subject", help="e.g. atom:ID or fact:3")
     audit.add_argument("--since", help="ISO date/time, epoch seconds, or an age such as 7d")
@@ -429,7 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     doctor = commands.add_parser(
         "doctor",
-        parents=[common],
+        parents=[common, gated],
         help="check the store's health",
         description="Check integrity, schema and consistency of the store.",
     )
@@ -437,7 +441,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--repair",
         action="store_true",
         help="fix what can be fixed; a damaged file is set aside and salvaged into a fresh "
-        "store (stop the servers using the store first)",
+        "store (stop the servers using the store first); asks first on a terminal, needs --yes without one",
     )
     doctor.set_defaults(direct=cmd_doctor)
     return parser

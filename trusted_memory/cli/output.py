@@ -47,6 +47,11 @@ def show(renderable: RenderableType, out: TextIO | None = None) -> None:
     stream.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 
+def say(text: str, out: TextIO | None = None) -> None:
+    """Print a message for a person, wrapped at word boundaries to the console's width."""
+    show(Text(safe(text, keep_newlines=True)), out)
+
+
 def emit_json(data: Any, out: TextIO | None = None) -> None:
     """Print `data` as one JSON document."""
     print(json.dumps(data, ensure_ascii=False, indent=2, default=str), file=out or sys.stdout)
@@ -131,7 +136,7 @@ def fields(pairs: Iterable[tuple[str, object]], out: TextIO | None = None) -> No
 
 
 # Record kinds whose plural is not the noun plus "s" (export and import count by kind).
-_PLURALS = {"entry": "entries", "pending": "pending reviews", "user_model": "user-model fields", "inference": "inferences"}
+_PLURALS = {"pending": "pending reviews", "user_model": "user-model fields"}
 _SINGULARS = {"pending": "pending review", "user_model": "user-model field"}
 
 
