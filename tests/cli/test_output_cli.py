@@ -216,3 +216,18 @@ def test_a_wide_console_keeps_rows_on_one_line(tmp_path: Path) -> None:
     )
     rows = [line for line in done.stdout.splitlines()[2:] if line.strip()]
     assert len(rows) == 3 and any(LONG[:50] in r for r in rows), done.stdout
+
+
+def test_a_home_whose_parent_is_missing_is_an_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nonexistent" / "x"
+    done = subprocess.run(
+        [str(admin_script()), "--home", str(missing), "stats"],
+        capture_output=True,
+        text=True,
+        env=child_env(tmp_path / "home"),
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1 and "does not exist" in done.stderr and "--home" in done.stderr, done.stderr
+    assert not (tmp_path / "nonexistent").exists()

@@ -447,6 +447,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_home(settings: Settings) -> None:
+    """Refuse a store folder whose parent does not exist: that is a mistyped path, not a new store."""
+    home = settings.home
+    if not home.exists() and not home.parent.is_dir():
+        raise InvalidInput(
+            f"the store folder {home} does not exist, and neither does {home.parent}; check --home or "
+            f"MCP_MEMORY_HOME (a new store is created only inside an existing folder)"
+        )
+
+
 async def _run(settings: Settings, command: Command, args: argparse.Namespace) -> int:
     async with open_runtime(settings) as runtime:
         return await command(AdminService(runtime), args)
@@ -462,6 +472,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             setattr(args, name, default)
     try:
         settings = load_settings(overrides={"home": args.home})
+        _check_home(settings)
         if args.direct is not None:
             direct: Direct = args.direct
             return asyncio.run(direct(settings, args))
