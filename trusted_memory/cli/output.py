@@ -89,7 +89,8 @@ def table(
 
     When the rows are too wide, the `flexible` columns (default: the last) narrow first and wrap
     their words inside the column; if that is not enough, the widest other columns narrow and wrap
-    too. Columns that fit keep each row's value on one line.
+    too. Columns that fit keep each row's value on one line. When a flexible column would be left
+    too narrow to read, each row is printed as its own block of `name  value` lines instead.
     """
     flex = set(flexible) or {headers[-1]}
     cells = [[_cell(v) for v in row] for row in rows]
@@ -101,6 +102,13 @@ def table(
         floors = [min(n, max(flex_floor, cell_len(h))) if h in flex else n for h, n in zip(headers, natural)]
         _narrow(widths, floors, room)
     _narrow(widths, [min(n, max(cell_len(h), 4)) for h, n in zip(headers, natural)], room)
+    if cells and any(w < min(n, _FLEX_MIN) for h, w, n in zip(headers, widths, natural) if h in flex):
+        # Too narrow for columns to be read: one block of `name  value` lines per row instead.
+        for i, row in enumerate(cells):
+            if i:
+                print(file=out or sys.stdout)
+            _blocks(headers, row, out)
+        return
     grid = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0), header_style="bold")
     for header, width, full in zip(headers, widths, natural):
         grid.add_column(header, width=width, no_wrap=width >= full, overflow="fold")
@@ -109,6 +117,15 @@ def table(
     show(grid, out)
     if not cells:
         print("(none)", file=out or sys.stdout)
+
+
+def _blocks(headers: Sequence[str], row: Sequence[Text], out: TextIO | None) -> None:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for header, cell in zip(headers, row):
+        grid.add_row(Text(header), cell)
+    show(grid, out)
 
 
 def _narrow(widths: list[int], floors: Sequence[int], room: int) -> None:
