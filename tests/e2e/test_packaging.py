@@ -8,9 +8,10 @@ environment and linked in; nothing else, and never this checkout). pip must then
 command must complete an MCP handshake and serve tool calls over stdio, with the word-meaning table
 (package data) loaded from the installed wheel.
 
-uvx and pipx are not covered: neither is on this machine, and both resolve a wheel's dependencies
-from an index or their own cache, which offline means a wheelhouse of every dependency that only a
-download could fill.
+uvx and pipx run the same wheel offline too, given a folder of the dependencies' wheels: neither
+can borrow an installed environment, so that folder (TRUSTED_MEMORY_WHEELHOUSE) has to be filled by
+a download beforehand (`.ci/run` does it with `pip download`); the runs themselves use no index.
+Without uvx or pipx on PATH, or without the folder, those tests skip and say so.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import email
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -182,3 +184,44 @@ async def test_installed_command_serves_mcp_over_stdio(installed: Path, tmp_path
             assert not found.is_error, found.content
             hits = (found.structured_content or {}).get("hits", [])
             assert any("dog" in h["text"] for h in hits), found.structured_content
+
+
+def _runner_command(runner: str, wheel: Path, wheelhouse: Path, work: Path) -> tuple[list[str], dict[str, str]]:
+    """The offline command line that starts `trusted-memory` from `wheel` through uvx or pipx."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(work), "MCP_MEMORY_HOME": str(work / "home")}
+    if runner == "uvx":
+        env |= {"UV_CACHE_DIR": str(work / "uv-cache"), "UV_NO_CONFIG": "1", "UV_OFFLINE": "1"}
+        return ["uvx", "--no-index", "--find-links", str(wheelhouse), "--from", str(wheel), "trusted-memory"], env
+    env |= {
+        "PIPX_HOME": str(work / "pipx"),
+        "PIPX_BIN_DIR": str(work / "pipx" / "bin"),
+        "PIP_CONFIG_FILE": os.devnull,
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(wheelhouse),
+        # pipx installs with uv when uv is on PATH: the same folder, no index, for that path too.
+        "UV_CACHE_DIR": str(work / "uv-cache"),
+        "UV_NO_CONFIG": "1",
+        "UV_OFFLINE": "1",
+        "UV_NO_INDEX": "1",
+        "UV_FIND_LINKS": str(wheelhouse),
+    }
+    return ["pipx", "run", "--spec", str(wheel), "trusted-memory"], env
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("runner", ["uvx", "pipx"])
+async def test_uvx_and_pipx_run_the_wheel_offline(installed: Path, tmp_path: Path, runner: str) -> None:
+    wheelhouse = os.environ.get("TRUSTED_MEMORY_WHEELHOUSE")
+    if shutil.which(runner) is None or not wheelhouse:
+        pytest.skip(
+            f"needs {runner} on PATH and TRUSTED_MEMORY_WHEELHOUSE (the dependencies' wheels); .ci/run sets both"
+        )
+    (wheel,) = (installed.parents[1] / "dist").glob("trusted_memory-*.whl")
+    cmd, env = _runner_command(runner, wheel, Path(wheelhouse), tmp_path)
+    version = _run([*cmd, "--version"], cwd=tmp_path, env=env).stdout
+    assert version.strip().endswith(f"trusted-memory {PYPROJECT['version']}"), version
+    params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=env, cwd=str(tmp_path))
+    with (tmp_path / "stderr.txt").open("w") as errlog:
+        async with Client(stdio_client(params, errlog=errlog)) as client:
+            added = await client.call_tool("memory", {"action": "add", "target": "user", "content": "Uses uv daily"})
+            assert not added.is_error, added.content
