@@ -210,12 +210,13 @@ def _runner_command(runner: str, wheel: Path, wheelhouse: Path, work: Path) -> t
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("runner", ["uvx", "pipx"])
-async def test_uvx_and_pipx_run_the_wheel_offline(installed: Path, tmp_path: Path, runner: str) -> None:
+async def test_uvx_and_pipx_run_the_wheel_offline(request: pytest.FixtureRequest, tmp_path: Path, runner: str) -> None:
     wheelhouse = os.environ.get("TRUSTED_MEMORY_WHEELHOUSE")
     if shutil.which(runner) is None or not wheelhouse:
         pytest.skip(
             f"needs {runner} on PATH and TRUSTED_MEMORY_WHEELHOUSE (the dependencies' wheels); .ci/run sets both"
         )
+    installed: Path = request.getfixturevalue("installed")  # built only when the test can run
     (wheel,) = (installed.parents[1] / "dist").glob("trusted_memory-*.whl")
     cmd, env = _runner_command(runner, wheel, Path(wheelhouse), tmp_path)
     version = _run([*cmd, "--version"], cwd=tmp_path, env=env).stdout
