@@ -226,3 +226,19 @@ async def test_uvx_and_pipx_run_the_wheel_offline(request: pytest.FixtureRequest
         async with Client(stdio_client(params, errlog=errlog)) as client:
             added = await client.call_tool("memory", {"action": "add", "target": "user", "content": "Uses uv daily"})
             assert not added.is_error, added.content
+
+
+def test_installed_command_says_nothing_and_stops_at_end_of_input(installed: Path, tmp_path: Path) -> None:
+    """What the README promises a person who runs it by hand: silence on stdout, and Ctrl-D (EOF) ends it."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "MCP_MEMORY_HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        [str(installed / "trusted-memory")], input="", capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+    assert (done.returncode, done.stdout) == (0, ""), done.stderr
+
+
+def test_readme_states_the_python_the_package_requires() -> None:
+    readme = (ROOT / "README.md").read_text()
+    minimum = PYPROJECT["requires-python"].removeprefix(">=")
+    assert f"Python {minimum} or newer" in readme
+    assert "half a second" not in readme  # start-up is stated as a ratio measured in benchmarks/RESULTS.md

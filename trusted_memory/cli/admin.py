@@ -394,6 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("id", help="atom id, or an unambiguous prefix of 6+ characters")
     one.set_defaults(run=cmd_atoms_show)
 
+    # Command groups in their own modules register themselves: one line each.
     add_recall_commands(atoms_commands, commands, common)
     add_episode_commands(commands, common, gated)
     add_anticipation_commands(commands, common)
