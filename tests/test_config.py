@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from trusted_memory.config import load_settings
+from trusted_memory.config import expand_home, load_settings
 from trusted_memory.errors import ConfigError
 
 
@@ -164,3 +164,30 @@ def test_the_project_allow_list_names_only_presentation_and_features() -> None:
     assert [k for k in PROJECT_ALLOWED if k.startswith("sessions.")] == ["sessions.context_budget_chars"]
     # The README promises `features.*`: a new feature key must be allowed, or the README changed.
     assert {k for k in KEY_TYPES if k.startswith("features.")} <= set(PROJECT_ALLOWED)
+
+
+# --- home: environment variables, as hosts pass them literally ---------------------------------
+
+
+def test_home_expands_posix_variables(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path), "STORE": "mem"}
+    assert expand_home("${HOME}/.mcp-memory", env, windows=False) == tmp_path / ".mcp-memory"
+    assert expand_home("$HOME/$STORE", env, windows=False) == tmp_path / "mem"
+    assert load_settings(environ={"MCP_MEMORY_HOME": "${HOME}/x", "HOME": str(tmp_path)}, cwd=tmp_path).home == (
+        tmp_path / "x"
+    )
+
+
+def test_home_expands_windows_variables_only_on_windows(tmp_path: Path) -> None:
+    env = {"USERPROFILE": str(tmp_path)}
+    assert expand_home("%USERPROFILE%/.mcp-memory", env, windows=True) == tmp_path / ".mcp-memory"
+    assert expand_home("%userprofile%/m", env, windows=True) == tmp_path / "m"  # case-insensitive there
+    with pytest.raises(ConfigError, match=r"Windows syntax.*\$\{USERPROFILE\}"):
+        expand_home("%USERPROFILE%/.mcp-memory", env, windows=False)
+
+
+@pytest.mark.parametrize("raw", ["${NOPE_NOT_SET}/m", "$NOPE_NOT_SET/m", "${}/m"])
+def test_an_unset_variable_in_home_is_an_error_not_a_folder(tmp_path: Path, raw: str) -> None:
+    with pytest.raises(ConfigError, match="no environment variable"):
+        load_settings(environ={"MCP_MEMORY_HOME": raw}, cwd=tmp_path)
+    assert list(tmp_path.iterdir()) == []

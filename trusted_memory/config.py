@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -349,6 +350,41 @@ def _build(values: Mapping[str, Any]) -> Settings:
     return settings
 
 
+_POSIX_VAR = re.compile(r"\$(?:\{([^}]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_WINDOWS_VAR = re.compile(r"%([A-Za-z_][A-Za-z0-9_()]*)%")
+
+
+def expand_home(raw: str, environ: Mapping[str, str], *, windows: bool | None = None) -> Path:
+    """The store folder from `raw`: `~`, `$VAR` and `${VAR}` expanded, and `%VAR%` on Windows.
+
+    Hosts pass configured values literally, so a `${HOME}/x` in a host config reaches us unexpanded.
+    A variable that is not set is an error, never a literal folder named after it.
+    """
+    on_windows = os.name == "nt" if windows is None else windows
+
+    def value(name: str, written: str) -> str:
+        found = environ.get(name)
+        if found is None and on_windows:  # Windows variable names are case-insensitive
+            found = next((v for k, v in environ.items() if k.upper() == name.upper()), None)
+        if not name or found is None:
+            raise ConfigError(
+                f"home {raw!r} uses {written}, but no environment variable {name!r} is set; "
+                "set it, or give the folder as an absolute path"
+            )
+        return found
+
+    text = _POSIX_VAR.sub(lambda m: value(m.group(1) if m.group(1) is not None else m.group(2), m.group(0)), raw)
+    windows_vars = _WINDOWS_VAR.search(text)
+    if windows_vars and on_windows:
+        text = _WINDOWS_VAR.sub(lambda m: value(m.group(1), m.group(0)), text)
+    elif windows_vars:
+        raise ConfigError(
+            f"home {raw!r} uses {windows_vars.group(0)}, Windows syntax for a variable; on this system write "
+            f"${{{windows_vars.group(1)}}} or $HOME-style paths instead"
+        )
+    return Path(text).expanduser()
+
+
 def load_settings(
     *,
     environ: Mapping[str, str] | None = None,
@@ -363,7 +399,7 @@ def load_settings(
             raise ConfigError(f"unknown config key '{key}' given as a flag")
 
     home_raw = flags.get("home") or env.get(HOME_ENV) or str(Settings().home)
-    home = Path(str(home_raw)).expanduser()
+    home = expand_home(str(home_raw), env)
     layers: list[tuple[str, dict[str, Any]]] = []
     home_file = home / "config.toml"
     if home_file.is_file():

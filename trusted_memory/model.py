@@ -180,3 +180,31 @@ class Episode:
     turns: int
     created_at: float
     expires_at: float | None = None
+
+
+# Every kind of audit event the code records (`trusted-memory-admin audit --kind`); tests/cli checks
+# that each kind the code passes to `events.append` is listed here.
+EVENT_KINDS = (
+    *(f"atom_{k}" for k in ("added", "quarantined", "promoted", "superseded", "pinned", "unpinned", "forgotten")),
+    *(f"atom_{k}" for k in ("evicted", "related_repaired")),
+    "quarantine_expired",
+    *(f"fact_{k}" for k in ("added", "updated", "replaced", "removed", "merged", "consolidated")),
+    *(f"pending_{k}" for k in ("added", "refreshed", "confirmed", "rejected", "expired", "evicted")),
+    "user_model_updated",
+    "user_model_field_dropped",
+    "turn_observed",
+    "reply_observed",
+    "prompt_scheduled",
+    *(f"session_{k}" for k in ("untrusted", "relayed", "ended")),
+    *(f"episode_{k}" for k in ("added", "held", "promoted", "evicted")),
+    "nudge_shown",
+    "embedding_space_changed",
+    "reindex_requested",
+    "vectors_repaired",
+    "fts_rebuilt",
+    "store_compacted",
+    "store_salvaged",
+    "import",
+    "chat_imported",
+    "imported_event",
+)

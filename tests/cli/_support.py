@@ -38,10 +38,18 @@ def with_runtime(home: Path, work: Callable[[Runtime], Awaitable[T]]) -> T:
     return asyncio.run(go())
 
 
-def cli(capsys: pytest.CaptureFixture[str], home: Path, *args: str) -> tuple[int, str, str]:
-    """Run the admin CLI in-process; returns (exit code, stdout, stderr)."""
+def cli(capsys: pytest.CaptureFixture[str], home: Path, *args: str, columns: int = 120) -> tuple[int, str, str]:
+    """Run the admin CLI in-process on a console `columns` wide; returns (exit code, stdout, stderr)."""
     capsys.readouterr()
-    code = main(["--home", str(home), *args])
+    before = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = str(columns)  # rich reads the width of a console that is not a terminal from here
+    try:
+        code = main(["--home", str(home), *args])
+    finally:
+        if before is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = before
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -89,14 +97,21 @@ def run_script(home: Path, *args: str, stdin: bytes | None = None) -> subprocess
 class Pty:
     """The installed console script running on a pseudo-terminal, driven like a person would."""
 
-    def __init__(self, home: Path, *args: str) -> None:
+    def __init__(self, home: Path, *args: str, columns: int = 160) -> None:
+        import fcntl  # POSIX only, like the pseudo-terminal itself
+        import struct
+        import termios
+
         self.master, slave = os.openpty()
+        # A terminal of 40 rows by `columns`, as a person's window would be (a new pty is 0 by 0).
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
         self.proc = subprocess.Popen(
             [str(admin_script()), *args],
             stdin=slave,
             stdout=slave,
             stderr=slave,
-            env={**child_env(home), "TERM": "dumb"},
+            # rich sizes a "dumb" terminal at 80 columns whatever it is; NO_COLOR keeps the text greppable.
+            env={**child_env(home), "TERM": "xterm-256color", "NO_COLOR": "1"},
             close_fds=True,
             start_new_session=True,
         )

@@ -52,7 +52,7 @@ def test_doctor_reports_and_repairs_dangling_related_ids(home: Path, capsys: pyt
     with_runtime(home, link)
     code, out, _ = cli(capsys, home, "doctor")
     assert code == 1 and ghost in out and "[FAIL]" in out and "--repair" in out
-    code, out, _ = cli(capsys, home, "doctor", "--repair")
+    code, out, _ = cli(capsys, home, "doctor", "--repair", "--yes")
     assert code == 0 and "[fixed]" in out and "repaired 1" in out
     shown = cli_json(capsys, home, "atoms", "show", first.id)
     assert isinstance(shown, dict) and shown["related"] == [second.id]
@@ -78,7 +78,7 @@ def test_doctor_repair_prunes_expired_queues(home: Path, capsys: pytest.CaptureF
     assert isinstance(report, dict) and report["ok"] is False
     failing = {c["name"] for c in report["checks"] if c["remaining"]}
     assert failing == {"expired_quarantine", "expired_pending"}
-    code, _, _ = cli(capsys, home, "doctor", "--repair")
+    code, _, _ = cli(capsys, home, "doctor", "--repair", "--yes")
     assert code == 0
     kinds = [e["kind"] for e in cli_json(capsys, home, "audit", "--actor", "admin")]
     assert sorted(kinds) == ["pending_expired", "quarantine_expired"]
@@ -97,7 +97,7 @@ def test_doctor_on_a_garbage_file_says_damaged_and_repair_salvages(home: Path) -
     done = run_script(home, "stats")
     assert done.returncode == 1 and "damaged" in done.stderr and "doctor --repair" in done.stderr
 
-    done = run_script(home, "doctor", "--repair")
+    done = run_script(home, "doctor", "--repair", "--yes")
     assert done.returncode == 0, done.stdout + done.stderr
     aside = [p for p in home.iterdir() if p.name.startswith("memory.db.corrupt-")]
     assert len(aside) == 1 and str(aside[0]) in done.stdout and "healthy." in done.stdout
@@ -122,7 +122,7 @@ def test_doctor_salvages_the_readable_rows_of_a_damaged_table(home: Path, capsys
 
     code, out, _ = cli(capsys, home, "doctor")
     assert code == 1 and ("damaged" in out.lower() or "integrity  FAILED" in out)
-    report = cli_json(capsys, home, "doctor", "--repair")
+    report = cli_json(capsys, home, "doctor", "--repair", "--yes")
     assert isinstance(report, dict) and report["ok"] is True and report["salvage"] is not None
     tables = {t["table"]: t for t in report["salvage"]["tables"]}
     assert tables["events"]["copied"] == 300

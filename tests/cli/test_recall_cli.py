@@ -52,7 +52,7 @@ def test_doctor_rebuilds_deleted_indexes_from_the_stored_text(
     code, out, _ = cli(capsys, home, "doctor")
     assert code == 1 and "3 live atom(s) missing from the keyword index" in out
     assert "3 live atom(s) with no vector" in out
-    code, out, _ = cli(capsys, home, "doctor", "--repair")
+    code, out, _ = cli(capsys, home, "doctor", "--repair", "--yes")
     assert code == 0, out
     assert search(capsys, home, "which test framework do I like")[0] == "I prefer pytest over unittest"
     assert search(capsys, home, "Hetzner")[0] == "We deploy with Docker on Hetzner"

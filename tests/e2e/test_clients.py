@@ -47,6 +47,10 @@ def test_client_json_parses_and_runs_trusted_memory(path: Path) -> None:
     for key in maps:
         assert data[key], f"{rel}: empty {key}"
         for name, entry in data[key].items():
+            if entry.get("type") == "http":  # an HTTP example: our endpoint, the token never written out
+                assert entry["url"] == "http://127.0.0.1:8765/mcp", rel
+                assert re.fullmatch(r"Bearer \$\{[A-Za-z_:.-]+\}", entry["headers"]["Authorization"]), rel
+                continue
             assert entry["command"] == "trusted-memory", f"{rel}: server {name!r} runs {entry.get('command')!r}"
             assert entry.get("args", []) == [], rel
             assert entry["env"] == {"MCP_MEMORY_HOME": "~/.mcp-memory"}, rel

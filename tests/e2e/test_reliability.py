@@ -510,7 +510,7 @@ async def test_a_deleted_vector_index_is_rebuilt_from_the_stored_text(tmp_path: 
         assert found.structured_content["hits"] == []  # no keyword overlap: the paraphrase needs vectors
     assert admin(home, "doctor").returncode == 1
 
-    repaired = admin(home, "doctor", "--repair")
+    repaired = admin(home, "doctor", "--repair", "--yes")
     assert repaired.returncode == 0, repaired.stdout
     assert "[fixed]  vectors" in repaired.stdout
     async with stdio_clients(tmp_path, home, ("after",)) as (client,):

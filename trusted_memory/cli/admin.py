@@ -23,11 +23,12 @@ from typing import Any
 from .. import VERSION
 from ..config import Settings, load_settings
 from ..errors import InvalidInput, MemoryServerError
-from ..model import STORED_ATOM_TYPES, TARGETS
+from ..model import EVENT_KINDS, STORED_ATOM_TYPES, TARGETS
 from ..queries import AtomFilter
 from ..services.admin import AdminService
 from ..services.facts import preview as _preview
 from ..services.runtime import open_runtime
+from ..trust import is_trusted
 from .anticipation_commands import add_anticipation_commands
 from .chat_commands import add_chat_commands
 from .episode_commands import add_episode_commands
@@ -35,7 +36,7 @@ from .gate import cancelled as _cancelled
 from .gate import confirm as _confirm
 from .gate import for_person as _for_person
 from .gate import require_person as _require_person
-from .output import age, emit_json, iso, safe, table
+from .output import age, counted, emit_json, fields, iso, safe, say, table
 from .recall_commands import add_recall_commands
 from .review_commands import (
     atom_json,
@@ -89,8 +90,16 @@ def parse_since(text: str, now: float | None = None) -> float:
 
 
 async def cmd_stats(admin: AdminService, args: argparse.Namespace) -> int:
-    """Print sizes and counts of the store."""
-    stats = await admin.stats()
+    """Print sizes and counts of the store: atoms by type and trust, turns, queues, episodes, sessions."""
+    stats, counts = await admin.stats(), await admin.counts()
+    by_type: dict[str, dict[str, int]] = {}
+    by_source: dict[str, int] = {}
+    for atom_type, status, source, n in counts.atoms:
+        trust = "quarantined" if status != "live" else ("trusted" if is_trusted(source) else "untrusted")
+        cell = by_type.setdefault(atom_type, {"trusted": 0, "quarantined": 0, "untrusted": 0})
+        cell[trust] += n
+        by_source[source] = by_source.get(source, 0) + n
+    totals = {k: sum(c[k] for c in by_type.values()) for k in ("trusted", "quarantined", "untrusted")}
     if args.json:
         emit_json(
             {
@@ -98,6 +107,15 @@ async def cmd_stats(admin: AdminService, args: argparse.Namespace) -> int:
                 "size_bytes": stats.size_bytes,
                 "events": stats.events,
                 "change_counter": stats.change_counter,
+                "atoms": {"total": sum(totals.values()), **totals, "by_type": by_type, "by_source": by_source},
+                "quarantine": totals["quarantined"],
+                "pending_reviews": counts.pending,
+                "transcript_turns": counts.turns,
+                "sessions": counts.sessions,
+                "open_sessions": counts.open_sessions,
+                "session_notes": counts.notes,
+                "episodes": counts.episodes,
+                "held_episodes": counts.held_episodes,
                 "facts": [
                     {"target": u.target, "used": u.used, "cap": u.cap, "pct": u.pct, "entries": u.entries}
                     for u in stats.facts
@@ -105,12 +123,37 @@ async def cmd_stats(admin: AdminService, args: argparse.Namespace) -> int:
             }
         )
         return 0
-    print(f"store   {stats.path}")
-    print(f"size    {stats.size_bytes:,} bytes")
-    print(f"events  {stats.events:,}")
+    fields(
+        [
+            ("store", stats.path),
+            ("size", f"{stats.size_bytes:,} bytes"),
+            ("events", f"{stats.events:,}"),
+            (
+                "atoms",
+                f"{sum(totals.values()):,}: {totals['trusted']:,} trusted, {totals['quarantined']:,} quarantined",
+            ),
+            ("pending", counted(counts.pending, "review") + " waiting for you"),
+            ("sessions", f"{counts.sessions:,} ({counts.open_sessions:,} open), {counted(counts.notes, 'note')}"),
+            ("turns", f"{counts.turns:,} in the transcripts of open sessions"),
+            ("episodes", f"{counts.episodes:,} ({counts.held_episodes:,} held for review)"),
+        ]
+    )
+    print()
+    show_untrusted = totals["untrusted"] > 0
+    table(
+        ("atom type", "trusted", "quarantined", *(("untrusted",) if show_untrusted else ())),
+        [
+            (t, f"{c['trusted']:,}", f"{c['quarantined']:,}", *((f"{c['untrusted']:,}",) if show_untrusted else ()))
+            for t, c in sorted(by_type.items())
+        ],
+        flexible=("atom type",),
+    )
+    if by_source:
+        say("by source: " + ", ".join(f"{s} {n:,}" for s, n in sorted(by_source.items(), key=lambda kv: -kv[1])))
+    print()
     table(
         ("facts", "entries", "used", "cap", "pct"),
-        [(u.target, u.entries, u.used, u.cap, f"{u.pct}%") for u in stats.facts],
+        [(u.target, u.entries, f"{u.used:,}", f"{u.cap:,}", f"{u.pct}%") for u in stats.facts],
     )
     return 0
 
@@ -183,7 +226,7 @@ async def cmd_atoms_list(admin: AdminService, args: argparse.Namespace) -> int:
         emit_json([atom_json(a) for a in atoms])
         return 0
     if any(a.status != "live" for a in atoms):
-        print(
+        say(
             "UNTRUSTED: rows with status quarantined are content from untrusted sources held for review; "
             "they are not memory."
         )
@@ -248,8 +291,8 @@ async def cmd_prune(admin: AdminService, args: argparse.Namespace) -> int:
         emit_json(dataclasses.asdict(report))
     else:
         print(
-            f"pruned {report.quarantine_expired} expired quarantined atom(s) and "
-            f"{report.pending_expired} expired pending review(s)."
+            f"pruned {counted(report.quarantine_expired, 'expired quarantined atom')} and "
+            f"{counted(report.pending_expired, 'expired pending review')}."
         )
     return 0
 
@@ -274,6 +317,7 @@ async def cmd_audit(admin: AdminService, args: argparse.Namespace) -> int:
             )
             for e in events
         ],
+        flexible=("subject", "detail"),
     )
     return 0
 
@@ -351,6 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("id", help="atom id, or an unambiguous prefix of 6+ characters")
     one.set_defaults(run=cmd_atoms_show)
 
+    # Command groups in their own modules register themselves: one line each.
     add_recall_commands(atoms_commands, commands, common)
     add_episode_commands(commands, common, gated)
     add_anticipation_commands(commands, common)
@@ -369,7 +414,8 @@ def build_parser() -> argparse.ArgumentParser:
     command("prune", "delete expired quarantine and pending reviews", cmd_prune)
 
     audit = command("audit", "show the audit log", cmd_audit)
-    audit.add_argument("--kind")
+    audit.epilog = "event kinds: " + ", ".join(EVENT_KINDS)
+    audit.add_argument("--kind", metavar="KIND", help="only events of this kind (listed below)")
     audit.add_argument("--actor", choices=("agent", "admin", "system"))
     audit.add_argument("--subject", help="e.g. atom:ID or fact:3")
     audit.add_argument("--since", help="ISO date/time, epoch seconds, or an age such as 7d")
@@ -390,7 +436,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     doctor = commands.add_parser(
         "doctor",
-        parents=[common],
+        parents=[common, gated],
         help="check the store's health",
         description="Check integrity, schema and consistency of the store.",
     )
@@ -398,10 +444,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--repair",
         action="store_true",
         help="fix what can be fixed; a damaged file is set aside and salvaged into a fresh "
-        "store (stop the servers using the store first)",
+        "store (stop the servers using the store first); asks first on a terminal, needs --yes without one",
     )
     doctor.set_defaults(direct=cmd_doctor)
     return parser
+
+
+def _check_home(settings: Settings) -> None:
+    """Refuse a store folder whose parent does not exist: that is a mistyped path, not a new store."""
+    home = settings.home
+    if not home.exists() and not home.parent.is_dir():
+        raise InvalidInput(
+            f"the store folder {home} does not exist, and neither does {home.parent}; check --home or "
+            f"MCP_MEMORY_HOME (a new store is created only inside an existing folder)"
+        )
 
 
 async def _run(settings: Settings, command: Command, args: argparse.Namespace) -> int:
@@ -419,6 +475,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             setattr(args, name, default)
     try:
         settings = load_settings(overrides={"home": args.home})
+        _check_home(settings)
         if args.direct is not None:
             direct: Direct = args.direct
             return asyncio.run(direct(settings, args))

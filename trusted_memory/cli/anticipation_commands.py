@@ -6,7 +6,7 @@ import argparse
 import dataclasses
 
 from ..services.admin import AdminService
-from .output import age, emit_json, safe, table
+from .output import age, counted, emit_json, safe, say, table
 
 
 async def cmd_model(admin: AdminService, args: argparse.Namespace) -> int:
@@ -38,12 +38,14 @@ async def cmd_model(admin: AdminService, args: argparse.Namespace) -> int:
                 (f.path, safe(f.value), f.source_class, age(f.updated_at), safe(f.evidence))
                 for f in model.fields.values()
             ],
+            flexible=("value", "evidence"),
         )
     if model.dropped:
         print(f"dropped on load (failed validation or the scanner): {', '.join(model.dropped)}")
     if pending:
-        print(
-            f"{len(pending)} inference(s) wait for you: `trusted-memory-admin pending`, "
+        say(
+            f"{counted(len(pending), 'inference')} {'waits' if len(pending) == 1 else 'wait'} for you: "
+            "`trusted-memory-admin pending`, "
             "then `confirm ID` or `reject ID`."
         )
     return 0
@@ -65,7 +67,7 @@ async def cmd_nudges(admin: AdminService, args: argparse.Namespace) -> int:
         )
         return 0
     state = "on" if enabled else "off (set features.nudges = true to show them in context)"
-    print(f"nudges are {state}; {preview.shown_today} of {preview.per_day} shown in the last 24 hours.")
+    say(f"nudges are {state}; {preview.shown_today} of {preview.per_day} shown in the last 24 hours.")
     if not preview.candidates:
         print("nothing to nudge about.")
         return 0

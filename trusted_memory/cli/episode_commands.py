@@ -8,14 +8,14 @@ import dataclasses
 from ..model import TARGETS, Episode
 from ..services.admin import AdminService
 from .gate import cancelled, confirm, for_person, require_person
-from .output import age, emit_json, fields, iso, safe, table
+from .output import age, emit_json, fields, iso, safe, say, table
 
 HELD = "HELD: this session touched indirect content (web, MCP, sub-agents); its summary is not recalled until approved."
 
 
 def _show(episode: Episode) -> None:
     if episode.status != "live":
-        print(HELD)
+        say(HELD)
     fields(
         [
             ("id", episode.id),
@@ -28,7 +28,7 @@ def _show(episode: Episode) -> None:
         ]
     )
     print()
-    print(safe(episode.summary, keep_newlines=True))
+    say(episode.summary)
 
 
 async def cmd_episodes_list(admin: AdminService, args: argparse.Namespace) -> int:
@@ -40,6 +40,7 @@ async def cmd_episodes_list(admin: AdminService, args: argparse.Namespace) -> in
     table(
         ("id", "status", "turns", "age", "session", "summary"),
         [(e.id[:12], e.status, e.turns, age(e.created_at), e.session_id, safe(e.summary)) for e in episodes],
+        flexible=("session", "summary"),
     )
     return 0
 

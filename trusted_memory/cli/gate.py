@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator
 
 from ..errors import TrustRefused
-from .output import ask, interactive
+from .output import ask_yes_no, interactive
 
 
 def require_person(args: argparse.Namespace, what: str) -> None:
@@ -25,7 +25,7 @@ def confirm(args: argparse.Namespace, question: str) -> bool:
     """Ask a yes/no question (default no) unless --yes was given."""
     if getattr(args, "yes", False):
         return True
-    return ask(f"{question} [y/N] ") in ("y", "yes")
+    return ask_yes_no(question)
 
 
 @contextlib.contextmanager

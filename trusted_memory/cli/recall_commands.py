@@ -7,7 +7,7 @@ import argparse
 from ..queries import AtomFilter
 from ..services.admin import AdminService
 from ..services.recall_types import RecallQuery
-from .output import Progress, emit_json, table
+from .output import Progress, counted, emit_json, table
 
 
 async def cmd_atoms_search(admin: AdminService, args: argparse.Namespace) -> int:
@@ -52,7 +52,7 @@ async def cmd_reindex(admin: AdminService, args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"space": space, "waiting": waiting, "embedded": embedded})
     else:
-        print(f"embedded {embedded} of {waiting} waiting atom(s) into space {space}.")
+        print(f"embedded {embedded:,} of {counted(waiting, 'waiting atom')} into space {space}.")
     if embedded < waiting:
         print("the embedder failed part-way; recall keeps serving by keyword. Run reindex again later.")
         return 1

@@ -12,7 +12,7 @@ from ..services.admin import AdminService
 from ..services.facts import preview
 from ..trust import is_trusted
 from .gate import cancelled, confirm, for_person, require_person
-from .output import age, ask, emit_json, fields, interactive, iso, safe, table, until
+from .output import age, ask, emit_json, fields, interactive, iso, safe, say, table, until
 
 UNTRUSTED = "UNTRUSTED: quarantined content from an untrusted source, shown as data for review; it is not memory."
 UNVERIFIED = "UNVERIFIED: inferences about the user, not confirmed; they are not part of the user model."
@@ -36,7 +36,7 @@ def pending_json(item: PendingReview) -> dict[str, object]:
 def show_atom(atom: Atom) -> None:
     """Print every field of an atom; untrusted content is labelled as such first."""
     if atom.status != "live" or not is_trusted(atom.source_class):
-        print(UNTRUSTED)
+        say(UNTRUSTED)
     status = atom.status + (f" ({atom.quarantine_reason})" if atom.quarantine_reason else "")
     fields(
         [
@@ -71,7 +71,7 @@ def show_atom(atom: Atom) -> None:
 
 def show_pending(item: PendingReview) -> None:
     """Print every field of a pending review, labelled as unconfirmed."""
-    print(UNVERIFIED)
+    say(UNVERIFIED)
     fields(
         [
             ("id", item.id),
@@ -91,7 +91,7 @@ async def cmd_quarantine(admin: AdminService, args: argparse.Namespace) -> int:
     if args.json:
         emit_json([atom_json(a) for a in atoms])
         return 0
-    print(UNTRUSTED)
+    say(UNTRUSTED)
     table(
         ("id", "type", "source", "reason", "findings", "expires", "text"),
         [
@@ -106,9 +106,10 @@ async def cmd_quarantine(admin: AdminService, args: argparse.Namespace) -> int:
             )
             for a in atoms
         ],
+        flexible=("findings", "text"),
     )
     if atoms:
-        print("approve with `trusted-memory-admin promote ID`, drop with `forget ID`, or walk them with `triage`")
+        say("approve with `trusted-memory-admin promote ID`, drop with `forget ID`, or walk them with `triage`")
     return 0
 
 
@@ -145,7 +146,7 @@ async def cmd_pending(admin: AdminService, args: argparse.Namespace) -> int:
     if args.json:
         emit_json([pending_json(p) for p in items])
         return 0
-    print(UNVERIFIED)
+    say(UNVERIFIED)
     table(
         ("id", "field", "value", "conf", "age", "expires", "evidence"),
         [
@@ -160,9 +161,10 @@ async def cmd_pending(admin: AdminService, args: argparse.Namespace) -> int:
             )
             for p in items
         ],
+        flexible=("value", "evidence"),
     )
     if items:
-        print("apply with `trusted-memory-admin confirm ID`, drop with `reject ID`, or walk them with `triage`")
+        say("apply with `trusted-memory-admin confirm ID`, drop with `reject ID`, or walk them with `triage`")
     return 0
 
 
@@ -210,13 +212,8 @@ _CHOICES = {
 
 
 def _choose() -> str:
-    while True:
-        answer = ask("[a]pprove / [r]eject / [s]kip / [q]uit? ")
-        if answer is None:
-            return "quit"
-        if answer in _CHOICES:
-            return _CHOICES[answer]
-        print("answer a, r, s or q")
+    answer = ask("[a]pprove / [r]eject / [s]kip / [q]uit", list(_CHOICES))
+    return "quit" if answer is None else _CHOICES[answer]
 
 
 async def cmd_triage(admin: AdminService, args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from ..services.admin.doctor import DoctorReport, run_doctor
 from ..services.admin.transfer import ImportReport, apply_import, export_jsonl, parse_import
 from ..services.admin.transfer_claims import ImportClaims, import_claims
 from .gate import cancelled, confirm, for_person, require_person
-from .output import Progress, emit_json, safe, table
+from .output import Progress, counted, emit_json, safe, say, table
 
 # Create a new file only: fail on an existing name (O_EXCL) and never open through a symlink
 # (O_NOFOLLOW; O_EXCL already refuses one, this says so twice). Both are POSIX; Windows has neither.
@@ -61,8 +61,8 @@ async def cmd_export(admin: AdminService, args: argparse.Namespace) -> int:
             }
         )
     else:
-        detail = ", ".join(f"{n} {kind}" for kind, n in report.counts.items() if n)
-        print(f"exported {total} records to {target} ({detail}).", file=out)
+        detail = ", ".join(counted(n, kind) for kind, n in report.counts.items())
+        print(f"exported {counted(total, 'record')} to {target} ({detail}).", file=out)
     return 0
 
 
@@ -76,7 +76,7 @@ async def cmd_import(admin: AdminService, args: argparse.Namespace) -> int:
     except OSError as exc:
         raise InvalidInput(f"cannot read {path}: {exc.strerror}") from exc
     counts = plan.counts()
-    summary = ", ".join(f"{n} {kind}" for kind, n in counts.items()) or "no records"
+    summary = ", ".join(counted(n, kind) for kind, n in counts.items()) or "no records"
     label = "trusted-memory export" if plan.format == "trusted-memory" else "reference memory-server graph"
     if not args.yes:
         with for_person(args):
@@ -94,13 +94,19 @@ def _print_claims(claims: ImportClaims, settings: Settings) -> None:
     """What the file claims, so the person confirms the trust it asks for, not just its size."""
     print("\nWhat the file claims, by trust class:")
     table(("records", "trust class", "count"), claims.counts)
-    print(
-        f"\nTrusted, pinned or critical items and admin acts it claims ({len(claims.notable)}); "
+    print()
+    say(
+        f"Trusted, pinned or critical items and admin acts it claims ({len(claims.notable)}); "
         "anything with file access can write such a file:"
     )
-    table(("kind", "id", "claims", "text"), [(c.kind, c.ref, c.claims, c.text) for c in claims.notable])
-    print(
-        "\nIts events are recorded as imported (actor system, the file's actor kept as detail); a user-model "
+    table(
+        ("kind", "id", "claims", "text"),
+        [(c.kind, c.ref, c.claims, c.text) for c in claims.notable],
+        flexible=("claims", "text"),
+    )
+    print()
+    say(
+        "Its events are recorded as imported (actor system, the file's actor kept as detail); a user-model "
         "field that fails validation is dropped; quarantined atoms and held episodes wait at most "
         f"{settings.quarantine_ttl_days} days from now; a live episode that fails the scan or claims another "
         "source than a session summary or a person's promotion is held."
@@ -113,27 +119,27 @@ def _print_import(report: ImportReport, as_json: bool) -> None:
         return
 
     def listed(counts: dict[str, int]) -> str:
-        return ", ".join(f"{n} {kind}" for kind, n in counts.items()) or "nothing"
+        return ", ".join(counted(n, kind) for kind, n in counts.items()) or "nothing"
 
     print(
         f"imported {report.source} ({report.format}): added {listed(report.added)}; "
         f"skipped {listed(report.skipped)} (already present)."
     )
     for reason, n in report.quarantined.items():
-        print(f"held {n} atom(s) in quarantine ({reason}); review them with `trusted-memory-admin quarantine`.")
+        print(f"held {counted(n, 'atom')} in quarantine ({reason}); see `trusted-memory-admin quarantine`.")
     if report.held_episodes:
-        print(f"held {report.held_episodes} episode(s); review them with `trusted-memory-admin episodes list`.")
+        print(f"held {counted(report.held_episodes, 'episode')}; see `trusted-memory-admin episodes list`.")
     if report.dropped:
         print(
-            f"dropped {report.dropped} pending review(s), buffer line(s), session note(s) or frozen facts "
-            "block(s) that the content scanner flagged."
+            f"dropped {report.dropped:,} flagged by the content scanner (pending reviews, buffer lines, "
+            "session notes or frozen facts blocks)."
         )
     if report.vectors_recomputed:
-        print(f"recomputed {report.vectors_recomputed} vector(s) built in another embedding space.")
+        print(f"recomputed {counted(report.vectors_recomputed, 'vector')} built in another embedding space.")
     if report.dropped_user_model:
-        print(f"dropped {report.dropped_user_model} user-model field(s) that fail validation or were never trusted.")
+        print(f"dropped {counted(report.dropped_user_model, 'user_model')} that fail validation or were never trusted.")
     if report.renumbered:
-        print(f"renumbered {report.renumbered} record(s) whose id was taken by a different one.")
+        print(f"renumbered {counted(report.renumbered, 'record')} whose id was taken by a different one.")
     for warning in report.warnings:
         print(f"warning: {warning}")
 
@@ -142,7 +148,17 @@ def _print_import(report: ImportReport, as_json: bool) -> None:
 
 
 async def cmd_doctor(settings: Settings, args: argparse.Namespace) -> int:
-    """Check the store (and with --repair fix it); exit 1 while problems remain."""
+    """Check the store (and with --repair fix it, after asking); exit 1 while problems remain."""
+    if args.repair:
+        require_person(args, "doctor --repair")
+        if not args.yes:
+            with for_person(args):
+                question = (
+                    f"Repair the memory store {settings.db_path}? A damaged file is set aside and salvaged into a "
+                    "fresh store; stop the servers using it first."
+                )
+                if not confirm(args, question):
+                    return cancelled()
     report = await run_doctor(settings, AdminService, repair=args.repair, progress=Progress())
     if args.json:
         emit_json({**dataclasses.asdict(report), "ok": report.ok})
@@ -151,15 +167,21 @@ async def cmd_doctor(settings: Settings, args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _lines(text: str, indent: str = "           ") -> None:
+    """Print a message that may span lines (SQLite's integrity reports do), each line indented."""
+    for line in safe(text, keep_newlines=True).splitlines() or [""]:
+        print(f"{indent}{line.strip()}")
+
+
 def _print_doctor(report: DoctorReport, repair: bool) -> None:
     print(f"store      {report.path}")
     if report.damaged:
-        print(f"DAMAGED    {report.damaged}")
+        print("DAMAGED    " + " ".join(safe(report.damaged, keep_newlines=True).split()))
         for line in report.integrity[:10] if report.salvage is None else ():
-            print(f"           {safe(line)}")
+            _lines(line)
     if report.salvage is not None:
         print(
-            f"salvaged   {report.salvage.copied} row(s) into a fresh store; the damaged file is kept at "
+            f"salvaged   {counted(report.salvage.copied, 'row')} into a fresh store; the damaged file is kept as "
             f"{report.salvage.damaged_copy}"
         )
         table(
@@ -176,18 +198,24 @@ def _print_doctor(report: DoctorReport, repair: bool) -> None:
     if report.schema_version is not None:
         current = "current" if report.schema_version == report.latest_schema else f"expected {report.latest_schema}"
         print(f"schema     {report.schema_version} ({current})")
-    print("integrity  " + ("ok" if not report.integrity else f"FAILED: {'; '.join(report.integrity[:5])}"))
+    if not report.integrity:
+        print("integrity  ok")
+    else:
+        print(f"integrity  FAILED ({counted(len(report.integrity), 'message')} from SQLite):")
+        for line in report.integrity[:5]:
+            _lines(line)
     for check in report.checks:
         if not check.found:
             print(f"[ok]     {check.name}: {check.description}")
             continue
         fixed = f", repaired {check.repaired}" if check.repaired else ""
         mark = "[fixed]" if not check.remaining else "[FAIL] "
-        print(f"{mark}  {check.name}: {len(check.found)} problem(s){fixed}")
-        for line in (check.remaining or check.found)[:20]:
-            print(f"           {safe(line)}")
-        if len(check.remaining or check.found) > 20:
-            print(f"           … and {len(check.remaining or check.found) - 20} more")
+        print(f"{mark}  {check.name}: {counted(len(check.found), 'problem')}{fixed}")
+        shown = check.remaining or check.found
+        for line in shown[:20]:
+            _lines(line)
+        if len(shown) > 20:
+            print(f"           … and {len(shown) - 20:,} more")
         if check.remaining and check.hint and not (repair and "--repair" in check.hint):
             print(f"           fix: {check.hint}")
     print("healthy." if report.ok else "problems remain.")

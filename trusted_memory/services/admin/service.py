@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ...errors import InvalidInput, NotFound
 from ...model import Atom, Episode, Event, PendingReview, Target
 from ...queries import AtomFilter
+from ...store.counts import StoreCounts, count_records
 from ...store.db import now
 from ...store.privileged import PrivilegedOps
 from ...usermodel import UserModel
@@ -52,6 +53,11 @@ class AdminService:
     async def stats(self) -> StoreStats:
         """Sizes and counts of the store."""
         return await store_stats(self._runtime, self._facts)
+
+    async def counts(self) -> StoreCounts:
+        """How many atoms (by type, status, source), turns, sessions, notes, episodes and reviews there are."""
+        async with self._store.read() as rx:
+            return await count_records(rx.conn)
 
     # facts ---------------------------------------------------------------------------------
     async def facts(self, target: Target) -> FactsView:
