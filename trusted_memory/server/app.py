@@ -12,7 +12,14 @@ from mcp.server import MCPServer
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, Resolve
-from mcp.types import CallToolResult, CreateMessageResult, TextContent, ToolAnnotations
+from mcp.types import (
+    CallToolResult,
+    CreateMessageResult,
+    SubscribeRequestParams,
+    TextContent,
+    ToolAnnotations,
+    UnsubscribeRequestParams,
+)
 from pydantic import AnyHttpUrl
 
 from .. import VERSION
@@ -24,6 +31,7 @@ from ..services.context import FOOTER, facts_text
 from ..timefmt import iso_utc
 from .actions import ACTIONS, describe_actions
 from .mcp_errors import mcp_errors
+from .notify import ChangeNotifier, capabilities_middleware
 from .results import (
     QUARANTINE_NOTICE,
     RECALL_NOTICE,
@@ -87,7 +95,8 @@ def _result(result: MemoryResult) -> CallToolResult:
 
 def build_server(settings: Settings) -> MCPServer[AppState]:
     """The MCP server over the store the settings name."""
-    shared = SharedRuntime(settings)
+    notifier = ChangeNotifier(settings.server.watch_interval_s)
+    shared = SharedRuntime(settings, watcher=notifier.watching)
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppState]) -> AsyncIterator[AppState]:
@@ -113,8 +122,15 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         instructions=INSTRUCTIONS,
         lifespan=lifespan,
         log_level=settings.log_level,  # type: ignore[arg-type]
+        subscriptions=notifier.bus,
+        middleware=[capabilities_middleware()],
         **auth,
     )
+    # MCPServer serves only the 2026-07-28 `subscriptions/listen`; the SDK documents the low-level
+    # server's add_request_handler as the way to serve a method of the earlier protocol.
+    lowlevel = mcp._lowlevel_server
+    lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, notifier.subscribe)
+    lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, notifier.unsubscribe)
 
     # The parameters are derived from the actions' models (schema.py): `**arguments` is what the SDK
     # validated against the published schema, every parameter present (None when not given).
@@ -140,7 +156,11 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         if sampled is not None:
             agent = agent.with_llm(SampledAnswer(answer_text(sampled)))
         provided = {name: value for name, value in arguments.items() if value is not None}
-        return _result(await spec.run(agent, spec.parse(provided)))
+        try:
+            return _result(await spec.run(agent, spec.parse(provided)))
+        finally:
+            if spec.writes:
+                notifier.poke()  # subscribers hear of this process's own change without waiting
 
     mcp.add_tool(
         with_parameters(memory, tool_parameters({name: a.params for name, a in ACTIONS.items()})),

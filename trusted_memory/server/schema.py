@@ -77,6 +77,7 @@ def _no_default(schema: Schema) -> None:
     # The SDK's `None` default would publish `"default": null` on typed parameters, a value their own
     # type refuses; leaving a parameter out is how a caller omits it.
     schema.pop("default", None)
+    schema.pop("title", None)
 
 
 def _flatten(node: Schema, defs: Mapping[str, Schema], where: str) -> Schema:
