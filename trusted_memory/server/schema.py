@@ -69,6 +69,12 @@ def with_parameters(fn: F, parameters: Sequence[inspect.Parameter]) -> F:
     return fn
 
 
+def published_schema(generated: Schema) -> Schema:
+    """The input schema as hosts get it: the SDK's, without the titles its generator adds."""
+    properties = {name: {k: v for k, v in prop.items() if k != "title"} for name, prop in generated["properties"].items()}
+    return {**{k: v for k, v in generated.items() if k != "title"}, "properties": properties}
+
+
 def _as_given(value: Any) -> Any:
     return value
 
@@ -77,7 +83,6 @@ def _no_default(schema: Schema) -> None:
     # The SDK's `None` default would publish `"default": null` on typed parameters, a value their own
     # type refuses; leaving a parameter out is how a caller omits it.
     schema.pop("default", None)
-    schema.pop("title", None)
 
 
 def _flatten(node: Schema, defs: Mapping[str, Schema], where: str) -> Schema:
