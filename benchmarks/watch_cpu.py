@@ -23,7 +23,6 @@ import time
 from pathlib import Path
 
 from _common import machine, today
-
 from server_cpu import cpu_seconds, server_pid
 
 BIN = Path(sys.executable).parent

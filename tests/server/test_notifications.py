@@ -28,7 +28,9 @@ BIN = Path(sys.executable).parent
 
 
 def fast_settings(home: Path, tmp_path: Path) -> Settings:
-    return load_settings(environ={"MCP_MEMORY_HOME": str(home), "MCP_MEMORY_SERVER__WATCH_INTERVAL_S": "0.1"}, cwd=tmp_path)
+    return load_settings(
+        environ={"MCP_MEMORY_HOME": str(home), "MCP_MEMORY_SERVER__WATCH_INTERVAL_S": "0.1"}, cwd=tmp_path
+    )
 
 
 class Watch:
@@ -157,7 +159,9 @@ async def test_a_write_by_another_server_process_reaches_a_subscriber(home: Path
     if not script.is_file():
         pytest.skip("trusted-memory is not installed next to this interpreter")
     env = {"PATH": os.environ["PATH"], "HOME": str(home.parent), "MCP_MEMORY_HOME": str(home)}
-    params = StdioServerParameters(command=str(script), args=[], env={**env, "MCP_MEMORY_SERVER__WATCH_INTERVAL_S": "0.2"})
+    params = StdioServerParameters(
+        command=str(script), args=[], env={**env, "MCP_MEMORY_SERVER__WATCH_INTERVAL_S": "0.2"}
+    )
     async with subscribed(params, mode, ("memory://facts/user",)) as (_, watch):
         async with Client(StdioServerParameters(command=str(script), args=[], env=env)) as other:
             await add_fact(other, "user", "My timezone is Europe/Berlin")

@@ -49,9 +49,7 @@ class Action:
 
     def signature(self) -> str:
         """The action's parameters as the model should read them, e.g. `target*, content*, key`."""
-        return (
-            ", ".join(f"{name}*" if info.is_required() else name for name, info in self.params.model_fields.items())
-        )
+        return ", ".join(f"{name}*" if info.is_required() else name for name, info in self.params.model_fields.items())
 
     def parse(self, provided: dict[str, Any]) -> ActionParams:
         """Validate the provided parameters, or fail naming what this action takes."""
@@ -147,9 +145,7 @@ ACTIONS: dict[str, Action] = {
             handlers.add_atom,
             True,
         ),
-        Action(
-            "view", IdParams, "one atom, or an episode by id or session id", handlers.view, False
-        ),
+        Action("view", IdParams, "one atom, or an episode by id or session id", handlers.view, False),
         Action(
             "list_atoms",
             ListAtomsParams,
@@ -179,9 +175,7 @@ ACTIONS: dict[str, Action] = {
             handlers.list_pending,
             False,
         ),
-        Action(
-            "reject_pending_review", ReviewIdParams, "reject one", handlers.reject_pending, True
-        ),
+        Action("reject_pending_review", ReviewIdParams, "reject one", handlers.reject_pending, True),
         Action(
             "promote_atom",
             GatedParams,

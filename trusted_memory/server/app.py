@@ -140,6 +140,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
                 issuer_url=AnyHttpUrl(f"http://{host}:{settings.server.port}"), resource_server_url=None
             ),
         }
+
     # The parameters are derived from the actions' models (schema.py): `**arguments` is what the SDK
     # validated against the published schema, every parameter present (None when not given).
     @mcp_errors("tool")
@@ -203,7 +204,6 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
     lowlevel = mcp._lowlevel_server
     lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, notifier.subscribe)
     lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, notifier.unsubscribe)
-
 
     @mcp.resource("memory://facts/user", name="facts-user", title="User facts", mime_type="text/plain")
     @mcp_errors("resource")

@@ -27,30 +27,20 @@ AtomTypeName = Literal[ATOM_TYPES]  # type: ignore[valid-type]
 
 TargetParam: TypeAlias = Annotated[
     Target,
-    Field(
-        description="user: who the user is, what they prefer; env: their machine, projects, conventions"
-    ),
+    Field(description="user: who the user is, what they prefer; env: their machine, projects, conventions"),
 ]
-Content: TypeAlias = Annotated[
-    str, Field(description="one self-contained statement (≤ 2,048 bytes)")
-]
-OldText: TypeAlias = Annotated[
-    str, Field(description="a unique part of the entry")
-]
+Content: TypeAlias = Annotated[str, Field(description="one self-contained statement (≤ 2,048 bytes)")]
+OldText: TypeAlias = Annotated[str, Field(description="a unique part of the entry")]
 Key: TypeAlias = Annotated[
     str,
     Field(description="profile field (e.g. 'editor'): replaces that field's entry"),
 ]
 Pinned: TypeAlias = Annotated[bool, Field(description="always shown; never evicted")]
-Keywords: TypeAlias = Annotated[
-    list[str], Field(description="show only when the message has one of these words")
-]
+Keywords: TypeAlias = Annotated[list[str], Field(description="show only when the message has one of these words")]
 AtomId: TypeAlias = Annotated[str, Field(description="atom id")]
 Source: TypeAlias = Annotated[
     SourceName,
-    Field(
-        description="where it came from: user_said only for the user's own words; the rest is quarantined"
-    ),
+    Field(description="where it came from: user_said only for the user's own words; the rest is quarantined"),
 ]
 AtomType: TypeAlias = Annotated[AtomTypeName, Field(description="default fact")]
 Confidence: TypeAlias = Annotated[float, Field(ge=0, le=1, description="default 0.8")]
@@ -69,20 +59,12 @@ Limit: TypeAlias = Annotated[int, Field(ge=1, le=200, description="at most this 
 ReviewId: TypeAlias = Annotated[str, Field(description="id from list_pending_review")]
 Query: TypeAlias = Annotated[str, Field(description="what to look for")]
 K: TypeAlias = Annotated[int, Field(ge=1, le=50, description="results, default 10")]
-Since: TypeAlias = Annotated[
-    str, Field(description="created after: ISO date or age like 7d")
-]
-Timestamp: TypeAlias = Annotated[
-    str, Field(description="when it was said (ISO 8601), default now")
-]
+Since: TypeAlias = Annotated[str, Field(description="created after: ISO date or age like 7d")]
+Timestamp: TypeAlias = Annotated[str, Field(description="when it was said (ISO 8601), default now")]
 Until: TypeAlias = Annotated[str, Field(description="created before: ISO date or age")]
-Budget: TypeAlias = Annotated[
-    int, Field(ge=200, description="reply size in characters")
-]
+Budget: TypeAlias = Annotated[int, Field(ge=200, description="reply size in characters")]
 UserMessage: TypeAlias = Annotated[str, Field(description="the user's message, verbatim")]
-AssistantReply: TypeAlias = Annotated[
-    str, Field(description="your reply")
-]
+AssistantReply: TypeAlias = Annotated[str, Field(description="your reply")]
 Message: TypeAlias = Annotated[str, Field(description="the user's message")]
 
 
@@ -104,9 +86,7 @@ class ToolEventParams(ActionParams):
 
 ToolEvents: TypeAlias = Annotated[
     list[ToolEventParams],
-    Field(
-        description="tools used this turn; web, MCP or sub-agent content marks the session untrusted"
-    ),
+    Field(description="tools used this turn; web, MCP or sub-agent content marks the session untrusted"),
 ]
 
 # --- one model per action ------------------------------------------------------------------------

@@ -146,6 +146,27 @@ class ContextService:
         block.rendered = "\n".join([HEADER, *parts, FOOTER]) if parts else ""
         return block
 
+    async def session_start(self, session_id: str, project: str | None, budget_chars: int | None = None) -> str:
+        """The block for the start of a session (no message yet): the facts, how the user likes answers,
+        what they are working on, and where they left off on this project. Empty when memory is."""
+        budget = budget_chars or self._settings.sessions.context_budget_chars
+        features = self._settings.features
+        model = await self._user_state.model()
+        async with self._store.read() as rx:
+            session = await rx.sessions.get(session_id)
+        recap = await self._resume.at_start(session_id, project, model)
+        room = budget - len(HEADER) - len(FOOTER) - 1
+        parts = [
+            await self._facts_section("", session, int(room * 0.5)),
+            fit("## How this user likes answers (mirror it)", style_lines(model), int(room * 0.1))
+            if features.style_mirroring
+            else "",
+            fit("## What they are working on", state_lines(model), int(room * 0.1)) if features.user_state else "",
+            fit("## Where you left off", recap.lines(), int(room * 0.3)) if recap is not None else "",
+        ]
+        parts = [p for p in parts if p]
+        return "\n".join([HEADER, *parts, FOOTER]) if parts else ""
+
     async def _inputs(self, message: str, session_id: str | None, project: str | None) -> _Inputs:
         session = None
         buffer: list[str] = []
