@@ -172,28 +172,6 @@ M003_RECALL = Migration(
     ),
 )
 
-
-def _project_rule(table: str) -> tuple[str, ...]:
-    """Statements that bring `table.project` under the naming rule of projects.py, without the git lookup.
-
-    A path becomes its last component (separators `/` or `\\`, trailing ones dropped); every name is
-    then trimmed, lower-cased, with spaces as `-`; an empty one becomes NULL.
-    """
-    path = "rtrim(replace(trim(project), '\\', '/'), '/')"
-    last = f"replace({path}, rtrim({path}, replace({path}, '/', '')), '')"
-    return (
-        f"UPDATE {table} SET project = {last} WHERE project LIKE '%/%' OR project LIKE '%\\%' OR project LIKE '~%'",
-        f"UPDATE {table} SET project = replace(lower(trim(project)), ' ', '-') WHERE project IS NOT NULL",
-        f"UPDATE {table} SET project = NULL WHERE project = ''",
-    )
-
-
-M012_PROJECT_NAMES = Migration(
-    12,
-    "project names under one rule: hooks stored the working directory, agents pass a name",
-    (*_project_rule("atoms"), *_project_rule("sessions"), *_project_rule("episodes")),
-)
-
 MIGRATIONS = (M001_FOUNDATION, M002_ATOMS, M003_RECALL)
 
 M004_EMBEDDING_CACHE = Migration(
@@ -208,28 +186,6 @@ M004_EMBEDDING_CACHE = Migration(
             PRIMARY KEY (hash, space)
         ) WITHOUT ROWID""",
     ),
-)
-
-
-def _project_rule(table: str) -> tuple[str, ...]:
-    """Statements that bring `table.project` under the naming rule of projects.py, without the git lookup.
-
-    A path becomes its last component (separators `/` or `\\`, trailing ones dropped); every name is
-    then trimmed, lower-cased, with spaces as `-`; an empty one becomes NULL.
-    """
-    path = "rtrim(replace(trim(project), '\\', '/'), '/')"
-    last = f"replace({path}, rtrim({path}, replace({path}, '/', '')), '')"
-    return (
-        f"UPDATE {table} SET project = {last} WHERE project LIKE '%/%' OR project LIKE '%\\%' OR project LIKE '~%'",
-        f"UPDATE {table} SET project = replace(lower(trim(project)), ' ', '-') WHERE project IS NOT NULL",
-        f"UPDATE {table} SET project = NULL WHERE project = ''",
-    )
-
-
-M012_PROJECT_NAMES = Migration(
-    12,
-    "project names under one rule: hooks stored the working directory, agents pass a name",
-    (*_project_rule("atoms"), *_project_rule("sessions"), *_project_rule("episodes")),
 )
 
 MIGRATIONS = (M001_FOUNDATION, M002_ATOMS, M003_RECALL, M004_EMBEDDING_CACHE)
@@ -308,28 +264,6 @@ M005_SESSIONS = Migration(
     ),
 )
 
-
-def _project_rule(table: str) -> tuple[str, ...]:
-    """Statements that bring `table.project` under the naming rule of projects.py, without the git lookup.
-
-    A path becomes its last component (separators `/` or `\\`, trailing ones dropped); every name is
-    then trimmed, lower-cased, with spaces as `-`; an empty one becomes NULL.
-    """
-    path = "rtrim(replace(trim(project), '\\', '/'), '/')"
-    last = f"replace({path}, rtrim({path}, replace({path}, '/', '')), '')"
-    return (
-        f"UPDATE {table} SET project = {last} WHERE project LIKE '%/%' OR project LIKE '%\\%' OR project LIKE '~%'",
-        f"UPDATE {table} SET project = replace(lower(trim(project)), ' ', '-') WHERE project IS NOT NULL",
-        f"UPDATE {table} SET project = NULL WHERE project = ''",
-    )
-
-
-M012_PROJECT_NAMES = Migration(
-    12,
-    "project names under one rule: hooks stored the working directory, agents pass a name",
-    (*_project_rule("atoms"), *_project_rule("sessions"), *_project_rule("episodes")),
-)
-
 MIGRATIONS = (M001_FOUNDATION, M002_ATOMS, M003_RECALL, M004_EMBEDDING_CACHE, M005_SESSIONS)
 
 M006_SALIENT_INDEX = Migration(
@@ -339,28 +273,6 @@ M006_SALIENT_INDEX = Migration(
         """CREATE INDEX atoms_salient ON atoms(created_at)
            WHERE status = 'live' AND (pinned = 1 OR importance IN ('critical', 'high'))""",
     ),
-)
-
-
-def _project_rule(table: str) -> tuple[str, ...]:
-    """Statements that bring `table.project` under the naming rule of projects.py, without the git lookup.
-
-    A path becomes its last component (separators `/` or `\\`, trailing ones dropped); every name is
-    then trimmed, lower-cased, with spaces as `-`; an empty one becomes NULL.
-    """
-    path = "rtrim(replace(trim(project), '\\', '/'), '/')"
-    last = f"replace({path}, rtrim({path}, replace({path}, '/', '')), '')"
-    return (
-        f"UPDATE {table} SET project = {last} WHERE project LIKE '%/%' OR project LIKE '%\\%' OR project LIKE '~%'",
-        f"UPDATE {table} SET project = replace(lower(trim(project)), ' ', '-') WHERE project IS NOT NULL",
-        f"UPDATE {table} SET project = NULL WHERE project = ''",
-    )
-
-
-M012_PROJECT_NAMES = Migration(
-    12,
-    "project names under one rule: hooks stored the working directory, agents pass a name",
-    (*_project_rule("atoms"), *_project_rule("sessions"), *_project_rule("episodes")),
 )
 
 MIGRATIONS = (M001_FOUNDATION, M002_ATOMS, M003_RECALL, M004_EMBEDDING_CACHE, M005_SESSIONS, M006_SALIENT_INDEX)
@@ -462,7 +374,6 @@ M011_SESSION_ATOMS = Migration(
     ),
 )
 
-
 def _project_rule(table: str) -> tuple[str, ...]:
     """Statements that bring `table.project` under the naming rule of projects.py, without the git lookup.
 
@@ -472,7 +383,8 @@ def _project_rule(table: str) -> tuple[str, ...]:
     path = "rtrim(replace(trim(project), '\\', '/'), '/')"
     last = f"replace({path}, rtrim({path}, replace({path}, '/', '')), '')"
     return (
-        f"UPDATE {table} SET project = {last} WHERE project LIKE '%/%' OR project LIKE '%\\%' OR project LIKE '~%'",
+        f"UPDATE {table} SET project = {last} "
+        "WHERE project LIKE '%/%' OR project LIKE '%\\%' OR project LIKE '~%'",
         f"UPDATE {table} SET project = replace(lower(trim(project)), ' ', '-') WHERE project IS NOT NULL",
         f"UPDATE {table} SET project = NULL WHERE project = ''",
     )
