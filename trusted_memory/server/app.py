@@ -32,7 +32,7 @@ from ..services.context import FOOTER, facts_text
 from ..timefmt import iso_utc
 from .actions import ACTIONS, describe_actions
 from .mcp_errors import mcp_errors
-from .notify import ChangeNotifier, capabilities_middleware
+from .notify import ChangeNotifier, NoListChanges
 from .results import (
     QUARANTINE_NOTICE,
     RECALL_NOTICE,
@@ -196,7 +196,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         lifespan=lifespan,
         log_level=settings.log_level,  # type: ignore[arg-type]
         subscriptions=notifier.bus,
-        middleware=[capabilities_middleware()],
+        middleware=[NoListChanges()],
         **auth,
     )
     # MCPServer serves only the 2026-07-28 `subscriptions/listen`; the SDK documents the low-level

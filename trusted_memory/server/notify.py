@@ -13,7 +13,7 @@ The two protocol eras subscribe differently. At 2026-07-28 a client opens a
 `subscriptions/listen` stream (the SDK's `ListenHandler` over the bus below); at 2025-11-25 it
 sends `resources/subscribe` per URI, handled here, and is sent `notifications/resources/updated`
 on its session. The resource list itself never changes (fixed URIs and templates), so no
-list-changed notification is ever due; `capabilities_middleware` stops the modern handshake from
+list-changed notification is ever due; `NoListChanges` stops the modern handshake from
 advertising one.
 """
 
@@ -23,7 +23,7 @@ import asyncio
 import hashlib
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
@@ -183,7 +183,7 @@ class ChangeNotifier:
                 self._legacy.pop(key, None)
 
 
-def capabilities_middleware() -> Callable[[ServerRequestContext[Any, Any], CallNext], Awaitable[HandlerResult]]:
+class NoListChanges:
     """Middleware that keeps the 2026-07-28 handshake from advertising list-changed notifications.
 
     At 2026-07-28 the SDK derives every `listChanged` flag from `subscriptions/listen` being served,
@@ -192,7 +192,8 @@ def capabilities_middleware() -> Callable[[ServerRequestContext[Any, Any], CallN
     2025-11-25 the SDK already advertises no list changes.)
     """
 
-    async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        """Pass the request on; take the list-changed flags out of a `server/discover` answer."""
         result = await call_next(ctx)
         # Inside the chain the handler's result is already the wire dict.
         if ctx.method == "server/discover" and isinstance(result, dict):
@@ -201,5 +202,3 @@ def capabilities_middleware() -> Callable[[ServerRequestContext[Any, Any], CallN
                 if isinstance(advertised, dict) and "listChanged" in advertised:
                     advertised["listChanged"] = False
         return result
-
-    return middleware

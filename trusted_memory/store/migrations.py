@@ -374,6 +374,7 @@ M011_SESSION_ATOMS = Migration(
     ),
 )
 
+
 def _project_rule(table: str) -> tuple[str, ...]:
     """Statements that bring `table.project` under the naming rule of projects.py, without the git lookup.
 
@@ -383,8 +384,7 @@ def _project_rule(table: str) -> tuple[str, ...]:
     path = "rtrim(replace(trim(project), '\\', '/'), '/')"
     last = f"replace({path}, rtrim({path}, replace({path}, '/', '')), '')"
     return (
-        f"UPDATE {table} SET project = {last} "
-        "WHERE project LIKE '%/%' OR project LIKE '%\\%' OR project LIKE '~%'",
+        f"UPDATE {table} SET project = {last} WHERE project LIKE '%/%' OR project LIKE '%\\%' OR project LIKE '~%'",
         f"UPDATE {table} SET project = replace(lower(trim(project)), ' ', '-') WHERE project IS NOT NULL",
         f"UPDATE {table} SET project = NULL WHERE project = ''",
     )
