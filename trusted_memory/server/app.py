@@ -17,6 +17,7 @@ from mcp.types import (
     CallToolResult,
     CreateMessageResult,
     SubscribeRequestParams,
+    SubscriptionsListenRequestParams,
     TextContent,
     ToolAnnotations,
     UnsubscribeRequestParams,
@@ -199,9 +200,11 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         middleware=[NoListChanges()],
         **auth,
     )
-    # MCPServer serves only the 2026-07-28 `subscriptions/listen`; the SDK documents the low-level
-    # server's add_request_handler as the way to serve a method of the earlier protocol.
+    # MCPServer serves only the 2026-07-28 `subscriptions/listen` (here wrapped so the watcher takes its
+    # baseline first); the SDK documents the low-level server's add_request_handler as the way to serve a
+    # method of the earlier protocol.
     lowlevel = mcp._lowlevel_server
+    lowlevel.add_request_handler("subscriptions/listen", SubscriptionsListenRequestParams, notifier.listen)
     lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, notifier.subscribe)
     lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, notifier.unsubscribe)
 

@@ -30,8 +30,14 @@ from typing import Any
 from mcp import MCPError
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ServerEvent
-from mcp.types import INVALID_PARAMS, EmptyResult, SubscribeRequestParams, UnsubscribeRequestParams
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated, ServerEvent
+from mcp.types import (
+    INVALID_PARAMS,
+    EmptyResult,
+    SubscribeRequestParams,
+    SubscriptionsListenRequestParams,
+    UnsubscribeRequestParams,
+)
 
 from ..services.agent import AgentService
 from ..services.context import facts_text
@@ -88,11 +94,16 @@ class ChangeNotifier:
     def __init__(self, interval_s: float) -> None:
         self.interval_s = interval_s
         self.bus = CountingBus(self._wake_up)
+        self._listen = ListenHandler(self.bus)
         # Legacy subscribers: one entry per session, with the URIs it subscribed to.
         self._legacy: dict[int, tuple[ServerSession, set[str]]] = {}
         self._wake = asyncio.Event()
+        # The state subscribers' changes are compared against. Taken before the first subscription
+        # is registered and kept through gaps with no subscriber: a change made while a client was
+        # subscribing is then at worst reported once too often, never missed.
         self._digests: dict[str, str] | None = None
         self._counter: int | None = None
+        self._baseline_lock = asyncio.Lock()
         self.checks = 0  # how many times the counter moved and the resources were rendered again
 
     def _wake_up(self) -> None:
@@ -108,6 +119,11 @@ class ChangeNotifier:
         if self.subscribed:
             self._wake.set()
 
+    async def listen(self, ctx: ServerRequestContext[Any, Any], params: SubscriptionsListenRequestParams) -> Any:
+        """`subscriptions/listen` (2026-07-28): the SDK's handler, once the baseline is taken."""
+        await self.baseline(ctx.lifespan_context.agent)
+        return await self._listen(ctx, params)
+
     async def subscribe(self, ctx: ServerRequestContext[Any, Any], params: SubscribeRequestParams) -> EmptyResult:
         """`resources/subscribe` (2025-11-25): remember the URI for this session."""
         uri = str(params.uri)
@@ -115,6 +131,7 @@ class ChangeNotifier:
             raise MCPError(
                 INVALID_PARAMS, f"{uri} does not send change notifications; subscribe to one of {', '.join(WATCHED)}"
             )
+        await self.baseline(ctx.lifespan_context.agent)
         _, uris = self._legacy.setdefault(id(ctx.session), (ctx.session, set()))
         uris.add(uri)
         self._wake.set()
@@ -140,10 +157,16 @@ class ChangeNotifier:
             with suppress(asyncio.CancelledError):
                 await task
 
+    async def baseline(self, agent: AgentService) -> None:
+        """Take the state changes are compared against, unless it is already held."""
+        async with self._baseline_lock:
+            if self._digests is None:
+                self._counter = await agent.change_counter()
+                self._digests = await resource_digests(agent)
+
     async def _watch(self, agent: AgentService) -> None:
         while True:
             if not self.subscribed:
-                self._digests = self._counter = None  # a new subscriber compares against the state it joined
                 self._wake.clear()
                 await self._wake.wait()
                 continue
@@ -157,15 +180,16 @@ class ChangeNotifier:
 
     async def check(self, agent: AgentService) -> list[str]:
         """Notify the URIs whose content changed since the last check; returns them."""
+        if self._digests is None:
+            await self.baseline(agent)
+            return []
         counter = await agent.change_counter()
-        if counter == self._counter and self._digests is not None:
+        if counter == self._counter:
             return []
         self._counter = counter
         self.checks += 1
         digests = await resource_digests(agent)
         before, self._digests = self._digests, digests
-        if before is None:
-            return []
         changed = [uri for uri in WATCHED if before.get(uri) != digests[uri]]
         for uri in changed:
             await self.bus.publish(ResourceUpdated(uri=uri))
