@@ -144,6 +144,17 @@ class ServerSettings:
     port: int = 8765
     token: str = field(default="", repr=False)
     max_body_kb: int = 1024
+    # How often a server with a subscribed client looks for changes made by other processes.
+    watch_interval_s: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class ContextSettings:
+    """Who puts the memory block in front of the model."""
+
+    # True when host hooks inject the block (Claude Code's UserPromptSubmit and SessionStart hooks):
+    # the server's instructions then stop telling the model to call `context` every turn as well.
+    injected_by_host: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +175,7 @@ class Settings:
     trust: TrustSettings = TrustSettings()
     features: FeatureSettings = FeatureSettings()
     server: ServerSettings = ServerSettings()
+    context: ContextSettings = ContextSettings()
 
     @property
     def db_path(self) -> Path:
@@ -232,6 +244,7 @@ _CHECKS: dict[str, Callable[[Any], str | None]] = {
     "server.transport": _choice("stdio", "sse", "http"),
     "server.port": _port,
     "server.max_body_kb": _positive,
+    "server.watch_interval_s": lambda v: None if 0.05 <= v <= 60 else "must be between 0.05 and 60 (seconds)",
 }
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .projects import project_name
+
 __all__ = ["AtomFilter"]
 
 
@@ -22,3 +24,7 @@ class AtomFilter:
     since: float | None = None
     until: float | None = None
     include_expired: bool = False
+
+    def __post_init__(self) -> None:
+        # The one project naming rule (projects.py): a path or a differently-cased name finds the same atoms.
+        object.__setattr__(self, "project", project_name(self.project))

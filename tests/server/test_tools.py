@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -32,8 +33,9 @@ async def test_one_tool_with_exactly_the_implemented_actions(client: Client) -> 
     assert tool.input_schema["properties"]["action"]["enum"] == list(ACTIONS)
     assert tool.input_schema["required"] == ["action"]
     assert tool.output_schema is not None and "status" in tool.output_schema["properties"]
-    for name in ACTIONS:
-        assert f"- {name}(" in (tool.description or "")
+    # One line per action, `- name(params): purpose`; actions alike but for the name share one (`- a/b(...)`).
+    listed = re.findall(r"^- ([a-z_/]+)\(", tool.description or "", flags=re.M)
+    assert [name for line in listed for name in line.split("/")] == list(ACTIONS)
     annotations = tool.annotations
     assert annotations is not None
     assert annotations.read_only_hint is False and annotations.destructive_hint is True

@@ -40,7 +40,8 @@ async def test_user_said_atom_is_live_with_all_fields(agent: AgentService) -> No
     atom = write.atom
     assert write.status == "added" and atom.status == "live"
     assert len(atom.id) == 32 and int(atom.id, 16) >= 0
-    assert (atom.type, atom.importance, atom.scope, atom.project) == ("preference", "high", "project", "/src/atlas")
+    # A project path is stored as its name (projects.py), so hooks and agents name it alike.
+    assert (atom.type, atom.importance, atom.scope, atom.project) == ("preference", "high", "project", "atlas")
     assert atom.tags == ("testing", "python") and atom.turn == 3 and atom.session_id == "s1"
     assert (await agent.view_atom(atom.id)).text == "I prefer pytest over unittest"
 

@@ -1,7 +1,10 @@
-"""`trusted-memory-hook`: the commands a host's hooks run (Claude Code: UserPromptSubmit, PostToolUse, Stop, SessionEnd)
+"""`trusted-memory-hook`: the commands a host's hooks run (Claude Code: SessionStart, UserPromptSubmit, PostToolUse,
+Stop, SessionEnd)
 
-The host pipes its hook event as JSON on stdin. `prompt` observes the user's real prompt as their
-own words and prints the memory block, which the host adds to the model's context. A hook must
+The host pipes its hook event as JSON on stdin. `session` prints the facts and where the user left
+off on this project, as SessionStart's `additionalContext`. `prompt` prints the memory block for the
+user's real prompt (which the host adds to the model's context) and then observes the prompt as
+their own words. The project is the working directory's, named by the rule in projects.py. A hook must
 never break the host's turn: every failure is one line on stderr and exit code 0. Claude Code reads
 exit code 2 as "block": a prompt would never reach the model, a Stop would keep the agent going.
 This entry point never imports the MCP SDK, so it starts in a fraction of the server's time.
@@ -22,7 +25,7 @@ from ..services.host_events import OWN_SERVERS, classify_tool
 from .threads import single_threaded_blas
 
 MAX_TRANSCRIPT_TAIL = 512 * 1024
-EVENTS = ("prompt", "tool", "stop", "end")
+EVENTS = ("session", "prompt", "tool", "stop", "end")
 
 
 class UsageError(Exception):
@@ -101,6 +104,8 @@ async def run(event: str, payload: dict[str, Any], home: str | None, own_servers
     project = str(payload.get("cwd") or "") or None
     async with open_runtime(settings) as runtime:
         hooks = HostHooks(runtime)
+        if event == "session":
+            return session_start_output(await hooks.start(session_id, project))
         if event == "prompt":
             result = await hooks.prompt(session_id, str(payload.get("prompt") or ""), project)
             if result.skipped is not None:
@@ -120,11 +125,24 @@ async def run(event: str, payload: dict[str, Any], home: str | None, own_servers
         return ""
 
 
+def session_start_output(block: str) -> str:
+    """SessionStart's answer: the block as `hookSpecificOutput.additionalContext` (nothing when empty).
+
+    Claude Code also takes a SessionStart hook's plain stdout as context; the JSON form is the one
+    its hooks reference documents for adding context without showing it as hook output.
+    """
+    if not block:
+        return ""
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": block}})
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line; its errors raise `UsageError` instead of exiting 2."""
     parser = _Parser(prog="trusted-memory-hook", description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument(
-        "event", choices=EVENTS, help="prompt: UserPromptSubmit; tool: PostToolUse; stop: Stop; end: SessionEnd"
+        "event",
+        choices=EVENTS,
+        help="session: SessionStart; prompt: UserPromptSubmit; tool: PostToolUse; stop: Stop; end: SessionEnd",
     )
     parser.add_argument("--home", help="store folder (default ~/.mcp-memory, or MCP_MEMORY_HOME)")
     parser.add_argument(

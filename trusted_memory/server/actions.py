@@ -49,10 +49,7 @@ class Action:
 
     def signature(self) -> str:
         """The action's parameters as the model should read them, e.g. `target*, content*, key`."""
-        return (
-            ", ".join(f"{name}*" if info.is_required() else name for name, info in self.params.model_fields.items())
-            or "no parameters"
-        )
+        return ", ".join(f"{name}*" if info.is_required() else name for name, info in self.params.model_fields.items())
 
     def parse(self, provided: dict[str, Any]) -> ActionParams:
         """Validate the provided parameters, or fail naming what this action takes."""
@@ -64,6 +61,9 @@ class Action:
                 f"action={self.name} got bad parameters ({problems}). "
                 f"action={self.name} takes: {self.signature()} (* = required)."
             ) from exc
+
+
+HUMAN_ONLY = "human-only: refused, names the admin command for the user"
 
 
 def _problem(err: Any) -> str:
@@ -82,127 +82,118 @@ ACTIONS: dict[str, Action] = {
         Action(
             "add",
             AddParams,
-            "store a durable fact about the user (target=user) or the environment/project (target=env); "
-            "key= upserts a profile field",
+            "save a durable fact about the user or their environment",
             handlers.add_fact,
             True,
         ),
         Action(
             "replace",
             ReplaceParams,
-            "rewrite the entry that old_text (a unique substring) names",
+            "rewrite the entry old_text names",
             handlers.replace_fact,
             True,
         ),
-        Action("remove", RemoveParams, "delete the entry that old_text names", handlers.remove_fact, True),
-        Action("read", ReadParams, "show the facts entries with usage against their caps", handlers.read_facts, False),
-        Action("stats", NoParams, "store size, event count and facts usage", handlers.stats, False),
+        Action("remove", RemoveParams, "delete the entry old_text names", handlers.remove_fact, True),
+        Action("read", ReadParams, "the facts, with usage", handlers.read_facts, False),
+        Action("stats", NoParams, "store size and usage", handlers.stats, False),
         Action(
             "consolidate",
             ConsolidateParams,
-            "merge redundant entries of a facts target (runs by itself at 80% of a cap); nothing is dropped",
+            "merge redundant entries",
             handlers.consolidate,
             True,
         ),
         Action(
             "observe",
             ObserveParams,
-            "record one turn (call after every user message): buffer line, session notes, memories from the "
-            "user's own words; report tool_events that fetched web/MCP/sub-agent content",
+            "record a turn after you reply",
             handlers.observe,
             True,
         ),
         Action(
             "context",
             ContextParams,
-            "the budgeted memory block for the user's message: facts, this session, style and focus, where they "
-            "left off, earlier sessions, relevant and likely-next memories, index",
+            "the memory block for the user's message",
             handlers.context,
             False,
         ),
         Action(
             "end_session",
             EndSessionParams,
-            "summarise a finished session (≥ 3 turns) into an episode",
+            "summarise a finished session",
             handlers.end_session,
             True,
         ),
         Action(
             "search",
             SearchParams,
-            "search everything remembered (facts, episodes and atoms) for a question or topic",
+            "search facts, episodes and atoms",
             handlers.search,
             False,
         ),
         Action(
             "search_atoms",
             SearchAtomsParams,
-            "hybrid keyword + meaning search of trusted atoms, "
-            "with filters (types, tags, project, scope, since, until)",
+            "search atoms, with filters",
             handlers.search_atoms,
             False,
         ),
         Action(
             "add_atom",
             AddAtomParams,
-            "remember one small typed memory; declare source honestly: 'user_said' only for the user's own words "
-            "(web, file_read, tool_output, mcp, subagent, inferred, agent_generated go to quarantine for human review)",
+            "remember one small typed memory; declare its source honestly",
             handlers.add_atom,
             True,
         ),
-        Action(
-            "view", IdParams, "show one trusted atom, or an episode (by its id or session id)", handlers.view, False
-        ),
+        Action("view", IdParams, "one atom, or an episode by id or session id", handlers.view, False),
         Action(
             "list_atoms",
             ListAtomsParams,
-            "list trusted atoms, filtered by types, tags, project or scope, newest first",
+            "atoms, newest first",
             handlers.list_atoms,
             False,
         ),
         Action(
             "forget_atom",
             IdParams,
-            "delete an atom (pinned atoms need the user to unpin them first)",
+            "delete an atom",
             handlers.forget_atom,
             True,
         ),
-        Action("pin_atom", IdParams, "pin a trusted atom so it is never evicted", handlers.pin_atom, True),
+        Action("pin_atom", IdParams, "never evict an atom", handlers.pin_atom, True),
         Action(
             "list_quarantine",
             ListQuarantineParams,
-            "list quarantined atoms: UNTRUSTED data awaiting human review",
+            "UNTRUSTED atoms awaiting human review",
             handlers.list_quarantine,
             False,
         ),
         Action(
             "list_pending_review",
             NoParams,
-            "list inferences about the user awaiting the user's confirmation",
+            "inferences about the user awaiting their review",
             handlers.list_pending,
             False,
         ),
-        Action(
-            "reject_pending_review", ReviewIdParams, "reject an inference about the user", handlers.reject_pending, True
-        ),
+        Action("reject_pending_review", ReviewIdParams, "reject one", handlers.reject_pending, True),
         Action(
             "promote_atom",
             GatedParams,
-            "human-only: always refused, names the admin command to give the user",
+            HUMAN_ONLY,
             handlers.gated("promote_atom", "trusted-memory-admin promote {}"),
             False,
         ),
         Action(
             "confirm_pending_review",
             GatedParams,
-            "human-only: always refused, names the admin command to give the user",
+            HUMAN_ONLY,
             handlers.gated("confirm_pending_review", "trusted-memory-admin confirm {}"),
             False,
         ),
         Action(
             "promote_episode",
             GatedParams,
-            "human-only: always refused, names the admin command to give the user",
+            HUMAN_ONLY,
             handlers.gated("promote_episode", "trusted-memory-admin episodes promote {}"),
             False,
         ),
@@ -211,5 +202,12 @@ ACTIONS: dict[str, Action] = {
 
 
 def describe_actions() -> str:
-    """One line per action: name, parameters, purpose."""
-    return "\n".join(f"- {a.name}({a.signature()}): {a.summary}" for a in ACTIONS.values())
+    """One line per action, `name(parameters): purpose`; actions that differ only in name share a line."""
+    lines: list[tuple[list[str], str]] = []
+    for a in ACTIONS.values():
+        rest = f"({a.signature()}): {a.summary}"
+        if lines and lines[-1][1] == rest:
+            lines[-1][0].append(a.name)
+        else:
+            lines.append(([a.name], rest))
+    return "\n".join(f"- {'/'.join(names)}{rest}" for names, rest in lines)

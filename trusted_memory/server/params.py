@@ -12,7 +12,7 @@ from typing import Annotated, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..model import IMPORTANCE_LEVELS, SCOPES, Target
+from ..model import ATOM_TYPES, IMPORTANCE_LEVELS, SCOPES, Target
 from ..trust import AGENT_DECLARABLE
 
 MAX_TURN = 10**9
@@ -21,71 +21,51 @@ MAX_TURN = 10**9
 SourceName = Literal[AGENT_DECLARABLE]  # type: ignore[valid-type]
 ScopeName = Literal[SCOPES]  # type: ignore[valid-type]
 ImportanceName = Literal[IMPORTANCE_LEVELS]  # type: ignore[valid-type]
+AtomTypeName = Literal[ATOM_TYPES]  # type: ignore[valid-type]
 
 # --- the parameters, each declared once ----------------------------------------------------------
 
 TargetParam: TypeAlias = Annotated[
     Target,
-    Field(
-        description="facts target: 'user' (who the user is, what they prefer) or "
-        "'env' (their machine, projects, conventions)"
-    ),
+    Field(description="user: who the user is, what they prefer; env: their machine, projects, conventions"),
 ]
-Content: TypeAlias = Annotated[
-    str, Field(description="the text to store (≤ 2,048 bytes), one self-contained statement")
-]
-OldText: TypeAlias = Annotated[
-    str, Field(description="a unique substring of the entry to change (an exact whole-entry match wins)")
-]
+Content: TypeAlias = Annotated[str, Field(description="one self-contained statement (≤ 2,048 bytes)")]
+OldText: TypeAlias = Annotated[str, Field(description="a unique part of the entry")]
 Key: TypeAlias = Annotated[
     str,
-    Field(description="optional profile-field name (e.g. 'editor'); adding with an existing key replaces that entry"),
+    Field(description="profile field (e.g. 'editor'): replaces that field's entry"),
 ]
-Pinned: TypeAlias = Annotated[bool, Field(description="always render this entry in the memory block")]
-Keywords: TypeAlias = Annotated[
-    list[str], Field(description="render this entry only when one of these words appears in the user's message")
-]
-AtomId: TypeAlias = Annotated[str, Field(description="an atom id (32 hex characters)")]
+Pinned: TypeAlias = Annotated[bool, Field(description="always shown; never evicted")]
+Keywords: TypeAlias = Annotated[list[str], Field(description="show only when the message has one of these words")]
+AtomId: TypeAlias = Annotated[str, Field(description="atom id")]
 Source: TypeAlias = Annotated[
     SourceName,
-    Field(
-        description="where the atom's content came from: 'user_said' for the user's own words; "
-        "anything read or inferred is quarantined"
-    ),
+    Field(description="where it came from: user_said only for the user's own words; the rest is quarantined"),
 ]
-AtomType: TypeAlias = Annotated[
-    str,
-    Field(description="preference, intent, fact, decision, goal, convention, file, error, question, reference or note"),
+AtomType: TypeAlias = Annotated[AtomTypeName, Field(description="default fact")]
+Confidence: TypeAlias = Annotated[float, Field(ge=0, le=1, description="default 0.8")]
+Importance: TypeAlias = Annotated[ImportanceName, Field(description="default medium")]
+Tags: TypeAlias = Annotated[list[str], Field(description="short labels")]
+Why: TypeAlias = Annotated[str, Field(description="why it matters to the user")]
+HowToApply: TypeAlias = Annotated[str, Field(description="how to act on it")]
+Scope: TypeAlias = Annotated[ScopeName, Field(description="default user; project needs project=")]
+Project: TypeAlias = Annotated[
+    str, Field(description="project name or path (a path counts as its git root's folder name)")
 ]
-Confidence: TypeAlias = Annotated[float, Field(ge=0, le=1, description="0-1, how sure the memory is (default 0.8)")]
-Importance: TypeAlias = Annotated[ImportanceName, Field(description="critical, high, medium (default) or low")]
-Tags: TypeAlias = Annotated[list[str], Field(description="short labels for filtering")]
-Why: TypeAlias = Annotated[str, Field(description="why this matters to the user")]
-HowToApply: TypeAlias = Annotated[str, Field(description="how an agent should act on it")]
-Scope: TypeAlias = Annotated[ScopeName, Field(description="user (default), project (needs project=) or global")]
-Project: TypeAlias = Annotated[str, Field(description="the project path or name the memory belongs to")]
-SessionId: TypeAlias = Annotated[str, Field(description="the host's conversation id")]
-Turn: TypeAlias = Annotated[int, Field(ge=0, le=MAX_TURN, description="the turn number within the session")]
-Types: TypeAlias = Annotated[list[str], Field(description="filter: atom types to include")]
-Limit: TypeAlias = Annotated[int, Field(ge=1, le=200, description="how many items at most")]
-ReviewId: TypeAlias = Annotated[str, Field(description="a pending-review id from list_pending_review")]
-Query: TypeAlias = Annotated[str, Field(description="what to look for, in the user's words")]
-K: TypeAlias = Annotated[int, Field(ge=1, le=50, description="how many results at most (default 10)")]
-Since: TypeAlias = Annotated[
-    str, Field(description="only memories created after this (ISO date like 2026-03-01, or an age like 7d)")
-]
-Timestamp: TypeAlias = Annotated[
-    str, Field(description="when the turn happened (ISO 8601), to replay history with its real dates; default now")
-]
-Until: TypeAlias = Annotated[str, Field(description="only memories created before this (ISO date or age)")]
-Budget: TypeAlias = Annotated[
-    int, Field(ge=200, description="bound the reply to about this many characters (default recall.budget_chars)")
-]
-UserMessage: TypeAlias = Annotated[str, Field(description="the user's message this turn, verbatim")]
-AssistantReply: TypeAlias = Annotated[
-    str, Field(description="your reply this turn (optional; used for the session's episode)")
-]
-Message: TypeAlias = Annotated[str, Field(description="the user's current message")]
+SessionId: TypeAlias = Annotated[str, Field(description="the conversation's id")]
+Turn: TypeAlias = Annotated[int, Field(ge=0, le=MAX_TURN, description="turn number in the session")]
+Types: TypeAlias = Annotated[list[str], Field(description="atom types to include")]
+Limit: TypeAlias = Annotated[int, Field(ge=1, le=200, description="at most this many")]
+ReviewId: TypeAlias = Annotated[str, Field(description="id from list_pending_review")]
+Query: TypeAlias = Annotated[str, Field(description="what to look for")]
+K: TypeAlias = Annotated[int, Field(ge=1, le=50, description="results, default 10")]
+Since: TypeAlias = Annotated[str, Field(description="created after: ISO date or age like 7d")]
+Timestamp: TypeAlias = Annotated[str, Field(description="when it was said (ISO 8601), default now")]
+Until: TypeAlias = Annotated[str, Field(description="created before: ISO date or age")]
+Budget: TypeAlias = Annotated[int, Field(ge=200, description="reply size in characters")]
+UserMessage: TypeAlias = Annotated[str, Field(description="the user's message, verbatim")]
+AssistantReply: TypeAlias = Annotated[str, Field(description="your reply")]
+Message: TypeAlias = Annotated[str, Field(description="the user's message")]
 
 
 class ActionParams(BaseModel):
@@ -106,10 +86,7 @@ class ToolEventParams(ActionParams):
 
 ToolEvents: TypeAlias = Annotated[
     list[ToolEventParams],
-    Field(
-        description="tools used this turn: [{tool, kind?, url?, path?, server?}] — "
-        "web, MCP or sub-agent content marks the session untrusted"
-    ),
+    Field(description="tools used this turn; web, MCP or sub-agent content marks the session untrusted"),
 ]
 
 # --- one model per action ------------------------------------------------------------------------

@@ -69,6 +69,14 @@ def with_parameters(fn: F, parameters: Sequence[inspect.Parameter]) -> F:
     return fn
 
 
+def published_schema(generated: Schema) -> Schema:
+    """The input schema as hosts get it: the SDK's, without the titles its generator adds."""
+    properties = {
+        name: {k: v for k, v in prop.items() if k != "title"} for name, prop in generated["properties"].items()
+    }
+    return {**{k: v for k, v in generated.items() if k != "title"}, "properties": properties}
+
+
 def _as_given(value: Any) -> Any:
     return value
 

@@ -7,8 +7,8 @@ reads the state too) both import it without importing each other.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 from ..config import Settings
@@ -32,8 +32,13 @@ class SharedRuntime:
     one runtime keeps one connection (and later one in-memory index) per process.
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        watcher: Callable[[AgentService], AbstractAsyncContextManager[None]] | None = None,
+    ) -> None:
         self._settings = settings
+        self._watcher = watcher  # runs while the runtime is open (the resource change watcher)
         self._users = 0
         self._stack: AsyncExitStack | None = None
         self._state: AppState | None = None
@@ -52,7 +57,10 @@ class SharedRuntime:
             if self._state is None:
                 stack = AsyncExitStack()
                 runtime = await stack.enter_async_context(open_runtime(self._settings, warm_up=True))
-                self._stack, self._state = stack, AppState(AgentService(runtime), self._settings)
+                state = AppState(AgentService(runtime), self._settings)
+                if self._watcher is not None:
+                    await stack.enter_async_context(self._watcher(state.agent))
+                self._stack, self._state = stack, state
             self._users += 1
             state = self._state
         try:

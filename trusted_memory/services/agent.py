@@ -127,6 +127,11 @@ class AgentService:
         """Sizes and counts of the store."""
         return await store_stats(self._runtime, self._facts)
 
+    async def change_counter(self) -> int:
+        """How many write transactions the store has committed, in any process (one indexed read)."""
+        async with self._runtime.store.read(snapshot=False) as rx:
+            return await rx.change_counter()
+
     async def add_atom(self, draft: AtomDraft) -> AtomWrite:
         """Store an atom where the trust rules place it (live or quarantine)."""
         self._runtime.writes.take("add_atom")

@@ -20,6 +20,7 @@ from ..model import (
     Atom,
     PendingReview,
 )
+from ..projects import project_name
 from ..queries import AtomFilter
 from ..scan import describe, normalize_for_dedup, scan
 from ..store.db import Store, now
@@ -154,7 +155,7 @@ def build_atom(draft: AtomDraft, settings: Settings, *, strict: bool) -> tuple[A
     importance = (draft.importance or "medium").strip().lower()
     if importance not in IMPORTANCE_LEVELS:
         raise InvalidInput(f"importance must be one of {', '.join(IMPORTANCE_LEVELS)}; got {draft.importance!r}")
-    project = _optional("project", draft.project)
+    project = project_name(_optional("project", draft.project))
     scope = (draft.scope or ("project" if project else "user")).strip().lower()
     if scope not in SCOPES:
         raise InvalidInput(f"scope must be one of {', '.join(SCOPES)}; got {draft.scope!r}")

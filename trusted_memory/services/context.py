@@ -82,6 +82,7 @@ class _Inputs:
     model: UserModel
     buffer: list[str]
     recent_user: list[str]
+    formed: set[str] = field(default_factory=set)  # atoms formed from this very message, when observed first
 
 
 class ContextService:
@@ -146,20 +147,52 @@ class ContextService:
         block.rendered = "\n".join([HEADER, *parts, FOOTER]) if parts else ""
         return block
 
+    async def session_start(self, session_id: str, project: str | None, budget_chars: int | None = None) -> str:
+        """The block for the start of a session (no message yet): the facts, how the user likes answers,
+        what they are working on, and where they left off on this project. Empty when memory is."""
+        budget = budget_chars or self._settings.sessions.context_budget_chars
+        features = self._settings.features
+        model = await self._user_state.model()
+        async with self._store.read() as rx:
+            session = await rx.sessions.get(session_id)
+        recap = await self._resume.at_start(session_id, project, model)
+        room = budget - len(HEADER) - len(FOOTER) - 1
+        parts = [
+            await self._facts_section("", session, int(room * 0.5)),
+            fit("## How this user likes answers (mirror it)", style_lines(model), int(room * 0.1))
+            if features.style_mirroring
+            else "",
+            fit("## What they are working on", state_lines(model), int(room * 0.1)) if features.user_state else "",
+            fit("## Where you left off", recap.lines(), int(room * 0.3)) if recap is not None else "",
+        ]
+        parts = [p for p in parts if p]
+        return "\n".join([HEADER, *parts, FOOTER]) if parts else ""
+
     async def _inputs(self, message: str, session_id: str | None, project: str | None) -> _Inputs:
         session = None
         buffer: list[str] = []
+        formed: set[str] = set()
+        own = one_line(message)
         async with self._store.read() as rx:
             if session_id:
                 session = await rx.sessions.get(session_id)
                 if session is not None:
                     buffer = await rx.sessions.buffer(session.id)
-        own = one_line(message)
+                    if any(line.split(" user ", 1)[1] == own for line in buffer[-3:] if " user " in line[:12]):
+                        formed = await rx.atoms.ids_of_turn(session.id, session.turns)
         recent_user = [line.split(" user ", 1)[1] for line in buffer if " user " in line[:12]]
         if recent_user and recent_user[-1] == own:
-            recent_user.pop()  # observe already recorded this very message
+            # observe already recorded this very message (a caller that observes first): the block
+            # must not repeat it, nor what was formed from it (see `_gather`).
+            recent_user.pop()
+            last = max(i for i, line in enumerate(buffer) if " user " in line[:12])
+            buffer = buffer[:last] + buffer[last + 1 :]
+        else:
+            formed = set()
         model = await self._user_state.model()
-        return _Inputs(message, session, project or (session.project if session else None), model, buffer, recent_user)
+        return _Inputs(
+            message, session, project or (session.project if session else None), model, buffer, recent_user, formed
+        )
 
     async def _gather(self, inputs: _Inputs, session_id: str | None, block: ContextBlock, room: int) -> None:
         """Everything the sections need that involves a search: recall, the recap, a nudge."""
@@ -176,7 +209,10 @@ class ContextService:
             inputs.project,
         )
         block.recalled = [
-            h for h in anticipated.hits if h.atom.project in (None, inputs.project) or h.atom.scope != "project"
+            h
+            for h in anticipated.hits
+            if (h.atom.project in (None, inputs.project) or h.atom.scope != "project")
+            and h.atom.id not in inputs.formed
         ]
         block.intents, block.predicted = anticipated.intents, anticipated.predicted_ids
         block.prediction_fell_back = anticipated.fell_back
@@ -219,7 +255,7 @@ class ContextService:
         if name == "nudge" and block.nudge is not None:
             return fit("## Worth raising once, if it fits the conversation", [f"- {block.nudge.text}"], allowance)
         if name == "index":
-            block.index = await self._index({h.atom.id for h in block.recalled}, inputs.project)
+            block.index = await self._index({h.atom.id for h in block.recalled} | inputs.formed, inputs.project)
             return fit(
                 "## Also in memory (memory action=view id=…)",
                 [f"#{r.id[:8]} [{', '.join(r.tags[:3])}] {preview(r.text, 70)}" for r in block.index],

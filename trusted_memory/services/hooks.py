@@ -42,11 +42,20 @@ class HostHooks:
         self._store = runtime.store
         self._sessions = build_services(runtime).sessions
 
+    async def start(self, session_id: str, project: str | None) -> str:
+        """The block for a session start (Claude Code's SessionStart): facts and where they left off."""
+        return await self._sessions.session_start(session_id, project)
+
     async def prompt(self, session_id: str, prompt: str, project: str | None) -> PromptResult:
-        """Observe the user's prompt as their own words (unless the host made it up) and render the block."""
+        """Render the block for the prompt, then observe the prompt as the user's own words (unless the
+        host made it up).
+
+        The block comes first so that it does not echo the prompt: the model has the prompt already,
+        and neither its buffer line nor the memories just formed from it belong in the block."""
         skipped = machine_prompt(prompt)
         if skipped is None and await self._was_scheduled(prompt):
             skipped = MachinePrompt("the prompt of a scheduled task", relayed=False)
+        block = await self._sessions.context(prompt, session_id=session_id, project=project)
         observed = None
         if skipped is None:
             observed = await self._sessions.observe(
@@ -54,7 +63,6 @@ class HostHooks:
             )
         elif skipped.relayed:
             await self._sessions.mark_untrusted(session_id, [ToolEvent(skipped.reason, kind="subagent")], project)
-        block = await self._sessions.context(prompt, session_id=session_id, project=project)
         return PromptResult(observed, skipped, block.rendered)
 
     async def scheduled(self, session_id: str, prompts: Iterable[str], via: str) -> int:

@@ -95,6 +95,20 @@ class ResumeService:
             source, gap = found
         return await self.recap(source, gap, model)
 
+    async def at_start(self, session_id: str, project: str | None, model: UserModel) -> Recap | None:
+        """The recap for a session start: this session's own state when it resumes (or was compacted),
+        else the last session of the same project, whatever the gap; None without either."""
+        if not self._settings.features.return_after_break:
+            return None
+        async with self._store.read() as rx:
+            session = await rx.sessions.get(session_id)
+            source = session if session is not None and session.turns > 0 else None
+            if source is None and project:
+                source = await rx.sessions.latest_other(session_id, project=project)
+        if source is None:
+            return None
+        return await self.recap(source.id, max(0.0, now() - source.last_at), model)
+
     async def latest(self, session_id: str | None, model: UserModel) -> Recap | None:
         """The recap for the `return_after_break` prompt: what this session resumes (or, without one,
         the most recently active session), whatever the gap."""

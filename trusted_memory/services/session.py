@@ -22,6 +22,7 @@ from ..heuristics import Extracted, extract, note_category, one_line, strip_untr
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job
 from ..llm.jobs import ExtractionOut, extraction_prompt
 from ..model import ATOM_TYPES, RELAYED_REASON, TURN_TYPE, Actor, Session, SessionNote
+from ..projects import project_name
 from ..scan import redact_credentials, scan
 from ..store.db import Store, now
 from .anticipation import AnticipationService
@@ -225,14 +226,16 @@ class SessionService:
         reply = _check_text("assistant_reply", assistant_reply, required=False)
         if len(tool_events) > MAX_TOOL_EVENTS:
             raise InvalidInput(f"at most {MAX_TOOL_EVENTS} tool_events per turn; summarise the rest")
-        project = (project or "").strip() or None
+        given = (project or "").strip() or None
+        project = project_name(given)  # one naming rule for hooks and agents (projects.py)
         ts = now() if said_at is None else check_said_at(said_at)
         read = await read_turn(user_message, reply, _clock(ts))
         lines, notes, own_words = read.lines, read.notes, read.own_words
         # Strict mode: what the agent relays is not the user's word, so neither is its episode nor
         # anything inferred from it. Tracked apart from the tool-event reason, which may come first.
         relayed = not trusted_path and self._settings.trust.agent_writes == "quarantine"
-        reason = indirect_reason(tool_events, project) or (RELAYED_REASON if relayed else None)
+        # A file read outside the project folder is judged against the folder as given, not its name.
+        reason = indirect_reason(tool_events, given) or (RELAYED_REASON if relayed else None)
         conf = self._settings.sessions
         resumed = None
         if self._settings.features.return_after_break:
@@ -402,7 +405,7 @@ class SessionService:
             return None
         ts = now()
         async with self._store.write() as tx:
-            session = await tx.sessions.touch(session_id, project, ts, turn=False)
+            session = await tx.sessions.touch(session_id, project_name(project), ts, turn=False)
             if not session.untrusted:
                 await tx.sessions.mark_untrusted(session_id, reason)
                 await tx.events.append("system", "session_untrusted", f"session:{session_id}", {"reason": reason})
@@ -419,7 +422,13 @@ class SessionService:
     ) -> ContextBlock:
         """The memory block for this message (see services/context.py)."""
         session_id = check_session_id(session_id) if session_id else None
-        return await self._context.context(message, session_id=session_id, project=project, budget_chars=budget_chars)
+        return await self._context.context(
+            message, session_id=session_id, project=project_name(project), budget_chars=budget_chars
+        )
+
+    async def session_start(self, session_id: str, project: str | None) -> str:
+        """The block for the start of a session (see services/context.py)."""
+        return await self._context.session_start(check_session_id(session_id), project_name(project))
 
     # end -----------------------------------------------------------------------------------
     async def end_session(self, session_id: str, *, actor: Actor = "agent") -> EndResult:

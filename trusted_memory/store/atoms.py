@@ -276,6 +276,13 @@ class AtomsRepo:
         """Remove atoms (eviction)."""
         await self._conn.executemany("DELETE FROM atoms WHERE id = ?", [(i,) for i in atom_ids])
 
+    async def ids_of_turn(self, session_id: str, turn: int) -> set[str]:
+        """Ids of the atoms formed from one turn of a session (the session index narrows it)."""
+        async with self._conn.execute(
+            "SELECT id FROM atoms WHERE session_id = ? AND turn = ?", (session_id, turn)
+        ) as cur:
+            return {str(row[0]) for row in await cur.fetchall()}
+
     async def index_rows(self, limit: int) -> builtins.list[tuple[str, str, tuple[str, ...], str, str | None]]:
         """Pointer rows for the memory index: (id, text, tags, scope, project) of live atoms, pinned and
         important first, then newest."""

@@ -388,6 +388,28 @@ M012_CHAT_IMPORTS = Migration(
     ),
 )
 
+
+def _project_rule(table: str) -> tuple[str, ...]:
+    """Statements that bring `table.project` under the naming rule of projects.py, without the git lookup.
+
+    A path becomes its last component (separators `/` or `\\`, trailing ones dropped); every name is
+    then trimmed, lower-cased, with spaces as `-`; an empty one becomes NULL.
+    """
+    path = "rtrim(replace(trim(project), '\\', '/'), '/')"
+    last = f"replace({path}, rtrim({path}, replace({path}, '/', '')), '')"
+    return (
+        f"UPDATE {table} SET project = {last} WHERE project LIKE '%/%' OR project LIKE '%\\%' OR project LIKE '~%'",
+        f"UPDATE {table} SET project = replace(lower(trim(project)), ' ', '-') WHERE project IS NOT NULL",
+        f"UPDATE {table} SET project = NULL WHERE project = ''",
+    )
+
+
+M013_PROJECT_NAMES = Migration(
+    13,
+    "project names under one rule: hooks stored the working directory, agents pass a name",
+    (*_project_rule("atoms"), *_project_rule("sessions"), *_project_rule("episodes")),
+)
+
 MIGRATIONS = (
     M001_FOUNDATION,
     M002_ATOMS,
@@ -401,4 +423,5 @@ MIGRATIONS = (
     M010_EPISODE_SOURCE,
     M011_SESSION_ATOMS,
     M012_CHAT_IMPORTS,
+    M013_PROJECT_NAMES,
 )

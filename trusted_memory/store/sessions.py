@@ -91,11 +91,12 @@ class SessionsRepo:
         ) as cur:
             return [session_from_row(r) for r in await cur.fetchall()]
 
-    async def latest_other(self, session_id: str) -> Session | None:
-        """The most recently active session other than this one."""
+    async def latest_other(self, session_id: str, *, project: str | None = None) -> Session | None:
+        """The most recently active session other than this one (of this project, when one is given)."""
+        where, params = ("id != ? AND project = ?", (session_id, project)) if project else ("id != ?", (session_id,))
         async with self._conn.execute(
-            "SELECT * FROM sessions WHERE id != ? ORDER BY last_at DESC LIMIT 1",
-            (session_id,),
+            f"SELECT * FROM sessions WHERE {where} ORDER BY last_at DESC LIMIT 1",
+            params,
         ) as cur:
             row = await cur.fetchone()
         return session_from_row(row) if row else None
