@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import select
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from trusted_memory.config import Settings, load_settings
 from trusted_memory.model import Atom, PendingReview
@@ -18,13 +24,14 @@ from trusted_memory.services.atoms import AtomDraft, AtomsService
 from trusted_memory.services.runtime import Runtime
 from trusted_memory.webui import Gate, build_app
 
+START_DEADLINE_S = 20.0
 PORT = 8765
 BASE = f"http://127.0.0.1:{PORT}"
 ORIGIN = {"origin": BASE}
 XSS_PROBES = (
     "<script>alert('xss-script')</script>",
     "<a href=\"javascript:alert('xss-link')\">docs</a>",
-    '"><img src=x onerror=alert(\'xss-img\')>',
+    "\"><img src=x onerror=alert('xss-img')>",
 )
 
 
@@ -46,7 +53,9 @@ async def propose(rt: Runtime, field_path: str, value: str, evidence: str = "sai
 
 
 @asynccontextmanager
-async def desk(rt: Runtime, *, login: bool = True, autoescape: bool = True) -> AsyncIterator[tuple[httpx.AsyncClient, Gate]]:
+async def desk(
+    rt: Runtime, *, login: bool = True, autoescape: bool = True
+) -> AsyncIterator[tuple[httpx.AsyncClient, Gate]]:
     """The real desk app over ASGI, optionally logged in with its one-time token."""
     gate = Gate(PORT)
     admin = AdminService(rt)
@@ -70,3 +79,42 @@ async def post(client: httpx.AsyncClient, path: str, data: dict[str, str] | None
     """Submit a desk form as the browser would: own Origin, the page's CSRF token."""
     page = await client.get("/")
     return await client.post(path, data={"csrf": csrf_of(page.text), **(data or {})}, headers=ORIGIN)
+
+
+@contextmanager
+def running_ui(home: Path, *args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """The installed `trusted-memory-admin ui --no-browser` in a child process: (process, login URL)."""
+    exe = Path(sys.executable).parent / "trusted-memory-admin"
+    if not exe.is_file():
+        pytest.skip(f"trusted-memory-admin is not installed next to {sys.executable} (pip install -e .)")
+    env = {"PATH": os.environ["PATH"], "HOME": str(home.parent), "MCP_MEMORY_HOME": str(home), "LANG": "C.UTF-8"}
+    proc = subprocess.Popen(
+        [str(exe), "ui", "--no-browser", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=home.parent,
+    )
+    try:
+        assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], START_DEADLINE_S)
+        line = proc.stdout.readline() if ready else ""
+        match = re.search(r"(http://127\.0\.0\.1:\d+/login\?token=\S+)", line)
+        if not match:
+            proc.kill()
+            _, err = proc.communicate(timeout=10)
+            pytest.fail(f"`ui` printed no login URL within {START_DEADLINE_S}s: {line!r}\n{err}")
+        yield proc, match.group(1)
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()

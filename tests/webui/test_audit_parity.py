@@ -77,7 +77,12 @@ CASES: list[tuple[str, list[str], str, dict[str, str]]] = [
     ("reject", ["reject", "{pending}"], "/pending/{pending}/reject", {}),
     ("prune", ["prune"], "/prune", {}),
     ("facts add", ["facts", "add", "env", "Uses uv"], "/facts/add", {"target": "env", "content": "Uses uv"}),
-    ("facts remove", ["facts", "remove", "user", "Name: Ada"], "/facts/remove", {"target": "user", "old_text": "Name: Ada"}),
+    (
+        "facts remove",
+        ["facts", "remove", "user", "Name: Ada"],
+        "/facts/remove",
+        {"target": "user", "old_text": "Name: Ada"},
+    ),
 ]
 
 

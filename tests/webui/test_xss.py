@@ -36,12 +36,23 @@ def assert_only_escaped(page: str, where: str) -> None:
         if "<" in probe or '"' in probe:
             assert probe not in page, f"raw {probe!r} on {where}"
     assert "<script>alert" not in page and "<img src=x" not in page, where
-    assert 'href="javascript:' not in page.lower() and "onerror=alert" not in page.replace("onerror=alert(&#39;", ""), where
+    assert 'href="javascript:' not in page.lower() and "onerror=alert" not in page.replace("onerror=alert(&#39;", ""), (
+        where
+    )
 
 
 async def pages(client: httpx.AsyncClient, ids: list[str]) -> dict[str, str]:
-    paths = ["/", "/browse", "/browse?status=all", "/browse?tab=facts", "/user", "/audit", "/dashboard",
-             "/browse?q=held", "/browse?q=live+xss"]
+    paths = [
+        "/",
+        "/browse",
+        "/browse?status=all",
+        "/browse?tab=facts",
+        "/user",
+        "/audit",
+        "/dashboard",
+        "/browse?q=held",
+        "/browse?q=live+xss",
+    ]
     paths += [f"/atom/{i}" for i in ids]
     out = {}
     for path in paths:
