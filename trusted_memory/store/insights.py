@@ -90,6 +90,25 @@ class InsightsRepo:
         ) as cur:
             return [(atom_from_row(r), str(r["link_kind"]), float(r["link_weight"])) for r in await cur.fetchall()]
 
+    async def held_count(self, now: float) -> int:
+        """Quarantined atoms still inside their review window (the desk's queue length)."""
+        async with self._conn.execute(
+            "SELECT COUNT(*) FROM atoms WHERE status = 'quarantined' AND (expires_at IS NULL OR expires_at > ?)",
+            (now,),
+        ) as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    async def expired_count(self, now: float) -> int:
+        """Quarantined atoms and pending inferences past their review window (what prune deletes)."""
+        async with self._conn.execute(
+            "SELECT (SELECT COUNT(*) FROM atoms WHERE status = 'quarantined' AND expires_at <= ?) "
+            "+ (SELECT COUNT(*) FROM pending_reviews WHERE expires_at <= ?)",
+            (now, now),
+        ) as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
     async def session_count(self) -> int:
         """How many sessions the store knows."""
         async with self._conn.execute("SELECT COUNT(*) FROM sessions") as cur:

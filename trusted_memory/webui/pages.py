@@ -23,6 +23,7 @@ from .security import session_of
 
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+DESK_CARDS = 50
 LIST_LIMITS = (25, 50, 100, 200)
 Page = Callable[[Desk, Request], Awaitable[Response]]
 TABS = ("atoms", "turns", "facts", "episodes", "sessions")
@@ -64,18 +65,22 @@ async def login(desk: Desk, request: Request) -> Response:
 
 async def review(desk: Desk, request: Request) -> Response:
     """The review desk: quarantined atoms and pending inferences as cards."""
-    atoms = await desk.admin.quarantine(limit=500)
+    atoms = await desk.admin.quarantine(limit=DESK_CARDS)  # a screenful; the next show as these are decided
     pending = await desk.admin.pending()
     sessions = {}
     for sid in {a.session_id for a in atoms if a.session_id}:
         view = await desk.insights.session(sid)
         if view is not None:
             sessions[sid] = view.session
-    expired = await desk.admin.atoms(AtomFilter(status="quarantined", include_expired=True), limit=10_000)
-    now = time.time()
-    expired_count = sum(1 for a in expired if a.expires_at is not None and a.expires_at <= now)
+    expired_count = await desk.insights.expired()
     return desk.render(
-        request, "desk.html", atoms=atoms, pending=pending, sessions=sessions, expired_count=expired_count
+        request,
+        "desk.html",
+        atoms=atoms,
+        held_total=await desk.insights.held(),
+        pending=pending,
+        sessions=sessions,
+        expired_count=expired_count,
     )
 
 

@@ -146,6 +146,16 @@ class AdminInsights:
             days=days,
         )
 
+    async def held(self) -> int:
+        """How many quarantined atoms wait for review."""
+        async with self._store.read() as rx:
+            return await InsightsRepo(rx.conn).held_count(now())
+
+    async def expired(self) -> int:
+        """How many held items a prune would reject now."""
+        async with self._store.read() as rx:
+            return await InsightsRepo(rx.conn).expired_count(now())
+
     async def links(self, atom_id: str, *, limit: int = 30) -> list[tuple[Atom, str, float]]:
         """Atoms associated with this one (temporal, task, semantic), strongest first."""
         async with self._store.read() as rx:
