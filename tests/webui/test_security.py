@@ -132,3 +132,20 @@ async def test_a_redirect_never_leaves_the_desk(runtime: Runtime) -> None:
 
 def test_the_base_url_is_loopback() -> None:
     assert BASE.startswith("http://127.0.0.1:")
+
+
+async def test_an_oversized_or_unsized_change_is_refused(runtime: Runtime) -> None:
+    atom = await add_atom(runtime, "Rust 1.80 stabilised LazyCell", "web")
+    async with desk(runtime) as (client, _):
+        token = csrf_of((await client.get("/")).text)
+        big = await client.post(
+            f"/atom/{atom.id}/approve-edited", data={"csrf": token, "text": "x" * 600_000}, headers=ORIGIN
+        )
+        assert big.status_code == 413
+
+        async def chunks():  # type: ignore[no-untyped-def]
+            yield f"csrf={token}".encode()
+
+        unsized = await client.post(f"/atom/{atom.id}/approve", content=chunks(), headers=ORIGIN)
+        assert unsized.status_code == 413
+    assert (await runtime_atom(runtime, atom.id)).status == "quarantined"

@@ -54,3 +54,15 @@ def test_ui_explains_a_taken_port(tmp_path: Path, capsys: pytest.CaptureFixture[
         code = main(["--home", str(tmp_path / "other"), "ui", "--no-browser", "--port", port])
         err = capsys.readouterr().err
     assert code == 1 and "cannot listen on 127.0.0.1" in err and "--port" in err
+
+
+def test_a_browser_is_opened_only_where_there_is_a_screen(monkeypatch: pytest.MonkeyPatch) -> None:
+    # On a bare terminal `webbrowser` would run a text browser in the foreground, over the desk's output.
+    from trusted_memory.cli import ui_command
+
+    monkeypatch.setattr(ui_command.sys, "platform", "linux")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert not ui_command.has_screen()
+    monkeypatch.setenv("DISPLAY", ":0")
+    assert ui_command.has_screen()

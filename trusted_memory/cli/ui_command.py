@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import socket
 import sys
 import webbrowser
@@ -71,10 +72,16 @@ async def cmd_ui(admin: AdminService, args: argparse.Namespace) -> int:
     url = gate.login_url()
     print(f"review desk: {url}", flush=True)
     print("the link logs in one browser, once; Ctrl-C stops the desk", file=sys.stderr, flush=True)
-    if not args.no_browser:
+    if not args.no_browser and has_screen():
         await asyncio.to_thread(_open, url)
     await server.serve(sockets=[sock])
     return 0
+
+
+def has_screen() -> bool:
+    """True where a graphical browser can open; on a bare terminal `webbrowser` would start a text
+    browser in the foreground and take over the terminal the desk prints to."""
+    return sys.platform in ("darwin", "win32") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
 def _open(url: str) -> None:

@@ -36,6 +36,7 @@ SECURITY_HEADERS = (
     (b"cross-origin-resource-policy", b"same-origin"),
 )
 MAX_SESSIONS = 16
+MAX_BODY_BYTES = 512 * 1024  # the largest form is one edited atom (4,000 characters) or facts entry
 
 
 @dataclass
@@ -152,6 +153,9 @@ class Guard:
         if method not in SAFE_METHODS:
             if method not in ("POST",):
                 return PlainTextResponse("method not allowed", status_code=405)
+            length = headers.get("content-length")
+            if length is None or not length.isdigit() or int(length) > MAX_BODY_BYTES:
+                return PlainTextResponse("a change is a form of at most 512 KiB, with its length", status_code=413)
             origin = headers.get("origin")
             if origin not in self.gate.origins:
                 return refusal(
