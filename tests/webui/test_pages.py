@@ -210,3 +210,30 @@ async def test_prune_rejects_expired_items_only(runtime: Runtime) -> None:
         page = (await client.get("/")).text
     assert "rejected 1 expired" in page and "Reject all expired" not in page
     assert (await AdminService(runtime).atom(fresh.id)).status == "quarantined"
+
+
+async def test_a_held_episode_is_approved_from_the_desk(runtime: Runtime) -> None:
+    from trusted_memory.services.agent import AgentService
+    from trusted_memory.services.session import ToolEvent
+
+    agent = AgentService(runtime)
+    await agent.observe(
+        "web-1",
+        "check the vendor docs for the rate limits",
+        tool_events=[ToolEvent("WebFetch", url="https://vendor.example/docs")],
+    )
+    await agent.observe(
+        "web-1", "We decided to cap our client at 50 requests per second.", assistant_reply="Capped at 50 rps."
+    )
+    await agent.observe("web-1", "Let's add retries with jitter too.", assistant_reply="Added retries with jitter.")
+    ended = await agent.end_session("web-1")
+    assert ended.episode is not None and ended.episode.status == "held"
+    async with desk(runtime) as (client, _):
+        page = (await client.get("/")).text
+        assert "Held episodes" in page and "web-1" in page and "WebFetch" in (await client.get("/session/web-1")).text
+        await post(client, f"/episode/{ended.episode.id}/promote")
+        after = (await client.get("/")).text
+        shown = (await client.get(f"/episode/{ended.episode.id}")).text
+    assert "approved episode" in after and "Held episodes" not in after
+    assert "episode_promoted" in shown
+    assert (await AdminService(runtime).episode(ended.episode.id)).status == "live"

@@ -73,6 +73,7 @@ async def review(desk: Desk, request: Request) -> Response:
         if view is not None:
             sessions[sid] = view.session
     expired_count = await desk.insights.expired()
+    episodes = [e for e in await desk.admin.episodes(include_held=True, limit=200) if e.status != "live"]
     return desk.render(
         request,
         "desk.html",
@@ -81,6 +82,7 @@ async def review(desk: Desk, request: Request) -> Response:
         pending=pending,
         sessions=sessions,
         expired_count=expired_count,
+        episodes=episodes[:DESK_CARDS],
     )
 
 
