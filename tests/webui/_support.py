@@ -59,7 +59,9 @@ async def desk(
     """The real desk app over ASGI, optionally logged in with its one-time token."""
     gate = Gate(PORT)
     admin = AdminService(rt)
-    app = build_app(admin, AdminInsights(rt), gate, autoescape=autoescape)
+    # The product's own default unless a test asks for the broken build: a default that changed
+    # to no escaping must fail these tests, not be overridden by them.
+    app = build_app(admin, AdminInsights(rt), gate, **({} if autoescape else {"autoescape": False}))
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url=BASE) as client:
         if login:
