@@ -51,7 +51,7 @@ def closure(start: str) -> set[str]:
     return seen
 
 
-SUBPACKAGES = {"store", "embed", "llm", "heuristics", "services", "server", "cli"}
+SUBPACKAGES = {"store", "embed", "llm", "heuristics", "services", "server", "cli", "webui"}
 
 
 def layer(name: str) -> str:
@@ -90,9 +90,23 @@ def test_the_agent_side_cannot_reach_the_admin_subtree() -> None:
 
 def test_only_the_admin_cli_uses_the_admin_subtree() -> None:
     users = {n for n, deps in GRAPH.items() if any(in_tree(d, ADMIN) for d in deps) and not in_tree(n, ADMIN)}
-    assert users and all(layer(n) == "cli" for n in users), users
+    assert users and all(layer(n) in ("cli", "webui") for n in users), users
     privileged_users = {n for n, deps in GRAPH.items() if any(in_tree(d, PRIVILEGED) for d in deps)}
     assert privileged_users and all(in_tree(n, ADMIN) for n in privileged_users), privileged_users
+
+
+def test_the_mcp_server_cannot_reach_the_web_desk() -> None:
+    # The desk is the human gate: the MCP server process can neither start nor serve it, and
+    # only the admin CLI's `ui` command imports it.
+    desk = "trusted_memory.webui"
+    assert any(in_tree(n, desk) for n in MODULES)
+    for name in MODULES:
+        if layer(name) in ("server", "services", "store", "root", "embed", "llm", "heuristics"):
+            reached = {n for n in closure(name) if in_tree(n, desk)}
+            assert not reached, f"{name} reaches {reached}"
+    users = {n for n, deps in GRAPH.items() if any(in_tree(d, desk) for d in deps) and not in_tree(n, desk)}
+    assert users == {"trusted_memory.cli.ui_command"}, users
+    assert not any(in_tree(n, desk) for n in closure("trusted_memory.cli.serve"))
 
 
 def test_private_modules_are_used_only_inside_their_package() -> None:
@@ -183,7 +197,8 @@ ALLOWED = {
     "heuristics": {"root", "heuristics"},
     "services": {"root", "store", "embed", "llm", "heuristics", "services"},
     "server": {"root", "services", "embed", "llm", "server"},
-    "cli": {"root", "services", "server", "cli"},
+    "cli": {"root", "services", "server", "cli", "webui"},
+    "webui": {"root", "services", "webui"},
     "entry": {"cli"},
 }
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -230,24 +229,6 @@ def test_precision_and_recall_on_the_labelled_set() -> None:
     assert precision >= 0.8, precision
     assert recall >= 0.6, recall
     assert false_hits / sum(1 for r in rows if not r["expected"]) <= 0.05
-
-
-def test_extract_is_fast() -> None:
-    message = (
-        "I prefer pytest over unittest and we deploy with Docker. The project uses FastAPI with SQLAlchemy, "
-        "and our API is written in Go, the frontend is Next.js. I keep getting ConnectionResetError when the "
-        "worker talks to rabbitmq. Can you look into why the retry loop in src/worker/retry.py doesn't back off? "
-        "My goal is to ship v2 by march 15, so please keep the changes small. From now on, always run black."
-    )
-    assert len(message) <= 500
-    extract(message)
-    best = float("inf")
-    for attempt in range(5):  # the best of several rounds, so a busy machine does not fail the test
-        started = time.perf_counter()
-        for i in range(20):
-            extract(f"{message} ({attempt} {i})")  # distinct texts: no cache can help
-        best = min(best, (time.perf_counter() - started) / 20)
-    assert best < 0.002, f"{best * 1e6:.0f} µs per message"
 
 
 def test_a_sentence_longer_than_the_bound_is_not_extracted() -> None:

@@ -52,6 +52,7 @@ from .review_commands import (
 )
 from .store_commands import cmd_doctor, cmd_export, cmd_import
 from .threads import single_threaded_blas
+from .ui_command import add_ui_command
 
 Command = Callable[[AdminService, argparse.Namespace], Awaitable[int]]
 Direct = Callable[[Settings, argparse.Namespace], Coroutine[Any, Any, int]]
@@ -412,6 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     command("reject", "drop a pending inference", cmd_reject).add_argument("id")
     command("triage", "review the quarantine and pending queues one item at a time", cmd_triage)
     command("prune", "delete expired quarantine and pending reviews", cmd_prune)
+    add_ui_command(commands, common)
 
     audit = command("audit", "show the audit log", cmd_audit)
     audit.epilog = "event kinds: " + ", ".join(EVENT_KINDS)

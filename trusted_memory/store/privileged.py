@@ -20,6 +20,13 @@ class PrivilegedOps:
             (ts, atom_id),
         )
 
+    async def edit_quarantined_text(self, atom_id: str, text: str, digest: str, ts: float) -> None:
+        """Replace a quarantined atom's text with the reviewer's edit (before it is promoted)."""
+        await self._conn.execute(
+            "UPDATE atoms SET text = ?, norm = ?, updated_at = ? WHERE id = ? AND status = 'quarantined'",
+            (text, digest, ts, atom_id),
+        )
+
     async def unpin_atom(self, atom_id: str, ts: float) -> None:
         """Let an atom be forgotten or evicted again."""
         await self._conn.execute("UPDATE atoms SET pinned = 0, updated_at = ? WHERE id = ?", (ts, atom_id))

@@ -11,10 +11,13 @@ from dataclasses import dataclass
 from ...errors import InvalidInput, NotFound
 from ...model import Atom, Episode, Event, PendingReview, Target
 from ...queries import AtomFilter
+from ...scan import normalize_for_dedup
+from ...store.atoms import dedup_digest
 from ...store.counts import StoreCounts, count_records
 from ...store.db import now
 from ...store.privileged import PrivilegedOps
 from ...usermodel import UserModel
+from ..atoms import check_text
 from ..facts import ConsolidateResult, FactsView, FactWrite, check_target
 from ..nudges import NudgePreview
 from ..recall_types import RecallQuery, RecallResult
@@ -83,6 +86,10 @@ class AdminService:
             actor="admin",
         )
 
+    async def replace_fact(self, target: str, old_text: str, content: str) -> FactWrite:
+        """Rewrite the entry `old_text` names with `content`, as the operator."""
+        return await self._facts.replace(check_target(target), old_text, content, actor="admin")
+
     async def remove_fact(self, target: str, old_text: str) -> FactWrite:
         """Remove the entry that `old_text` names, as the operator."""
         return await self._facts.remove(check_target(target), old_text, actor="admin")
@@ -123,6 +130,34 @@ class AdminService:
                 "atom_promoted",
                 f"atom:{atom.id}",
                 {"from_source_class": atom.source_class, "reason": atom.quarantine_reason},
+            )
+            promoted = await tx.atoms.get(atom.id)
+        assert promoted is not None
+        return promoted
+
+    async def promote_edited(self, atom_id: str, text: str) -> Atom:
+        """Release a quarantined atom as human-approved memory with the reviewer's corrected text."""
+        atom = await self.atom(atom_id)
+        if atom.status != "quarantined":
+            raise InvalidInput(f"atom {atom.id} is not quarantined; only held atoms are edited before approval")
+        edited = check_text(text.strip(), atom.type)
+        if not edited:
+            raise InvalidInput("the edited text is empty; write the statement to approve, or reject the atom")
+        ts = now()
+        async with self._store.write() as tx:
+            ops = PrivilegedOps(tx.conn)
+            await ops.edit_quarantined_text(atom.id, edited, dedup_digest(normalize_for_dedup(edited)), ts)
+            await ops.promote_atom(atom.id, ts)
+            await tx.events.append(
+                "admin",
+                "atom_promoted",
+                f"atom:{atom.id}",
+                {
+                    "from_source_class": atom.source_class,
+                    "reason": atom.quarantine_reason,
+                    "edited": True,
+                    "original_text": atom.text,
+                },
             )
             promoted = await tx.atoms.get(atom.id)
         assert promoted is not None
