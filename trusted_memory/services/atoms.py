@@ -238,7 +238,11 @@ class AtomsService:
         atom, norm = build_atom(draft, self._settings, strict=strict)
         # Embedding happens before the write lock is taken; if the embedder is down the atom is
         # still stored and waits in the embed queue.
-        vector = await self._recall.vector_for(atom.embedding_input) if self._recall and atom.status == "live" else None
+        vector = (
+            await self._recall.vector_for(atom.embedding_input, atom.session_id)
+            if self._recall and atom.status == "live"
+            else None
+        )
         await self._budget.make_room(WRITE_FOOTPRINT + len(atom.text.encode("utf-8")) * 3)
         async with self._store.write() as tx:
             existing = await tx.atoms.find_by_norm(norm)

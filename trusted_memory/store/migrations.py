@@ -374,6 +374,33 @@ M011_SESSION_ATOMS = Migration(
     ),
 )
 
+# The next live atom of the same session, after the atom `old` (its vector mixes in old's words).
+_NEXT_IN_SESSION = (
+    "INSERT OR IGNORE INTO embed_queue(atom_num) SELECT num FROM atoms "
+    "WHERE session_id = old.session_id AND status = 'live' AND num > old.num ORDER BY num LIMIT 1"
+)
+
+M012_SESSION_CONTEXT = Migration(
+    12,
+    "vectors of session atoms read in context: re-embedded when the memory before them changes",
+    (
+        # An atom written in a session is embedded with the words of the live memory said before it
+        # (services/recall.py, CONTEXT_WEIGHT). When that memory is forgotten, evicted, quarantined,
+        # promoted or edited, the next one is queued, so no vector keeps words that are gone.
+        f"""CREATE TRIGGER atoms_context_delete AFTER DELETE ON atoms
+           WHEN old.session_id IS NOT NULL AND old.status = 'live' BEGIN
+            {_NEXT_IN_SESSION};
+        END""",
+        f"""CREATE TRIGGER atoms_context_update AFTER UPDATE OF text, cue, status ON atoms
+           WHEN old.session_id IS NOT NULL AND (old.status = 'live' OR new.status = 'live') BEGIN
+            {_NEXT_IN_SESSION};
+        END""",
+        # Vectors stored before this version were embedded without their context.
+        "INSERT OR IGNORE INTO embed_queue(atom_num) SELECT num FROM atoms "
+        "WHERE status = 'live' AND session_id IS NOT NULL",
+    ),
+)
+
 MIGRATIONS = (
     M001_FOUNDATION,
     M002_ATOMS,
@@ -386,4 +413,5 @@ MIGRATIONS = (
     M009_RELAYED,
     M010_EPISODE_SOURCE,
     M011_SESSION_ATOMS,
+    M012_SESSION_CONTEXT,
 )

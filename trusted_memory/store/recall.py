@@ -13,6 +13,8 @@ from .conn import Connection
 # What ranking needs of an atom: (id, status, source class, confidence, created, last recalled, pinned).
 RankFields = tuple[str, str, str, float, float, float | None, int]
 _RANK_COLUMNS = "num, id, status, source_class, confidence, created_at, last_recalled_at, pinned"
+# An atom's text and the question it answers, as model.Atom.embedding_input (t: the table's name).
+_EMBEDDING_INPUT = "{t}.text || COALESCE(char(10) || {t}.cue, '')"
 
 
 def quote_fts(terms: Iterable[str]) -> str:
@@ -184,16 +186,29 @@ class RecallRepo:
             row = await cur.fetchone()
         return int(row[0]) if row else 0
 
-    async def queued(self, limit: int) -> list[tuple[int, str]]:
-        """Live atoms waiting for a vector, as (num, text)."""
+    async def queued(self, limit: int) -> list[tuple[int, str, str | None]]:
+        """Live atoms waiting for a vector, as (num, text, the text of the memory said before it)."""
         async with self._conn.execute(
-            # The text and the question it answers, as Atom.embedding_input.
-            "SELECT atoms.num, atoms.text || COALESCE(char(10) || atoms.cue, '') "
+            # The text and the question it answers, as Atom.embedding_input; the context as session_context.
+            f"SELECT atoms.num, {_EMBEDDING_INPUT.format(t='atoms')}, ("
+            f"SELECT {_EMBEDDING_INPUT.format(t='p')} FROM atoms AS p INDEXED BY atoms_session "
+            "WHERE p.session_id = atoms.session_id AND p.status = 'live' AND p.num < atoms.num "
+            "ORDER BY p.num DESC LIMIT 1) "
             "FROM embed_queue JOIN atoms ON atoms.num = embed_queue.atom_num "
             "WHERE atoms.status = 'live' LIMIT ?",
             (limit,),
         ) as cur:
-            return [(int(r[0]), str(r[1])) for r in await cur.fetchall()]
+            return [(int(r[0]), str(r[1]), None if r[2] is None else str(r[2])) for r in await cur.fetchall()]
+
+    async def session_context(self, session_id: str) -> str | None:
+        """What the next memory of a session is said after: the latest live atom's embedding input."""
+        async with self._conn.execute(
+            f"SELECT {_EMBEDDING_INPUT.format(t='atoms')} FROM atoms INDEXED BY atoms_session "
+            "WHERE session_id = ? AND status = 'live' ORDER BY num DESC LIMIT 1",
+            (session_id,),
+        ) as cur:
+            row = await cur.fetchone()
+        return None if row is None else str(row[0])
 
     async def queue_size(self) -> int:
         """How many atoms wait for a vector."""
