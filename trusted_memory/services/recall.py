@@ -532,7 +532,8 @@ class RecallService:
             )
             rel = relevance(keyword, weights.vector_part(cand.cosine), keyword_weight)
             if cand.linked is not None:
-                rel = max(rel, cand.link_score)
+                # Its own match and its link to a strong hit are two pieces of evidence (noisy-or).
+                rel = 1.0 - (1.0 - rel) * (1.0 - cand.link_score)
             said_then = plan.said_between is not None and plan.said_between[0] <= row[4] < plan.said_between[1]
             if said_then:
                 # "What did I do last May?": what was said then is favoured, not required.
@@ -572,9 +573,8 @@ class RecallService:
         for plan, top in zip(plans, tops, strict=True):
             extra: dict[int, Candidate] = {}
             by_num = {item.num: item for item in top}
-            already = {item.num for item in plan.scored}
             for src, dst, kind, weight, _ in links:
-                if src not in by_num or dst in already:
+                if src not in by_num:
                     continue
                 score = by_num[src].relevance * EXPANSION_DISCOUNT * min(1.0, weight)
                 if dst in extra and extra[dst].link_score >= score:
@@ -587,7 +587,9 @@ class RecallService:
                 admitted = await rx.recall.admitted(list(extra), plan.filters, now=ts)
                 extra = {num: cand for num, cand in extra.items() if num in admitted}
             if extra:
-                plan.scored += self._score(plan, extra, linked_fields, ts)
+                # A hit already scored on its own is scored again with its link's evidence added.
+                plan.scored = [item for item in plan.scored if item.num not in extra]
+                plan.scored += self._score(plan, extra, {**fields, **linked_fields}, ts)
 
     def _result(self, plan: Plan, atoms: dict[int, Atom]) -> RecallResult:
         """One plan's hits: near-duplicates collapsed, explained, cut to the budget."""
@@ -602,7 +604,7 @@ class RecallService:
                 round(item.score, 4),
                 round(item.relevance, 4),
                 round(item.retention, 4),
-                item.linked or plan.why(item.num, atom.text),
+                _explain(plan, item, atom.text),
             )
             for item, atom in kept
         ]
@@ -679,3 +681,11 @@ class RecallService:
         async with self._store.write() as tx:
             await tx.recall.touch(nums, now())
         self.note_own_write()  # recall statistics are no vectors
+
+
+def _explain(plan: Plan, item: Scored, text: str) -> str:
+    """Why a hit matched: its own evidence, and the link that added to it (if any)."""
+    own = plan.why(item.num, text)
+    if not item.linked:
+        return own
+    return item.linked if own == "weak match" else f"{own} + {item.linked}"
