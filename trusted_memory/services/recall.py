@@ -318,9 +318,13 @@ class RecallService:
         if links:
             # The in-memory index may still hold atoms another process (or this one) just forgot.
             live = await tx.recall.live_nums([dst for _, dst, _, _ in links])
-            links = [link for link in links if link[1] in live]
+            links = [link for link in links if link[1] in live][:8]
+            # A same-task link to the atom just before says nothing its full-weight temporal link does
+            # not (expansion keeps the strongest link to each atom): not stored (~50 bytes a turn).
+            temporal = {dst for _, dst, kind, _ in links if kind == "temporal"}
+            links = [link for link in links if not (link[2] == "task" and link[1] in temporal)]
             if links:
-                await tx.recall.link(links[:8])
+                await tx.recall.link(links)
 
     # search ----------------------------------------------------------------------------------
     async def _refresh(self, rx: Reader, *, force: bool = False) -> None:
