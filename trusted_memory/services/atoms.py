@@ -261,18 +261,15 @@ class AtomsService:
             if self._recall is not None and atom.status == "live":
                 await self._recall.index_written(tx, num, vector, atom.session_id)
             kind = "atom_quarantined" if atom.status == "quarantined" else "atom_added"
-            await tx.events.append(
-                actor,
-                kind,
-                f"atom:{atom.id}",
-                {
-                    "type": atom.type,
-                    "source_class": atom.source_class,
-                    "reason": atom.quarantine_reason,
-                    "findings": atom.findings,
-                    "preview": preview(atom.text, 80),
-                },
-            )
+            detail = {
+                "type": atom.type,
+                "source_class": atom.source_class,
+                "reason": atom.quarantine_reason,
+                "findings": atom.findings,
+                "preview": preview(atom.text, 80),
+            }
+            # Absent means none: a live write has no quarantine reason or findings (~35 bytes a turn).
+            await tx.events.append(actor, kind, f"atom:{atom.id}", {k: v for k, v in detail.items() if v is not None})
         await self._budget.settle()
         return AtomWrite(atom.status if atom.status == "quarantined" else "added", atom, _write_message(atom))
 

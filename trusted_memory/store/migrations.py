@@ -401,6 +401,37 @@ M012_SESSION_CONTEXT = Migration(
     ),
 )
 
+M013_COMPACT_LINKS = Migration(
+    13,
+    "associations: kind and weight as small integers (a turn makes about eight links)",
+    (
+        # Every observed turn stores ~8 links, each also in associations_dst: with the kind as text
+        # and the weight as an 8-byte real they took ~400 bytes a turn. The kind is now a code
+        # (store/recall.py LINK_KINDS) and the weight an integer in ten-thousandths (the precision
+        # semantic links were rounded to already), so the same links take about two thirds.
+        """CREATE TABLE associations_compact (
+            src    INTEGER NOT NULL,
+            dst    INTEGER NOT NULL,
+            kind   INTEGER NOT NULL CHECK (kind IN (0, 1, 2)),
+            weight INTEGER NOT NULL CHECK (weight BETWEEN 0 AND 10000),
+            PRIMARY KEY (src, dst, kind)
+        ) WITHOUT ROWID""",
+        "INSERT INTO associations_compact(src, dst, kind, weight) SELECT src, dst, "
+        "CASE kind WHEN 'temporal' THEN 0 WHEN 'task' THEN 1 ELSE 2 END, "
+        "CAST(round(min(max(weight, 0.0), 1.0) * 10000) AS INTEGER) FROM associations",
+        # The cleanup trigger names the table: dropped while the table is swapped, then made again.
+        "DROP TRIGGER atoms_cleanup_delete",
+        "DROP TABLE associations",
+        "ALTER TABLE associations_compact RENAME TO associations",
+        "CREATE INDEX associations_dst ON associations(dst)",
+        """CREATE TRIGGER atoms_cleanup_delete AFTER DELETE ON atoms BEGIN
+            DELETE FROM vectors WHERE atom_num = old.num;
+            DELETE FROM embed_queue WHERE atom_num = old.num;
+            DELETE FROM associations WHERE src = old.num OR dst = old.num;
+        END""",
+    ),
+)
+
 MIGRATIONS = (
     M001_FOUNDATION,
     M002_ATOMS,
@@ -414,4 +445,5 @@ MIGRATIONS = (
     M010_EPISODE_SOURCE,
     M011_SESSION_ATOMS,
     M012_SESSION_CONTEXT,
+    M013_COMPACT_LINKS,
 )
