@@ -15,7 +15,7 @@ from trusted_memory.embed.hashing import HashingEmbedder
 from trusted_memory.embed.openai_http import OpenAIEmbedder
 from trusted_memory.queries import AtomFilter
 from trusted_memory.services.atoms import AtomDraft, AtomsService
-from trusted_memory.services.recall import RecallService
+from trusted_memory.services.recall import CONTEXT_WEIGHT, RecallService
 from trusted_memory.services.recall_types import RecallQuery
 from trusted_memory.services.runtime import Runtime, open_runtime
 
@@ -136,10 +136,76 @@ async def test_session_associations_expand_one_hop(runtime: Runtime) -> None:
         ],
         session_id="s-42",
     )
-    result = await runtime.recall.search(RecallQuery("Which database did we choose for the ledger?"))
+    # Asked about the later atom: the earlier one comes in through its link (the later one is embedded
+    # after the earlier one, so it would match the earlier one's question by meaning as well).
+    result = await runtime.recall.search(RecallQuery("where do the alembic migrations run from?"))
     matched = {h.atom.text: h.matched for h in result.hits}
-    assert "We picked Postgres 16 for the ledger service" in matched
-    assert matched["Migrations run with alembic from the ops folder"].startswith("linked (")
+    assert "Migrations run with alembic from the ops folder" in matched
+    assert "linked (" in matched["We picked Postgres 16 for the ledger service"]
+
+
+async def stored_vector(runtime: Runtime, atom_id: str) -> np.ndarray:
+    """The vector the store holds for an atom, read back as the index reads it."""
+    from trusted_memory.embed.index import dequantize
+
+    async with runtime.store.read() as rx:
+        num = await rx.recall.num_of(atom_id)
+        assert num is not None
+        space = await rx.recall.space()
+        rows = {n: (scale, blob) for n, _, scale, blob in await rx.recall.vectors_since(space, 0)}
+    return dequantize(*rows[num])
+
+
+async def test_a_turn_is_embedded_in_its_context(runtime: Runtime) -> None:
+    atoms = atoms_of(runtime)
+    story = ["my cat pickle swallowed a hair tie last night", "tabby, shes 6 and a total menace"]
+    ids = await seed(atoms, [(t, "note") for t in story], session_id="chat-1")
+    alone = await seed(atoms, [("our neighbour's beagle barks all night", "note")])  # no session: no context
+    embedder = runtime.recall.embedder()
+    own = {
+        t: v
+        for t, v in zip(
+            story + ["our neighbour's beagle barks all night"],
+            await embedder.embed_batch(story + ["our neighbour's beagle barks all night"]),
+            strict=True,
+        )
+    }
+    mixed = own[story[1]] + CONTEXT_WEIGHT * own[story[0]]
+    mixed /= np.linalg.norm(mixed)
+    assert float(await stored_vector(runtime, ids[story[1]]) @ mixed) > 0.999
+    assert float(await stored_vector(runtime, ids[story[0]]) @ own[story[0]]) > 0.999  # first of its session
+    assert (
+        float(
+            await stored_vector(runtime, alone["our neighbour's beagle barks all night"])
+            @ own["our neighbour's beagle barks all night"]
+        )
+        > 0.999
+    )
+    # The answer is found by meaning through what it was said after (not through its link to that turn);
+    # it shares no word with the question.
+    question = "how old is pickle?"
+    assert story[1] in await texts(runtime, question, mode="vector", k=2, expand=False)
+    assert story[1] not in await texts(runtime, question, mode="keyword", expand=False)
+
+
+async def test_the_queue_rebuilds_context_vectors_and_forgetting_drops_the_context(runtime: Runtime) -> None:
+    atoms = atoms_of(runtime)
+    story = ["we moved to preston in may", "the bathroom has pink tiles everywhere", "going green subway tiles"]
+    ids = await seed(atoms, [(t, "note") for t in story], session_id="chat-2")
+    before = await stored_vector(runtime, ids[story[2]])
+    async with runtime.store.write() as tx:
+        assert await tx.recall.requeue_all() == 3
+    assert await runtime.recall.drain_queue() == 3
+    assert float(await stored_vector(runtime, ids[story[2]]) @ before) > 0.999  # the same vector as on write
+    # Forgetting the middle turn queues the last one, which is then read after the first turn instead.
+    await atoms.forget(ids[story[1]])
+    async with runtime.store.read() as rx:
+        assert await rx.recall.queue_size() == 1
+    assert await runtime.recall.drain_queue() == 1
+    own = dict(zip(story, await runtime.recall.embedder().embed_batch(story), strict=True))
+    expected = own[story[2]] + CONTEXT_WEIGHT * own[story[0]]
+    expected /= np.linalg.norm(expected)
+    assert float(await stored_vector(runtime, ids[story[2]]) @ expected) > 0.999
 
 
 async def test_a_filtered_search_keeps_the_linked_atoms_it_leaves_out_searchable(runtime: Runtime) -> None:

@@ -1,4 +1,4 @@
-"""Schema migrations: a failed one leaves the previous version, a newer schema is refused."""
+"""Schema migrations: a failed one leaves the previous version, a newer schema is refused, data survives."""
 
 from __future__ import annotations
 
@@ -37,3 +37,42 @@ async def test_newer_schema_is_refused(tmp_path: Path) -> None:
     conn.close()
     with pytest.raises(MigrationError, match="newer"):
         await Store.open(path)
+
+
+async def test_links_keep_their_kind_and_weight_through_the_compact_form(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    before = tuple(m for m in MIGRATIONS if m.version < 13)
+    await (await Store.open(path, before)).close()
+    conn = sqlite3.connect(path)
+    for i in (1, 2, 3):
+        conn.execute(
+            "INSERT INTO atoms(num, id, type, text, norm, source_class, confidence, importance, scope, status, "
+            "created_at, updated_at, session_id) VALUES (?, ?, 'note', ?, ?, 'user_said', 1, 'medium', 'user', "
+            "'live', 0, 0, 's')",
+            (i, f"a{i}", f"text {i}", f"text {i}"),
+        )
+    conn.execute(
+        "INSERT INTO associations(src, dst, kind, weight) VALUES (2, 1, 'temporal', 1.0), "
+        "(3, 1, 'task', 0.5), (3, 2, 'semantic', 0.4321)"
+    )
+    conn.commit()
+    conn.close()
+    store = await Store.open(path)
+    async with store.read() as rx:
+        links = await rx.recall.neighbours([3])
+        assert [(this, other, kind, weight) for this, other, kind, weight, _ in links] == [
+            (3, 1, "task", 0.5),
+            (3, 2, "semantic", 0.4321),
+        ]
+    await store.close()
+    conn = sqlite3.connect(path)
+    conn.execute("DELETE FROM atoms WHERE num = 1")  # the cleanup trigger still knows the table
+    conn.commit()
+    conn.close()
+    store = await Store.open(path)
+    async with store.read() as rx:
+        assert [(t, o, k) for t, o, k, _, _ in await rx.recall.neighbours([2, 3])] == [
+            (3, 2, "semantic"),
+            (2, 3, "semantic"),
+        ]
+    await store.close()

@@ -57,6 +57,13 @@ def quantize(vector: Vector) -> tuple[float, bytes]:
     return scale, np.round(vector / scale).astype(np.int8).tobytes()
 
 
+def with_context(own: Vector, context: Vector, weight: float) -> Vector:
+    """A unit vector of a text read after another: its own plus `weight` of the other's, renormalised."""
+    mixed = (own + np.float32(weight) * context).astype(np.float32)
+    norm = float(np.linalg.norm(mixed))
+    return mixed / np.float32(norm) if norm > 0 else own
+
+
 def dequantize_many(scales: Sequence[float], blobs: Sequence[bytes], dims: int) -> Vector:
     """Rebuild many unit vectors at once (loading an index of 100k vectors row by row takes seconds)."""
     matrix = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), dims).astype(np.float32)

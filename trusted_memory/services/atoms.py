@@ -239,7 +239,11 @@ class AtomsService:
         atom, norm = build_atom(draft, self._settings, strict=strict)
         # Embedding happens before the write lock is taken; if the embedder is down the atom is
         # still stored and waits in the embed queue.
-        vector = await self._recall.vector_for(atom.embedding_input) if self._recall and atom.status == "live" else None
+        vector = (
+            await self._recall.vector_for(atom.embedding_input, atom.session_id)
+            if self._recall and atom.status == "live"
+            else None
+        )
         await self._budget.make_room(WRITE_FOOTPRINT + len(atom.text.encode("utf-8")) * 3)
         async with self._store.write() as tx:
             existing = await tx.atoms.find_by_norm(norm)
@@ -258,18 +262,15 @@ class AtomsService:
             if self._recall is not None and atom.status == "live":
                 await self._recall.index_written(tx, num, vector, atom.session_id)
             kind = "atom_quarantined" if atom.status == "quarantined" else "atom_added"
-            await tx.events.append(
-                actor,
-                kind,
-                f"atom:{atom.id}",
-                {
-                    "type": atom.type,
-                    "source_class": atom.source_class,
-                    "reason": atom.quarantine_reason,
-                    "findings": atom.findings,
-                    "preview": preview(atom.text, 80),
-                },
-            )
+            detail = {
+                "type": atom.type,
+                "source_class": atom.source_class,
+                "reason": atom.quarantine_reason,
+                "findings": atom.findings,
+                "preview": preview(atom.text, 80),
+            }
+            # Absent means none: a live write has no quarantine reason or findings (~35 bytes a turn).
+            await tx.events.append(actor, kind, f"atom:{atom.id}", {k: v for k, v in detail.items() if v is not None})
         await self._budget.settle()
         return AtomWrite(atom.status if atom.status == "quarantined" else "added", atom, _write_message(atom))
 

@@ -88,6 +88,13 @@ LOAD_CHUNK = 8192
 NARROW_OVERFETCH = 4
 NARROW_MAX_CHECKED = 4096
 TEXT_VECTOR_CACHE = 4096
+# A memory said in a session is embedded in its context: its own vector plus this share of the vector
+# of the live memory said just before it in the session, renormalised. A chat turn means what it means
+# after the one before ("tabby, shes 6" after "my cat pickle ..."). On the conversation tuning set this
+# lifts hybrid R@10 by ~3 points with `hash` and ~5 with MiniLM (0.3-0.7 land within noise; 1.0 drowns
+# the turn's own words); memories without a session (one-line notes) are embedded alone.
+CONTEXT_WEIGHT = 0.5
+OWN_VECTOR_CACHE = 256  # own vectors of recent texts: the context of the next write is usually among them
 
 
 class RecallService:
@@ -108,6 +115,7 @@ class RecallService:
         self._background = background or Background()
         self._flush_task: asyncio.Task[Any] | None = None
         self._text_vectors: dict[str, npt.NDArray[np.float32]] = {}  # facts entries are re-compared often
+        self._own_vectors: dict[str, npt.NDArray[np.float32]] = {}  # a text's vector alone (see CONTEXT_WEIGHT)
         self._drain_task: asyncio.Task[Any] | None = None
         self._worker: ThreadPoolExecutor | None = None  # the matrix product of large indexes
         self.health = EmbedderHealth()
@@ -179,6 +187,7 @@ class RecallService:
             await tx.events.append("system", "embedding_space_changed", None, {"space": fingerprint, "queued": queued})
         if self._index is not None:
             self._index.clear()
+        self._own_vectors.clear()  # vectors of the old space
         return queued
 
     async def drain_queue(self, progress: Any = None) -> int:
@@ -190,12 +199,12 @@ class RecallService:
                 batch = await rx.recall.queued(self._settings.embedding.batch_size or DRAIN_BATCH)
             if not batch:
                 return done
-            vectors = await self._embed([text for _, text in batch])
+            vectors = await self._in_context([(text, context) for _, text, context in batch])
             if vectors is None:
                 return done
             from ..embed.index import quantize  # lazy: numpy
 
-            rows = [(num, space, *quantize(vec)) for (num, _), vec in zip(batch, vectors, strict=True)]
+            rows = [(num, space, *quantize(vec)) for (num, _, _), vec in zip(batch, vectors, strict=True)]
             async with self._store.write() as tx:
                 await tx.recall.put_vectors(rows)
             done += len(rows)
@@ -234,10 +243,45 @@ class RecallService:
             cached.update({h: (scale, blob) for h, scale, blob in rows})
         return np.stack([dequantize(*cached[h]) for h in hashes])
 
+    async def _in_context(self, items: Sequence[tuple[str, str | None]]) -> list[npt.NDArray[np.float32]] | None:
+        """Vectors of (text, context) pairs: the text's own, with CONTEXT_WEIGHT of its context's mixed in."""
+        wanted = list(dict.fromkeys(t for pair in items for t in pair if t is not None))
+        missing = [t for t in wanted if t not in self._own_vectors]
+        if missing:
+            vectors = await self._embed(missing)
+            if vectors is None:
+                return None
+            if len(self._own_vectors) + len(missing) > OWN_VECTOR_CACHE:
+                self._own_vectors.clear()
+            self._own_vectors.update(zip(missing, vectors, strict=True))
+        # Read every vector before the cache can be cleared by a later batch.
+        own = {t: self._own_vectors[t] for t in wanted if t in self._own_vectors}
+        if len(own) < len(wanted):  # more distinct texts in one batch than the cache holds
+            vectors = await self._embed([t for t in wanted if t not in own])
+            if vectors is None:
+                return None
+            own.update(zip([t for t in wanted if t not in own], vectors, strict=True))
+        from ..embed.index import with_context  # lazy: numpy
+
+        return [
+            own[text] if context is None else with_context(own[text], own[context], CONTEXT_WEIGHT)
+            for text, context in items
+        ]
+
     # writes ----------------------------------------------------------------------------------
-    async def vector_for(self, text: str) -> tuple[str, float, bytes, npt.NDArray[np.float32]] | None:
-        """Embed a text for storing with its atom: (space, scale, blob, vector), or None if down."""
-        vectors = await self._embed([text])
+    async def vector_for(
+        self, text: str, session_id: str | None = None
+    ) -> tuple[str, float, bytes, npt.NDArray[np.float32]] | None:
+        """Embed a text for storing with its atom: (space, scale, blob, vector), or None if down.
+
+        With a session, the text is read in its context: the latest live memory of that session
+        (see CONTEXT_WEIGHT); the embed queue (RecallRepo.queued) rebuilds the same vector.
+        """
+        context = None
+        if session_id:
+            async with self._store.read() as rx:
+                context = await rx.recall.session_context(session_id)
+        vectors = await self._in_context([(text, context)])
         if vectors is None:
             return None
         from ..embed.index import quantize  # lazy: numpy
@@ -274,9 +318,13 @@ class RecallService:
         if links:
             # The in-memory index may still hold atoms another process (or this one) just forgot.
             live = await tx.recall.live_nums([dst for _, dst, _, _ in links])
-            links = [link for link in links if link[1] in live]
+            links = [link for link in links if link[1] in live][:8]
+            # A same-task link to the atom just before says nothing its full-weight temporal link does
+            # not (expansion keeps the strongest link to each atom): not stored (~50 bytes a turn).
+            temporal = {dst for _, dst, kind, _ in links if kind == "temporal"}
+            links = [link for link in links if not (link[2] == "task" and link[1] in temporal)]
             if links:
-                await tx.recall.link(links[:8])
+                await tx.recall.link(links)
 
     # search ----------------------------------------------------------------------------------
     async def _refresh(self, rx: Reader, *, force: bool = False) -> None:
@@ -488,7 +536,8 @@ class RecallService:
             )
             rel = relevance(keyword, weights.vector_part(cand.cosine), keyword_weight)
             if cand.linked is not None:
-                rel = max(rel, cand.link_score)
+                # Its own match and its link to a strong hit are two pieces of evidence (noisy-or).
+                rel = 1.0 - (1.0 - rel) * (1.0 - cand.link_score)
             said_then = plan.said_between is not None and plan.said_between[0] <= row[4] < plan.said_between[1]
             if said_then:
                 # "What did I do last May?": what was said then is favoured, not required.
@@ -528,9 +577,8 @@ class RecallService:
         for plan, top in zip(plans, tops, strict=True):
             extra: dict[int, Candidate] = {}
             by_num = {item.num: item for item in top}
-            already = {item.num for item in plan.scored}
             for src, dst, kind, weight, _ in links:
-                if src not in by_num or dst in already:
+                if src not in by_num:
                     continue
                 score = by_num[src].relevance * EXPANSION_DISCOUNT * min(1.0, weight)
                 if dst in extra and extra[dst].link_score >= score:
@@ -543,7 +591,9 @@ class RecallService:
                 admitted = await rx.recall.admitted(list(extra), plan.filters, now=ts)
                 extra = {num: cand for num, cand in extra.items() if num in admitted}
             if extra:
-                plan.scored += self._score(plan, extra, linked_fields, ts)
+                # A hit already scored on its own is scored again with its link's evidence added.
+                plan.scored = [item for item in plan.scored if item.num not in extra]
+                plan.scored += self._score(plan, extra, {**fields, **linked_fields}, ts)
 
     def _result(self, plan: Plan, atoms: dict[int, Atom]) -> RecallResult:
         """One plan's hits: near-duplicates collapsed, explained, cut to the budget."""
@@ -558,7 +608,7 @@ class RecallService:
                 round(item.score, 4),
                 round(item.relevance, 4),
                 round(item.retention, 4),
-                item.linked or plan.why(item.num, atom.text),
+                _explain(plan, item, atom.text),
             )
             for item, atom in kept
         ]
@@ -635,3 +685,11 @@ class RecallService:
         async with self._store.write() as tx:
             await tx.recall.touch(nums, now())
         self.note_own_write()  # recall statistics are no vectors
+
+
+def _explain(plan: Plan, item: Scored, text: str) -> str:
+    """Why a hit matched: its own evidence, and the link that added to it (if any)."""
+    own = plan.why(item.num, text)
+    if not item.linked:
+        return own
+    return item.linked if own == "weak match" else f"{own} + {item.linked}"

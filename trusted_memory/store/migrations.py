@@ -408,6 +408,64 @@ M013_PROJECT_NAMES = Migration(
     13,
     "project names under one rule: hooks stored the working directory, agents pass a name",
     (*_project_rule("atoms"), *_project_rule("sessions"), *_project_rule("episodes")),
+
+
+# The next live atom of the same session, after the atom `old` (its vector mixes in old's words).
+_NEXT_IN_SESSION = (
+    "INSERT OR IGNORE INTO embed_queue(atom_num) SELECT num FROM atoms "
+    "WHERE session_id = old.session_id AND status = 'live' AND num > old.num ORDER BY num LIMIT 1"
+)
+
+M014_SESSION_CONTEXT = Migration(
+    14,
+    "vectors of session atoms read in context: re-embedded when the memory before them changes",
+    (
+        # An atom written in a session is embedded with the words of the live memory said before it
+        # (services/recall.py, CONTEXT_WEIGHT). When that memory is forgotten, evicted, quarantined,
+        # promoted or edited, the next one is queued, so no vector keeps words that are gone.
+        f"""CREATE TRIGGER atoms_context_delete AFTER DELETE ON atoms
+           WHEN old.session_id IS NOT NULL AND old.status = 'live' BEGIN
+            {_NEXT_IN_SESSION};
+        END""",
+        f"""CREATE TRIGGER atoms_context_update AFTER UPDATE OF text, cue, status ON atoms
+           WHEN old.session_id IS NOT NULL AND (old.status = 'live' OR new.status = 'live') BEGIN
+            {_NEXT_IN_SESSION};
+        END""",
+        # Vectors stored before this version were embedded without their context.
+        "INSERT OR IGNORE INTO embed_queue(atom_num) SELECT num FROM atoms "
+        "WHERE status = 'live' AND session_id IS NOT NULL",
+    ),
+)
+
+M015_COMPACT_LINKS = Migration(
+    15,
+    "associations: kind and weight as small integers (a turn makes about eight links)",
+    (
+        # Every observed turn stores ~8 links, each also in associations_dst: with the kind as text
+        # and the weight as an 8-byte real they took ~400 bytes a turn. The kind is now a code
+        # (store/recall.py LINK_KINDS) and the weight an integer in ten-thousandths (the precision
+        # semantic links were rounded to already), so the same links take about two thirds.
+        """CREATE TABLE associations_compact (
+            src    INTEGER NOT NULL,
+            dst    INTEGER NOT NULL,
+            kind   INTEGER NOT NULL CHECK (kind IN (0, 1, 2)),
+            weight INTEGER NOT NULL CHECK (weight BETWEEN 0 AND 10000),
+            PRIMARY KEY (src, dst, kind)
+        ) WITHOUT ROWID""",
+        "INSERT INTO associations_compact(src, dst, kind, weight) SELECT src, dst, "
+        "CASE kind WHEN 'temporal' THEN 0 WHEN 'task' THEN 1 ELSE 2 END, "
+        "CAST(round(min(max(weight, 0.0), 1.0) * 10000) AS INTEGER) FROM associations",
+        # The cleanup trigger names the table: dropped while the table is swapped, then made again.
+        "DROP TRIGGER atoms_cleanup_delete",
+        "DROP TABLE associations",
+        "ALTER TABLE associations_compact RENAME TO associations",
+        "CREATE INDEX associations_dst ON associations(dst)",
+        """CREATE TRIGGER atoms_cleanup_delete AFTER DELETE ON atoms BEGIN
+            DELETE FROM vectors WHERE atom_num = old.num;
+            DELETE FROM embed_queue WHERE atom_num = old.num;
+            DELETE FROM associations WHERE src = old.num OR dst = old.num;
+        END""",
+    ),
 )
 
 MIGRATIONS = (
@@ -424,4 +482,6 @@ MIGRATIONS = (
     M011_SESSION_ATOMS,
     M012_CHAT_IMPORTS,
     M013_PROJECT_NAMES,
+    M014_SESSION_CONTEXT,
+    M015_COMPACT_LINKS,
 )

@@ -13,6 +13,13 @@ from .conn import Connection
 # What ranking needs of an atom: (id, status, source class, confidence, created, last recalled, pinned).
 RankFields = tuple[str, str, str, float, float, float | None, int]
 _RANK_COLUMNS = "num, id, status, source_class, confidence, created_at, last_recalled_at, pinned"
+# Link kinds as stored (migration 15), and the scale of stored link weights.
+LINK_KINDS = ("temporal", "task", "semantic")
+_KIND_CODE = {kind: code for code, kind in enumerate(LINK_KINDS)}
+_KIND_NAME = "CASE kind WHEN 0 THEN 'temporal' WHEN 1 THEN 'task' ELSE 'semantic' END"
+_WEIGHT_SCALE = 10000
+# An atom's text and the question it answers, as model.Atom.embedding_input (t: the table's name).
+_EMBEDDING_INPUT = "{t}.text || COALESCE(char(10) || {t}.cue, '')"
 
 
 def quote_fts(terms: Iterable[str]) -> str:
@@ -184,16 +191,29 @@ class RecallRepo:
             row = await cur.fetchone()
         return int(row[0]) if row else 0
 
-    async def queued(self, limit: int) -> list[tuple[int, str]]:
-        """Live atoms waiting for a vector, as (num, text)."""
+    async def queued(self, limit: int) -> list[tuple[int, str, str | None]]:
+        """Live atoms waiting for a vector, as (num, text, the text of the memory said before it)."""
         async with self._conn.execute(
-            # The text and the question it answers, as Atom.embedding_input.
-            "SELECT atoms.num, atoms.text || COALESCE(char(10) || atoms.cue, '') "
+            # The text and the question it answers, as Atom.embedding_input; the context as session_context.
+            f"SELECT atoms.num, {_EMBEDDING_INPUT.format(t='atoms')}, ("
+            f"SELECT {_EMBEDDING_INPUT.format(t='p')} FROM atoms AS p INDEXED BY atoms_session "
+            "WHERE p.session_id = atoms.session_id AND p.status = 'live' AND p.num < atoms.num "
+            "ORDER BY p.num DESC LIMIT 1) "
             "FROM embed_queue JOIN atoms ON atoms.num = embed_queue.atom_num "
             "WHERE atoms.status = 'live' LIMIT ?",
             (limit,),
         ) as cur:
-            return [(int(r[0]), str(r[1])) for r in await cur.fetchall()]
+            return [(int(r[0]), str(r[1]), None if r[2] is None else str(r[2])) for r in await cur.fetchall()]
+
+    async def session_context(self, session_id: str) -> str | None:
+        """What the next memory of a session is said after: the latest live atom's embedding input."""
+        async with self._conn.execute(
+            f"SELECT {_EMBEDDING_INPUT.format(t='atoms')} FROM atoms INDEXED BY atoms_session "
+            "WHERE session_id = ? AND status = 'live' ORDER BY num DESC LIMIT 1",
+            (session_id,),
+        ) as cur:
+            row = await cur.fetchone()
+        return None if row is None else str(row[0])
 
     async def queue_size(self) -> int:
         """How many atoms wait for a vector."""
@@ -214,9 +234,15 @@ class RecallRepo:
 
     async def link(self, rows: Sequence[tuple[int, int, str, float]]) -> None:
         """Store (src, dst, kind, weight) links; each is stored once and read from both ends."""
+        unknown = {kind for _, _, kind, _ in rows} - _KIND_CODE.keys()
+        if unknown:
+            raise ValueError(f"unknown link kind {sorted(unknown)}; one of {', '.join(LINK_KINDS)}")
         await self._conn.executemany(
             "INSERT OR REPLACE INTO associations(src, dst, kind, weight) VALUES (?, ?, ?, ?)",
-            rows,
+            [
+                (src, dst, _KIND_CODE[kind], round(min(max(weight, 0.0), 1.0) * _WEIGHT_SCALE))
+                for src, dst, kind, weight in rows
+            ],
         )
 
     async def live_nums(self, nums: Sequence[int]) -> set[int]:
@@ -241,8 +267,10 @@ class RecallRepo:
         async with self._conn.execute(
             "SELECT l.this, l.other, l.kind, l.weight, a.id, a.status, a.source_class, a.confidence, a.created_at, "
             "a.last_recalled_at, a.pinned FROM ("
-            f"SELECT 0 AS part, src AS this, dst AS other, kind, weight FROM associations WHERE src IN ({marks}) "
-            f"UNION ALL SELECT 1, dst, src, kind, weight FROM associations WHERE dst IN ({marks})"
+            f"SELECT 0 AS part, src AS this, dst AS other, {_KIND_NAME} AS kind, weight / {_WEIGHT_SCALE}.0 AS weight "
+            f"FROM associations WHERE src IN ({marks}) "
+            f"UNION ALL SELECT 1, dst, src, {_KIND_NAME}, weight / {_WEIGHT_SCALE}.0 "
+            f"FROM associations WHERE dst IN ({marks})"
             ") AS l LEFT JOIN atoms AS a ON a.num = l.other ORDER BY l.part, l.this, l.other, l.kind",
             [*nums, *nums],
         ) as cur:
