@@ -408,6 +408,7 @@ M013_PROJECT_NAMES = Migration(
     13,
     "project names under one rule: hooks stored the working directory, agents pass a name",
     (*_project_rule("atoms"), *_project_rule("sessions"), *_project_rule("episodes")),
+)
 
 
 # The next live atom of the same session, after the atom `old` (its vector mixes in old's words).

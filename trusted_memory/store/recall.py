@@ -15,9 +15,9 @@ RankFields = tuple[str, str, str, float, float, float | None, int]
 _RANK_COLUMNS = "num, id, status, source_class, confidence, created_at, last_recalled_at, pinned"
 # Link kinds as stored (migration 15), and the scale of stored link weights.
 LINK_KINDS = ("temporal", "task", "semantic")
-_KIND_CODE = {kind: code for code, kind in enumerate(LINK_KINDS)}
-_KIND_NAME = "CASE kind WHEN 0 THEN 'temporal' WHEN 1 THEN 'task' ELSE 'semantic' END"
-_WEIGHT_SCALE = 10000
+LINK_KIND_CODE = {kind: code for code, kind in enumerate(LINK_KINDS)}
+LINK_KIND_NAME_SQL = "CASE kind WHEN 0 THEN 'temporal' WHEN 1 THEN 'task' ELSE 'semantic' END"
+LINK_WEIGHT_SCALE = 10000
 # An atom's text and the question it answers, as model.Atom.embedding_input (t: the table's name).
 _EMBEDDING_INPUT = "{t}.text || COALESCE(char(10) || {t}.cue, '')"
 
@@ -234,13 +234,13 @@ class RecallRepo:
 
     async def link(self, rows: Sequence[tuple[int, int, str, float]]) -> None:
         """Store (src, dst, kind, weight) links; each is stored once and read from both ends."""
-        unknown = {kind for _, _, kind, _ in rows} - _KIND_CODE.keys()
+        unknown = {kind for _, _, kind, _ in rows} - LINK_KIND_CODE.keys()
         if unknown:
             raise ValueError(f"unknown link kind {sorted(unknown)}; one of {', '.join(LINK_KINDS)}")
         await self._conn.executemany(
             "INSERT OR REPLACE INTO associations(src, dst, kind, weight) VALUES (?, ?, ?, ?)",
             [
-                (src, dst, _KIND_CODE[kind], round(min(max(weight, 0.0), 1.0) * _WEIGHT_SCALE))
+                (src, dst, LINK_KIND_CODE[kind], round(min(max(weight, 0.0), 1.0) * LINK_WEIGHT_SCALE))
                 for src, dst, kind, weight in rows
             ],
         )
@@ -267,9 +267,10 @@ class RecallRepo:
         async with self._conn.execute(
             "SELECT l.this, l.other, l.kind, l.weight, a.id, a.status, a.source_class, a.confidence, a.created_at, "
             "a.last_recalled_at, a.pinned FROM ("
-            f"SELECT 0 AS part, src AS this, dst AS other, {_KIND_NAME} AS kind, weight / {_WEIGHT_SCALE}.0 AS weight "
+            f"SELECT 0 AS part, src AS this, dst AS other, {LINK_KIND_NAME_SQL} AS kind, "
+            f"weight / {LINK_WEIGHT_SCALE}.0 AS weight "
             f"FROM associations WHERE src IN ({marks}) "
-            f"UNION ALL SELECT 1, dst, src, {_KIND_NAME}, weight / {_WEIGHT_SCALE}.0 "
+            f"UNION ALL SELECT 1, dst, src, {LINK_KIND_NAME_SQL}, weight / {LINK_WEIGHT_SCALE}.0 "
             f"FROM associations WHERE dst IN ({marks})"
             ") AS l LEFT JOIN atoms AS a ON a.num = l.other ORDER BY l.part, l.this, l.other, l.kind",
             [*nums, *nums],

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from ..model import Episode, Session, SessionNote
 from .conn import Connection
+from .recall import LINK_KIND_CODE, LINK_KIND_NAME_SQL, LINK_WEIGHT_SCALE
 from .sessions import session_from_row
 
 # (atom id, space, scale, int8 blob) of one stored vector.
@@ -138,8 +139,9 @@ class TransferRepo:
     async def links(self) -> builtins.list[LinkRow]:
         """Every association, by the atom ids at both ends."""
         async with self._conn.execute(
-            "SELECT s.id, d.id, a.kind, a.weight FROM associations a "
-            "JOIN atoms s ON s.num = a.src JOIN atoms d ON d.num = a.dst ORDER BY s.id, d.id, a.kind"
+            f"SELECT s.id, d.id, {LINK_KIND_NAME_SQL.replace('kind', 'a.kind')}, a.weight * 1.0 / {LINK_WEIGHT_SCALE} "
+            "FROM associations a JOIN atoms s ON s.num = a.src JOIN atoms d ON d.num = a.dst "
+            "ORDER BY s.id, d.id, a.kind"
         ) as cur:
             return [(str(r[0]), str(r[1]), str(r[2]), float(r[3])) for r in await cur.fetchall()]
 
@@ -154,7 +156,7 @@ class TransferRepo:
             return None
         cur = await self._conn.execute(
             "INSERT OR IGNORE INTO associations(src, dst, kind, weight) VALUES (?, ?, ?, ?)",
-            (row[0], row[1], kind, weight),
+            (row[0], row[1], LINK_KIND_CODE[kind], round(min(max(weight, 0.0), 1.0) * LINK_WEIGHT_SCALE)),
         )
         return bool(cur.rowcount > 0)
 
