@@ -7,8 +7,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from ..config import Settings
-from ..llm.base import LLMStats, MemoryLLM, NullLLM
-from ..store.db import Store
+from ..llm.base import LLMStats, MemoryLLM, NullLLM, StatsSink
+from ..store.db import Store, now
 from .background import Background
 from .budget import StoreBudget
 from .limits import WriteRateLimiter
@@ -46,6 +46,19 @@ def build_llm(settings: Settings) -> MemoryLLM:
     return NullLLM()
 
 
+ERROR_CHARS = 300
+
+
+def stats_sink(store: Store) -> StatsSink:
+    """Keep the memory-LLM counters in the store, where the admin CLI and doctor read them."""
+
+    async def sink(job: str, outcome: str, n: int, error: str | None) -> None:
+        async with store.write() as tx:
+            await tx.llm_calls.add(job, outcome, n, error[:ERROR_CHARS] if error else None, now())
+
+    return sink
+
+
 @asynccontextmanager
 async def open_runtime(settings: Settings, *, warm_up: bool = False) -> AsyncIterator[Runtime]:
     """Open the store named by the settings (optionally warming recall in the background)."""
@@ -61,7 +74,7 @@ async def open_runtime(settings: Settings, *, warm_up: bool = False) -> AsyncIte
             store,
             recall,
             llm,
-            LLMStats(),
+            LLMStats(sink=None if isinstance(llm, NullLLM) else stats_sink(store)),
             background,
             StoreBudget(store, settings),
             WriteRateLimiter(settings.agent_writes_per_minute),

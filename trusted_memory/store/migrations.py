@@ -172,6 +172,21 @@ M003_RECALL = Migration(
     ),
 )
 
+M012_LLM_CALLS = Migration(
+    12,
+    "memory-LLM call outcomes by job, so `stats` and `doctor` in any process see them",
+    (
+        """CREATE TABLE llm_calls (
+            job TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            last_at REAL NOT NULL,
+            last_error TEXT,
+            PRIMARY KEY (job, outcome)
+        )""",
+    ),
+)
+
 MIGRATIONS = (M001_FOUNDATION, M002_ATOMS, M003_RECALL)
 
 M004_EMBEDDING_CACHE = Migration(
@@ -185,6 +200,21 @@ M004_EMBEDDING_CACHE = Migration(
             vec   BLOB NOT NULL,
             PRIMARY KEY (hash, space)
         ) WITHOUT ROWID""",
+    ),
+)
+
+M012_LLM_CALLS = Migration(
+    12,
+    "memory-LLM call outcomes by job, so `stats` and `doctor` in any process see them",
+    (
+        """CREATE TABLE llm_calls (
+            job TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            last_at REAL NOT NULL,
+            last_error TEXT,
+            PRIMARY KEY (job, outcome)
+        )""",
     ),
 )
 
@@ -264,6 +294,21 @@ M005_SESSIONS = Migration(
     ),
 )
 
+M012_LLM_CALLS = Migration(
+    12,
+    "memory-LLM call outcomes by job, so `stats` and `doctor` in any process see them",
+    (
+        """CREATE TABLE llm_calls (
+            job TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            last_at REAL NOT NULL,
+            last_error TEXT,
+            PRIMARY KEY (job, outcome)
+        )""",
+    ),
+)
+
 MIGRATIONS = (M001_FOUNDATION, M002_ATOMS, M003_RECALL, M004_EMBEDDING_CACHE, M005_SESSIONS)
 
 M006_SALIENT_INDEX = Migration(
@@ -272,6 +317,21 @@ M006_SALIENT_INDEX = Migration(
     (
         """CREATE INDEX atoms_salient ON atoms(created_at)
            WHERE status = 'live' AND (pinned = 1 OR importance IN ('critical', 'high'))""",
+    ),
+)
+
+M012_LLM_CALLS = Migration(
+    12,
+    "memory-LLM call outcomes by job, so `stats` and `doctor` in any process see them",
+    (
+        """CREATE TABLE llm_calls (
+            job TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            last_at REAL NOT NULL,
+            last_error TEXT,
+            PRIMARY KEY (job, outcome)
+        )""",
     ),
 )
 
@@ -374,6 +434,21 @@ M011_SESSION_ATOMS = Migration(
     ),
 )
 
+M012_LLM_CALLS = Migration(
+    12,
+    "memory-LLM call outcomes by job, so `stats` and `doctor` in any process see them",
+    (
+        """CREATE TABLE llm_calls (
+            job TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            last_at REAL NOT NULL,
+            last_error TEXT,
+            PRIMARY KEY (job, outcome)
+        )""",
+    ),
+)
+
 MIGRATIONS = (
     M001_FOUNDATION,
     M002_ATOMS,
@@ -386,4 +461,5 @@ MIGRATIONS = (
     M009_RELAYED,
     M010_EPISODE_SOURCE,
     M011_SESSION_ATOMS,
+    M012_LLM_CALLS,
 )
