@@ -97,6 +97,14 @@ SUMMARY_FRAMING = frozenset(
         "choose",
         "stated",
         "state",
+        "kept",
+        "keep",
+        "set",
+        "made",
+        "make",
+        "got",
+        "put",
+        "used",
     ]
 )
 # Whole answers that are a template's filler, not content.
@@ -220,8 +228,15 @@ def _polarity(text: str) -> dict[str, tuple[bool, bool]]:
     return seen
 
 
-def _known(term: str, words: set[str], stems: set[str]) -> bool:
-    return term in words or (term.isalpha() and stem(term) in stems)
+# Word families the stemmer keeps apart ("announce", "announcement"): a long shared start counts.
+PREFIX = 6
+
+
+def _known(term: str, words: set[str], stems: set[str], prefixes: set[str]) -> bool:
+    if term in words or not term.isalpha():
+        return term in words
+    root = stem(term)
+    return root in stems or (len(root) >= PREFIX and root[:PREFIX] in prefixes)
 
 
 def check_grounded(
@@ -246,20 +261,21 @@ def check_grounded(
     source_tokens = tokenize(source_text)
     words = set(source_tokens)
     stems = {stem(w) for w in words if w.isalpha()}
+    prefixes = {w[:PREFIX] for w in stems if len(w) >= PREFIX}
     folded = " ".join(tokenize(text))
     for example in echoes:
         echo = " ".join(tokenize(example))
         if echo and echo in folded and echo not in " ".join(source_tokens):
             return Verdict(False, "repeats an example from the prompt")
     for term in sorted(_named(text)):
-        if not _known(term, words, stems):
+        if not _known(term, words, stems, prefixes):
             kind = "number" if any(c.isdigit() for c in term) else "name"
             return Verdict(False, f"the {kind} {term!r} is not in the source")
     tokens = tokenize(text)
     terms = [t for t in dict.fromkeys(tokens) if t not in STOP_WORDS and t not in framing and t not in _NEGATORS]
     if not terms:
         return Verdict(False, "no content words") if not framing else PASS
-    unknown = [t for t in terms if not _known(t, words, stems)]
+    unknown = [t for t in terms if not _known(t, words, stems, prefixes)]
     if len(terms) - len(unknown) < min_share * len(terms):
         share = f"{len(unknown)} of {len(terms)} content words"
         return Verdict(False, f"{share} are not in the source, e.g. {unknown[0]!r}")

@@ -129,8 +129,8 @@ class AnticipationService:
         )
         if out is None or not out.intents:
             return
-        # A follow-up is a guess, so it may add a few words, but no names or numbers the
-        # conversation does not have; placeholders and the prompt's examples never pass.
+        # A follow-up is a guessed search query, so half its words may be new; but no names or
+        # numbers the conversation does not have, and no placeholders or echoes of the prompt.
         sources = [message, *recent, *model_lines(model)]
         verdicts = [(i, check_grounded(i, sources, min_share=0.5, echoes=PROMPT_EXAMPLES)) for i in out.intents]
         kept = [i for i, v in verdicts if v.ok]
