@@ -18,6 +18,8 @@ pytestmark = pytest.mark.anyio
 
 DEPLOY = "The staging deploy runs with ./deploy.sh staging once CI is green."
 LOGIN = "The login page looks right on my machine now."
+# Predictions are grounded in the conversation: an earlier turn names what comes next.
+EARLIER = "Once the login page is done, the staging deploy comes next."
 
 
 def with_llm(runtime: Runtime, **answers: Any) -> tuple[Services, FakeLLM]:
@@ -38,17 +40,19 @@ async def seed(services: Services) -> str:
 
 
 async def test_the_llm_predicts_the_next_intent_after_a_turn(runtime: Runtime) -> None:
-    services, fake = with_llm(runtime, ExtractionOut={"atoms": []}, IntentsOut={"intents": ["deploy the login page"]})
+    services, fake = with_llm(runtime, ExtractionOut={"atoms": []}, IntentsOut={"intents": ["the staging deploy"]})
     deploy_id = await seed(services)
+    await services.sessions.observe("l1", EARLIER)
+    await services.anticipation.settle()
     await services.sessions.observe("l1", LOGIN)
     await services.anticipation.settle()
     async with runtime.store.read() as rx:
         session = await rx.sessions.get("l1")
-    assert session is not None and session.predicted == ("deploy the login page",) and session.predicted_turn == 1
+    assert session is not None and session.predicted == ("the staging deploy",) and session.predicted_turn == 2
     assert any(schema == "IntentsOut" for _, _, schema in fake.calls)
     block = await services.sessions.context("what now?", session_id="l1")
     hit = next(h for h in block.recalled if h.atom.id == deploy_id)
-    assert hit.matched == "predicted: deploy the login page" and "deploy the login page" in block.intents
+    assert hit.matched == "predicted: the staging deploy" and "the staging deploy" in block.intents
 
     plain = build_services(runtime)  # no LLM: the same message has no reason to load the deploy rule
     await plain.sessions.observe("l2", LOGIN)

@@ -129,10 +129,10 @@ class AnticipationService:
         )
         if out is None or not out.intents:
             return
-        # A follow-up is a guessed search query, so half its words may be new; but no names or
-        # numbers the conversation does not have, and no placeholders or echoes of the prompt.
+        # A follow-up is a guessed search query, held to the same rule: no names or numbers the
+        # conversation does not have, few new words, no placeholders or echoes of the prompt.
         sources = [message, *recent, *model_lines(model)]
-        verdicts = [(i, check_grounded(i, sources, min_share=0.5, echoes=PROMPT_EXAMPLES)) for i in out.intents]
+        verdicts = [(i, check_grounded(i, sources, min_share=0.8, echoes=PROMPT_EXAMPLES)) for i in out.intents]
         kept = [i for i, v in verdicts if v.ok]
         failed = [v for _, v in verdicts if not v.ok]
         if failed:

