@@ -51,8 +51,13 @@ def invent(system: str, user: str) -> dict[str, Any]:
     if "model of how a USER likes to work" in system:
         return {
             "updates": [
-                {"field_path": "technical.tools", "value": "quasarctl, kubeflare", "evidence": real,
-                 "confidence": 0.9, "stated": True}
+                {
+                    "field_path": "technical.tools",
+                    "value": "quasarctl, kubeflare",
+                    "evidence": real,
+                    "confidence": 0.9,
+                    "stated": True,
+                }
             ]
         }
     if "decide whether two entries" in system:

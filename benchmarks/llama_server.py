@@ -34,8 +34,27 @@ def llama_server(python: str, gguf: str, log: Path | None = None) -> Iterator[st
         port = s.getsockname()[1]
     out = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 (closed below)
     proc = subprocess.Popen(
-        [python, "-m", "llama_cpp.server", "--model", gguf, "--model_alias", "smollm2", "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "4096", "--n_threads", "1", "--n_threads_batch", "1", "--verbose", "False"],
+        [
+            python,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            gguf,
+            "--model_alias",
+            "smollm2",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "4096",
+            "--n_threads",
+            "1",
+            "--n_threads_batch",
+            "1",
+            "--verbose",
+            "False",
+        ],
         stdout=out,
         stderr=subprocess.STDOUT,
     )

@@ -23,7 +23,6 @@ import asyncio
 import json
 import os
 import sqlite3
-import statistics
 import sys
 import tempfile
 import time
@@ -33,16 +32,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from conversation_recall import DATA, RunConfig, load_conversations, memory_server, settings_for  # noqa: E402
-from fake_remote_llm import INVENTED, fake_remote_model  # noqa: E402
-from llama_server import configured, llama_server  # noqa: E402
+from conversation_recall import DATA, RunConfig, load_conversations, memory_server, settings_for
+from fake_remote_llm import INVENTED, fake_remote_model
+from llama_server import configured, llama_server
 
 
 def pct(values: list[float], p: float) -> float:
     if not values:
         return 0.0
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))]
 
 
 def invented_in_live(db: Path) -> dict[str, list[str]]:
@@ -79,13 +78,14 @@ async def replay(args: argparse.Namespace, base_url: str | None, home: Path) -> 
     left = args.turns
     async with memory_server(settings) as memory:
         for conv in load_conversations(args.data):
-            for n, (session_id, turns) in enumerate(conv.sessions):
+            for session_id, turns in conv.sessions:
                 if left <= 0:
                     break
                 for turn in turns[:left]:
                     t0 = time.perf_counter()
-                    await memory.call("observe", session_id=session_id, user_message=turn.text,
-                                      assistant_reply=turn.reply)
+                    await memory.call(
+                        "observe", session_id=session_id, user_message=turn.text, assistant_reply=turn.reply
+                    )
                     observe_ms.append((time.perf_counter() - t0) * 1000)
                     left -= 1
                     await asyncio.sleep(args.pause_s)  # the user reading and typing

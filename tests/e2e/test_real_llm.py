@@ -27,10 +27,49 @@ from trusted_memory.config import load_settings
 from trusted_memory.server.app import build_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from llama_server import configured, llama_server  # noqa: E402
+from llama_server import configured, llama_server
 
 pytestmark = [pytest.mark.real_llm, pytest.mark.anyio]
-TIMEOUT_S = 6.0
+# A tight limit (most model calls time out: the fallbacks) and a loose one (the model's answers are kept,
+# so they must be grounded), as the issue found them.
+TIMEOUTS = (6.0, 30.0)
+# Words any retelling uses: a summary may add them, nothing else.
+FRAMING = {
+    "user",
+    "users",
+    "asked",
+    "assistant",
+    "session",
+    "about",
+    "discussed",
+    "wanted",
+    "said",
+    "also",
+    "that",
+    "they",
+    "their",
+    "this",
+    "with",
+    "from",
+    "which",
+    "what",
+    "were",
+    "will",
+    "would",
+    "there",
+    "then",
+    "when",
+    "into",
+    "planned",
+    "decided",
+    "mentioned",
+    "using",
+    "uses",
+    "used",
+    "have",
+    "has",
+    "been",
+}
 # The store's own work at end_session (rule summary, embedding, writes): well under a second here.
 STORE_SLACK_S = 1.0
 
@@ -69,18 +108,20 @@ async def call(client: Client, action: str, **args: Any) -> dict[str, Any]:
     return dict(result.structured_content or {})
 
 
-async def test_a_real_model_cannot_make_memory_worse(model_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("timeout_s", TIMEOUTS)
+async def test_a_real_model_cannot_make_memory_worse(model_url: str, tmp_path: Path, timeout_s: float) -> None:
     env = {
         "MCP_MEMORY_HOME": str(tmp_path / "h"),
         "MCP_MEMORY_LLM__PROVIDER": "http",
         "MCP_MEMORY_LLM__BASE_URL": model_url,
         "MCP_MEMORY_LLM__MODEL": "smollm2",
-        "MCP_MEMORY_LLM__TIMEOUT_S": str(TIMEOUT_S),
+        "MCP_MEMORY_LLM__TIMEOUT_S": str(timeout_s),
         "MCP_MEMORY_LLM__MAX_TOKENS": "256",
         "MCP_MEMORY_LLM__TEMPERATURE": "0",
     }
     settings = load_settings(environ=env, cwd=tmp_path)
     said = " ".join(TURNS)
+    problems: list[str] = []  # every failure is listed, not just the first
     async with Client(build_server(settings)) as client:
         for text in TURNS:  # back to back: each turn starts background jobs on a one-at-a-time server
             out = await call(client, "observe", session_id="s1", user_message=text, assistant_reply="Noted.")
@@ -89,7 +130,8 @@ async def test_a_real_model_cannot_make_memory_worse(model_url: str, tmp_path: P
         ended = await call(client, "end_session", session_id="s1")
         elapsed = time.monotonic() - started
         # Bounded in time: never a wait for background calls and then a full limit on top.
-        assert elapsed <= TIMEOUT_S + STORE_SLACK_S, f"end_session took {elapsed:.1f}s (llm.timeout_s {TIMEOUT_S})"
+        if elapsed > timeout_s + STORE_SLACK_S:
+            problems.append(f"end_session took {elapsed:.1f}s (llm.timeout_s {timeout_s})")
         # Every bad answer falls back: the session still gets its episode.
         episode = ended.get("episode")
         assert episode is not None, ended
@@ -108,17 +150,23 @@ async def test_a_real_model_cannot_make_memory_worse(model_url: str, tmp_path: P
     finally:
         db.close()
     for text in atoms:
-        assert TOKEN not in text
-        new = {w for w in words(text) if len(w) > 3} - transcript - {"[redacted", "credential]", "redacted", "credential"}
-        assert not new, f"live atom {text!r} holds words the user never said: {sorted(new)}"
+        if TOKEN in text:
+            problems.append(f"live atom holds the token: {text!r}")
+        new = {w for w in words(text) if len(w) > 3} - transcript - {"redacted", "credential"}
+        if new:
+            problems.append(f"live atom {text!r} holds words the user never said: {sorted(new)}")
     for summary, source in episodes:
-        assert "canary" not in summary.lower() or "not a canary" in summary.lower(), summary
-        if source == "model_summary":
-            new = {w for w in words(summary) if any(c.isdigit() for c in w)} - transcript
-            assert not new, f"model summary invents {sorted(new)}: {summary!r}"
-        else:
-            assert source == "session_summary", source
+        if "canary" in summary.lower() and "not a canary" not in summary.lower():
+            problems.append(f"live episode affirms the canary the user ruled out: {summary!r}")
+        numbers = {w for w in words(summary) if any(c.isdigit() for c in w)} - transcript
+        content = {w for w in words(summary) if len(w) > 3} - FRAMING
+        new = content - transcript
+        if numbers or len(new) > 0.25 * len(content):
+            problems.append(f"live episode ({source}) is not grounded, new words {sorted(new | numbers)}: {summary!r}")
     for intents in predicted:
         for intent in intents:
-            assert not re.fullmatch(r"[\W_]*", intent), f"placeholder intent {intent!r} stored"
-    assert TOKEN not in json.dumps(block)
+            if re.fullmatch(r"[\W_]*", intent):
+                problems.append(f"placeholder intent {intent!r} stored")
+    if TOKEN in json.dumps(block):
+        problems.append("the token came back in context")
+    assert not problems, "\n".join(problems)

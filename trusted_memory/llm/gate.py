@@ -105,7 +105,7 @@ class Gate:
             self._waiting.insert(at, ticket)
             current = self._current
             if current is not None and not current.foreground and current.scope is not None:
-                current.dropped = f"preempted by a {ticket.job} job a caller waits on"
+                current.dropped = f"preempted by the {ticket.job} job a caller waits on"
                 current.scope.cancel()
         else:
             background = [t for t in self._waiting if not t.foreground]
