@@ -19,7 +19,7 @@ import dataclasses
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -109,7 +109,14 @@ def runs_background_jobs(llm: MemoryLLM) -> bool:
 # the items of answered calls that callers kept or discarded after checking them against the source.
 OUTCOMES = ("ok", "invalid", "timeout", "dropped", "unavailable", "scan_rejected", "empty", "error")
 ITEM_OUTCOMES = ("kept", "ungrounded")
-StatsSink = Callable[[str, str, int, str | None], Awaitable[None]]
+
+
+class StatsSink(Protocol):
+    """Where counts go besides memory (the store): called per count, flushed before a read."""
+
+    async def __call__(self, job: str, outcome: str, n: int, error: str | None) -> None: ...
+
+    async def flush(self) -> None: ...
 
 
 @dataclass(slots=True)
@@ -142,6 +149,14 @@ class LLMStats:
             for f in dataclasses.fields(self)
             if f.name not in ("by_job", "last_error", "sink")
         }
+
+    async def flush(self) -> None:
+        """Hand every count still buffered to the sink's destination (before reading them back)."""
+        if self.sink is not None:
+            try:
+                await self.sink.flush()
+            except Exception:
+                log.warning("could not record memory-LLM statistics", exc_info=True)
 
     async def record(self, job: str, outcome: str, n: int = 1, error: str | None = None) -> None:
         """Count `n` outcomes of `job` (and hand them to the sink; a failing sink is only logged)."""

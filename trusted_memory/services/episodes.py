@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 MIN_TURNS = 3
+RULES_RESERVE_S = 0.5  # the rule-based summary, its embedding and the writes, measured well under this
 SUMMARY_MAX_BYTES = 2048
 MAX_REFLECTION_FACTS = 3
 MAX_REFLECTION_NOTES = 2
@@ -85,6 +87,7 @@ class EpisodesService:
 
     async def end_session(self, session: Session, *, actor: Actor = "agent") -> EndResult:
         """Write the session's episode (≥ 3 turns), reflect, and close the session."""
+        started = time.monotonic()
         async with self._store.read() as rx:
             turns = await rx.sessions.turns(session.id)
             existing = await rx.sessions.episode(session.id)
@@ -96,11 +99,15 @@ class EpisodesService:
         clipped = clip_transcript(turns)
         # The caller waits on this one: it goes ahead of background jobs, and its limit includes
         # the wait, so end_session never takes longer than one llm.timeout_s.
+        limit = self._settings.llm.timeout_s
+        # What is left of one limit once the rule-based path has its reserve: the whole call, model
+        # wait included, stays within llm.timeout_s.
+        budget = max(0.05, limit - min(RULES_RESERVE_S, limit / 10) - (time.monotonic() - started))
         out = await run_job(
             self._llm,
             *episode_prompt(clipped),
             EpisodeOut,
-            timeout_s=self._settings.llm.timeout_s,
+            timeout_s=budget,
             stats=self._stats,
             job="episode",
             foreground=True,

@@ -25,6 +25,7 @@ class StoreStats:
 async def store_stats(runtime: Runtime, facts: FactsService) -> StoreStats:
     """Collect the store's statistics."""
     usage = await facts.usage()
+    await runtime.llm_stats.flush()  # this process's latest model outcomes, not a second behind
     async with runtime.store.read() as rx:
         events = await rx.events.count()
         counter = await rx.change_counter()
