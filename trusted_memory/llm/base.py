@@ -193,15 +193,19 @@ async def run_job(
     caller, except cancellation of the caller itself.
     """
     stats.calls += 1
-    system, user = redact_credentials(system), redact_credentials(user)
     outcome, why = "ok", ""
     result: M | None = None
     try:
         if isinstance(llm, NullLLM):
             raw = None
         else:
+            # Redacted once the call has its slot: a job superseded while it waits costs nothing.
             raw = await gate_for(llm).run(
-                job, lambda: llm.complete(system, user, schema), timeout_s=timeout_s, key=key, foreground=foreground
+                job,
+                lambda: llm.complete(redact_credentials(system), redact_credentials(user), schema),
+                timeout_s=timeout_s,
+                key=key,
+                foreground=foreground,
             )
         # A backend may hand back a dict or a foreign model; the schema is the only contract.
         result = raw if raw is None or isinstance(raw, schema) else schema.model_validate(raw)
@@ -227,8 +231,13 @@ async def run_job(
         log.exception("memory LLM %s failed unexpectedly; falling back to the heuristic path", llm.name)
         await stats.record(job, "error", error=f"unexpected {type(exc).__name__}")
         return None
-    if outcome != "ok":
+    if outcome == "dropped":
+        # Normal under load (a newer turn superseded it): counted, not worth a warning each time.
+        stats.fallbacks += 1
+        log.debug("memory LLM %s: %s; falling back to the heuristic path", llm.name, why)
+    elif outcome != "ok":
         _fallback(stats, llm, why)
+    if outcome != "ok":
         await stats.record(job, outcome, error=why)
         return None
     if result is None:

@@ -8,6 +8,7 @@ items, an over-long summary) and reject what is wrong (bad types, out-of-range n
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -97,10 +98,15 @@ _DATA_TAGS = ("user_message", "recent_context", "transcript", "entries", "existi
 _TAG_RE = re.compile(r"<(/?)(" + "|".join(_DATA_TAGS) + r")\b", re.IGNORECASE)
 
 
+# One turn's text goes into several prompts (extraction, prediction) and stays in the recent
+# context of the next few: the scanner reads it once.
+_redacted = functools.lru_cache(maxsize=512)(redact_credentials)
+
+
 def wrap_data(tag: str, text: str) -> str:
     """`text` between <tag> lines, credentials redacted (as in the stored transcript) and look-alikes
     of our own tags defused so data cannot close them."""
-    defused = _TAG_RE.sub("‹\\1\\2", redact_credentials(text))
+    defused = _TAG_RE.sub("‹\\1\\2", _redacted(text))
     return f"<{tag}>\n{defused}\n</{tag}>"
 
 
