@@ -172,21 +172,6 @@ M003_RECALL = Migration(
     ),
 )
 
-M012_LLM_CALLS = Migration(
-    12,
-    "memory-LLM call outcomes by job, so `stats` and `doctor` in any process see them",
-    (
-        """CREATE TABLE llm_calls (
-            job TEXT NOT NULL,
-            outcome TEXT NOT NULL,
-            count INTEGER NOT NULL,
-            last_at REAL NOT NULL,
-            last_error TEXT,
-            PRIMARY KEY (job, outcome)
-        )""",
-    ),
-)
-
 MIGRATIONS = (M001_FOUNDATION, M002_ATOMS, M003_RECALL)
 
 M004_EMBEDDING_CACHE = Migration(
@@ -200,21 +185,6 @@ M004_EMBEDDING_CACHE = Migration(
             vec   BLOB NOT NULL,
             PRIMARY KEY (hash, space)
         ) WITHOUT ROWID""",
-    ),
-)
-
-M012_LLM_CALLS = Migration(
-    12,
-    "memory-LLM call outcomes by job, so `stats` and `doctor` in any process see them",
-    (
-        """CREATE TABLE llm_calls (
-            job TEXT NOT NULL,
-            outcome TEXT NOT NULL,
-            count INTEGER NOT NULL,
-            last_at REAL NOT NULL,
-            last_error TEXT,
-            PRIMARY KEY (job, outcome)
-        )""",
     ),
 )
 
@@ -294,21 +264,6 @@ M005_SESSIONS = Migration(
     ),
 )
 
-M012_LLM_CALLS = Migration(
-    12,
-    "memory-LLM call outcomes by job, so `stats` and `doctor` in any process see them",
-    (
-        """CREATE TABLE llm_calls (
-            job TEXT NOT NULL,
-            outcome TEXT NOT NULL,
-            count INTEGER NOT NULL,
-            last_at REAL NOT NULL,
-            last_error TEXT,
-            PRIMARY KEY (job, outcome)
-        )""",
-    ),
-)
-
 MIGRATIONS = (M001_FOUNDATION, M002_ATOMS, M003_RECALL, M004_EMBEDDING_CACHE, M005_SESSIONS)
 
 M006_SALIENT_INDEX = Migration(
@@ -317,21 +272,6 @@ M006_SALIENT_INDEX = Migration(
     (
         """CREATE INDEX atoms_salient ON atoms(created_at)
            WHERE status = 'live' AND (pinned = 1 OR importance IN ('critical', 'high'))""",
-    ),
-)
-
-M012_LLM_CALLS = Migration(
-    12,
-    "memory-LLM call outcomes by job, so `stats` and `doctor` in any process see them",
-    (
-        """CREATE TABLE llm_calls (
-            job TEXT NOT NULL,
-            outcome TEXT NOT NULL,
-            count INTEGER NOT NULL,
-            last_at REAL NOT NULL,
-            last_error TEXT,
-            PRIMARY KEY (job, outcome)
-        )""",
     ),
 )
 
