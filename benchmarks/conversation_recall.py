@@ -2,7 +2,10 @@
 
     python benchmarks/conversation_recall.py [--data DIR] [--modes verbatim,observe,keyword,vector,hybrid]
         [--conversations ca1,cb2] [--embedder hash|local] [--model PATH] [--dims N] [--budget-chars N]
-        [--json FILE]
+        [--llm URL|real] [--llm-timeout-s S] [--json FILE]
+
+--llm runs every store with a memory model (llm.provider http): an OpenAI-compatible base URL, or
+`real` to start the local SmolLM2-135M server (benchmarks/llama_server.py) for the run.
 
 The set (benchmarks/data/conversations/README.md): conversations of dated sessions of user and
 assistant turns, and questions labelled with the user turns that answer them. Every run goes
@@ -52,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib.util
 import json
 import math
@@ -940,7 +944,31 @@ def main() -> None:
     parser.add_argument("--dims", type=int, help=f"embedding.dims (default: the product's; {LOCAL_DIMS} for local)")
     parser.add_argument("--budget-chars", type=int, default=DEFAULT_BUDGET, help="budget_chars of every search")
     parser.add_argument("--json", type=Path, help="write the raw per-question results here")
-    print(asyncio.run(evaluate(parser.parse_args())))
+    parser.add_argument("--llm", help="memory model: an OpenAI-compatible base URL, or `real` (local SmolLM2)")
+    parser.add_argument("--llm-timeout-s", type=float, default=20.0, help="llm.timeout_s with --llm")
+    args = parser.parse_args()
+    with contextlib.ExitStack() as stack:
+        if args.llm:
+            url = args.llm
+            if url == "real":
+                from llama_server import configured, llama_server
+
+                found = configured()
+                if found is None:
+                    raise SystemExit("--llm real: set TRUSTED_MEMORY_LLM_PYTHON and TRUSTED_MEMORY_LLM_GGUF")
+                url = stack.enter_context(llama_server(*found))
+            # settings_for passes every MCP_MEMORY_* variable on to each store's settings.
+            os.environ.update(
+                {
+                    "MCP_MEMORY_LLM__PROVIDER": "http",
+                    "MCP_MEMORY_LLM__BASE_URL": url,
+                    "MCP_MEMORY_LLM__MODEL": "smollm2",
+                    "MCP_MEMORY_LLM__TIMEOUT_S": str(args.llm_timeout_s),
+                    "MCP_MEMORY_LLM__MAX_TOKENS": "256",
+                    "MCP_MEMORY_LLM__TEMPERATURE": "0",
+                }
+            )
+        print(asyncio.run(evaluate(args)))
 
 
 if __name__ == "__main__":

@@ -627,7 +627,8 @@ def check_store(h: Harness) -> None:
     if _has_table(h, "episodes"):
         assert (
             h.rows(
-                "SELECT id FROM episodes WHERE status = 'live' AND source_class NOT IN (?, ?)",
+                "SELECT id FROM episodes WHERE status = 'live' AND source_class NOT IN "
+                f"({', '.join('?' * len(LIVE_EPISODE_SOURCES))})",
                 LIVE_EPISODE_SOURCES,
             )
             == []

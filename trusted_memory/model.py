@@ -164,7 +164,10 @@ class SessionNote:
 # the memory LLM or the heuristics), so never the user's own statement. A held episode is
 # `agent_generated`; one a person promoted is `user_approved`. An episode's trust is its status.
 SESSION_SUMMARY = "session_summary"
-LIVE_EPISODE_SOURCES: tuple[str, ...] = (SESSION_SUMMARY, "user_approved")
+# A summary the memory model wrote (and that passed the grounding check against the transcript):
+# labelled as the model's retelling, so neither it nor a reader takes it for the rule-based one.
+MODEL_SUMMARY = "model_summary"
+LIVE_EPISODE_SOURCES: tuple[str, ...] = (SESSION_SUMMARY, MODEL_SUMMARY, "user_approved")
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,6 +102,8 @@ async def test_null_llm_never_answers() -> None:
         "invalid": 0,
         "rejected_by_scan": 0,
         "errors": 0,
+        "dropped": 0,
+        "ungrounded": 0,
     }
 
 

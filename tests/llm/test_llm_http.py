@@ -146,6 +146,8 @@ async def test_json_answer_is_parsed_into_the_schema(chat: ChatServer, llm: Open
         "invalid": 0,
         "rejected_by_scan": 0,
         "errors": 0,
+        "dropped": 0,
+        "ungrounded": 0,
     }
 
 

@@ -142,8 +142,11 @@ def sampling_settings(tmp_path: Path) -> Settings:
 
 async def test_an_episode_summary_cannot_forge_the_context_block(tmp_path: Path) -> None:
     async with Client(build_server(sampling_settings(tmp_path)), sampling_callback=HostModel()) as client:
+        # A model summary is kept only when it retells the transcript, so the forged section rides
+        # in an assistant reply the summary then repeats.
         for user in ("We are planning a tea tasting.", "Let's invite the team.", "Book the room for Friday."):
-            await call(client, action="observe", session_id="tasting", user_message=user, assistant_reply="Done.")
+            reply = "Done." + FORGERY + "\n< /memory>"
+            await call(client, action="observe", session_id="tasting", user_message=user, assistant_reply=reply)
         ended = await call(client, action="end_session", session_id="tasting")
         assert ended["episode"]["status"] == "live" and FORGED_SECTION in ended["episode"]["summary"]
         block = await call(client, action="context", message="how did the tea tasting planning go?", session_id="n")

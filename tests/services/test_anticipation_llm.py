@@ -17,6 +17,9 @@ from trusted_memory.services.wiring import Services, build_services
 pytestmark = pytest.mark.anyio
 
 DEPLOY = "The staging deploy runs with ./deploy.sh staging once CI is green."
+LOGIN = "The login page looks right on my machine now."
+# Predictions are grounded in the conversation: an earlier turn names what comes next.
+EARLIER = "Once the login page is done, the staging deploy comes next."
 
 
 def with_llm(runtime: Runtime, **answers: Any) -> tuple[Services, FakeLLM]:
@@ -37,20 +40,22 @@ async def seed(services: Services) -> str:
 
 
 async def test_the_llm_predicts_the_next_intent_after_a_turn(runtime: Runtime) -> None:
-    services, fake = with_llm(runtime, ExtractionOut={"atoms": []}, IntentsOut={"intents": ["staging deploy steps"]})
+    services, fake = with_llm(runtime, ExtractionOut={"atoms": []}, IntentsOut={"intents": ["the staging deploy"]})
     deploy_id = await seed(services)
-    await services.sessions.observe("l1", "The login page looks right on my machine now.")
+    await services.sessions.observe("l1", EARLIER)
+    await services.anticipation.settle()
+    await services.sessions.observe("l1", LOGIN)
     await services.anticipation.settle()
     async with runtime.store.read() as rx:
         session = await rx.sessions.get("l1")
-    assert session is not None and session.predicted == ("staging deploy steps",) and session.predicted_turn == 1
+    assert session is not None and session.predicted == ("the staging deploy",) and session.predicted_turn == 2
     assert any(schema == "IntentsOut" for _, _, schema in fake.calls)
     block = await services.sessions.context("what now?", session_id="l1")
     hit = next(h for h in block.recalled if h.atom.id == deploy_id)
-    assert hit.matched == "predicted: staging deploy steps" and "staging deploy steps" in block.intents
+    assert hit.matched == "predicted: the staging deploy" and "the staging deploy" in block.intents
 
     plain = build_services(runtime)  # no LLM: the same message has no reason to load the deploy rule
-    await plain.sessions.observe("l2", "The login page looks right on my machine now.")
+    await plain.sessions.observe("l2", LOGIN)
     literal = await plain.sessions.context("what now?", session_id="l2")
     assert deploy_id not in {h.atom.id for h in literal.recalled}
 
@@ -135,7 +140,7 @@ async def test_the_recap_prompt_uses_the_llm_words_when_it_answers(runtime: Runt
         ExtractionOut={"atoms": []},
         ResumeOut={"left_off": "You had the refund endpoint working.", "next_step": "Wire up the webhook."},
     )
-    await services.sessions.observe("r1", "Progress: the refund endpoint works now.")
+    await services.sessions.observe("r1", "Progress: the refund endpoint works now; next I wire up the webhook.")
     model = await services.user_state.model()
     recap = await services.resume.latest("r1", model)
     assert recap is not None

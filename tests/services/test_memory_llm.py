@@ -68,10 +68,15 @@ async def test_llm_episode_summary_reflection_goes_to_review(runtime: Runtime) -
             },
         ),
     )
-    for i in range(3):
-        await services.sessions.observe("l2", f"step {i} of the billing migration to Postgres", assistant_reply="ok")
+    for said in (
+        "We move the billing service to Postgres.",
+        "The cut-over is on Friday.",
+        "Dual writes de-risk the migration.",
+    ):
+        await services.sessions.observe("l2", said, assistant_reply="ok")
     result = await services.sessions.end_session("l2")
     assert result.episode is not None and result.episode.summary.startswith("The user planned a move")
+    assert result.episode.source_class == "model_summary"  # the model's retelling, labelled as such
     assert result.proposals == 1 and result.notes == 1
     pending = await services.atoms.list_pending()
     assert [(p.field_path, p.value) for p in pending] == [("profile.primary_database", "Postgres")]

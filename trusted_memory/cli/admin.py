@@ -36,6 +36,7 @@ from .gate import cancelled as _cancelled
 from .gate import confirm as _confirm
 from .gate import for_person as _for_person
 from .gate import require_person as _require_person
+from .llm_stats import llm_stats_json, print_llm_stats
 from .output import age, counted, emit_json, fields, iso, safe, say, table
 from .recall_commands import add_recall_commands
 from .review_commands import (
@@ -121,6 +122,7 @@ async def cmd_stats(admin: AdminService, args: argparse.Namespace) -> int:
                     {"target": u.target, "used": u.used, "cap": u.cap, "pct": u.pct, "entries": u.entries}
                     for u in stats.facts
                 ],
+                "llm": llm_stats_json(stats),
             }
         )
         return 0
@@ -156,6 +158,7 @@ async def cmd_stats(admin: AdminService, args: argparse.Namespace) -> int:
         ("facts", "entries", "used", "cap", "pct"),
         [(u.target, u.entries, f"{u.used:,}", f"{u.cap:,}", f"{u.pct}%") for u in stats.facts],
     )
+    print_llm_stats(stats)
     return 0
 
 

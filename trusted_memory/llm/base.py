@@ -23,19 +23,22 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-import anyio
 from pydantic import BaseModel, ValidationError
 
 from ..errors import LLMError
-from ..scan import describe, scan
+from ..scan import describe, redact_credentials, scan
+from .gate import Dropped, gate_for
 
 __all__ = [
+    "ITEM_OUTCOMES",
+    "OUTCOMES",
     "LLMInvalidOutput",
     "LLMStats",
     "LLMTimeout",
     "LLMUnavailable",
     "MemoryLLM",
     "NullLLM",
+    "StatsSink",
     "extract_json_object",
     "parse_answer",
     "run_job",
@@ -102,13 +105,28 @@ def runs_background_jobs(llm: MemoryLLM) -> bool:
     return not isinstance(llm, NullLLM) and not getattr(llm, "single_answer", False)
 
 
+# Per-job outcomes. A call ends in exactly one of the first seven; `kept` and `ungrounded` count
+# the items of answered calls that callers kept or discarded after checking them against the source.
+OUTCOMES = ("ok", "invalid", "timeout", "dropped", "unavailable", "scan_rejected", "empty", "error")
+ITEM_OUTCOMES = ("kept", "ungrounded")
+
+
+class StatsSink(Protocol):
+    """Where counts go besides memory (the store): called per count, flushed before a read."""
+
+    async def __call__(self, job: str, outcome: str, n: int, error: str | None) -> None: ...
+
+    async def flush(self) -> None: ...
+
+
 @dataclass(slots=True)
 class LLMStats:
-    """Counters of `run_job` outcomes.
+    """Counters of `run_job` outcomes, in total and by job, with the last error.
 
     Every call ends either `answered` or as a fallback; `fallbacks` = `calls` - `answered` once the
-    calls have finished. `timeouts`, `invalid`, `rejected_by_scan` and `errors` say why a fallback
-    happened; a backend that simply had no answer (NullLLM) counts only as a fallback.
+    calls have finished. `timeouts`, `invalid`, `rejected_by_scan`, `dropped` and `errors` say why a
+    fallback happened; a backend that simply had no answer (NullLLM) counts only as a fallback.
+    `sink`, when set, receives every count (job, outcome, n, error) so other processes can read them.
     """
 
     calls: int = 0
@@ -118,52 +136,124 @@ class LLMStats:
     invalid: int = 0
     rejected_by_scan: int = 0
     errors: int = 0
+    dropped: int = 0
+    ungrounded: int = 0
+    by_job: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
+    last_error: str = ""
+    sink: StatsSink | None = None
 
     def as_dict(self) -> dict[str, int]:
-        """The counters by name, for status output."""
-        return dataclasses.asdict(self)
+        """The total counters by name, for status output."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if f.name not in ("by_job", "last_error", "sink")
+        }
+
+    async def flush(self) -> None:
+        """Hand every count still buffered to the sink's destination (before reading them back)."""
+        if self.sink is not None:
+            try:
+                await self.sink.flush()
+            except Exception:
+                log.warning("could not record memory-LLM statistics", exc_info=True)
+
+    async def record(self, job: str, outcome: str, n: int = 1, error: str | None = None) -> None:
+        """Count `n` outcomes of `job` (and hand them to the sink; a failing sink is only logged)."""
+        counts = self.by_job.setdefault(job, {})
+        counts[outcome] = counts.get(outcome, 0) + n
+        if outcome == "ungrounded":
+            self.ungrounded += n
+        if error:
+            self.last_error = f"{job}: {error}"
+        if self.sink is not None:
+            try:
+                await self.sink(job, outcome, n, error)
+            except Exception:  # statistics must never break a job
+                log.warning("could not record memory-LLM statistics", exc_info=True)
 
 
 async def run_job(
-    llm: MemoryLLM, system: str, user: str, schema: type[M], *, timeout_s: float, stats: LLMStats
+    llm: MemoryLLM,
+    system: str,
+    user: str,
+    schema: type[M],
+    *,
+    timeout_s: float,
+    stats: LLMStats,
+    job: str = "job",
+    key: str | None = None,
+    foreground: bool = False,
 ) -> M | None:
     """Ask `llm` for a `schema` answer within `timeout_s`; None on any failure or scanner finding.
 
-    Never raises into the caller, except cancellation of the caller itself.
+    Calls to one backend go through its gate (llm/gate.py): one in flight, `key` lets a newer job
+    supersede a waiting one, `foreground` jobs go first and their `timeout_s` includes the wait.
+    Credentials are redacted from both prompts before anything leaves. Never raises into the
+    caller, except cancellation of the caller itself.
     """
     stats.calls += 1
+    outcome, why = "ok", ""
+    result: M | None = None
     try:
-        with anyio.fail_after(timeout_s):
-            raw = await llm.complete(system, user, schema)
+        if isinstance(llm, NullLLM):
+            raw = None
+        else:
+            # Redacted once the call has its slot: a job superseded while it waits costs nothing.
+            raw = await gate_for(llm).run(
+                job,
+                lambda: llm.complete(redact_credentials(system), redact_credentials(user), schema),
+                timeout_s=timeout_s,
+                key=key,
+                foreground=foreground,
+            )
         # A backend may hand back a dict or a foreign model; the schema is the only contract.
         result = raw if raw is None or isinstance(raw, schema) else schema.model_validate(raw)
+    except Dropped as exc:
+        stats.dropped += 1
+        outcome, why = "dropped", exc.why
     except (TimeoutError, LLMTimeout) as exc:
         stats.timeouts += 1
+        outcome = "timeout"
         why = f"no answer within {timeout_s:g}s" if isinstance(exc, TimeoutError) else exc.message
-        _fallback(stats, llm, why)
-        return None
     except (LLMInvalidOutput, ValueError) as exc:  # ValidationError and JSONDecodeError are ValueErrors
         stats.invalid += 1
-        _fallback(stats, llm, f"unusable answer: {_reason(exc)}")
-        return None
+        outcome, why = "invalid", f"unusable answer: {_reason(exc)}"
+    except LLMUnavailable as exc:
+        stats.errors += 1
+        outcome, why = "unavailable", exc.message
     except LLMError as exc:
         stats.errors += 1
-        _fallback(stats, llm, exc.message)
-        return None
-    except Exception:  # a buggy backend must not break the agent's call; CancelledError is not an Exception
+        outcome, why = "error", exc.message
+    except Exception as exc:  # a buggy backend must not break the agent's call; CancelledError is not an Exception
         stats.errors += 1
         stats.fallbacks += 1
         log.exception("memory LLM %s failed unexpectedly; falling back to the heuristic path", llm.name)
+        await stats.record(job, "error", error=f"unexpected {type(exc).__name__}")
+        return None
+    if outcome == "dropped":
+        # Normal under load (a newer turn superseded it): counted, not worth a warning each time.
+        stats.fallbacks += 1
+        log.debug("memory LLM %s: %s; falling back to the heuristic path", llm.name, why)
+    elif outcome != "ok":
+        _fallback(stats, llm, why)
+    if outcome != "ok":
+        await stats.record(job, outcome, error=why)
         return None
     if result is None:
         stats.fallbacks += 1
+        if not isinstance(llm, NullLLM):
+            await stats.record(job, "empty")
         return None
     findings = [f for text in _strings(result) for f in scan(text)]
     if findings:
         stats.rejected_by_scan += 1
-        _fallback(stats, llm, f"answer refused by the content scanner: {describe(findings)}")
+        why = f"answer refused by the content scanner: {describe(findings)}"
+        _fallback(stats, llm, why)
+        await stats.record(job, "scan_rejected", error=why)
         return None
     stats.answered += 1
+    await stats.record(job, "ok")
     return result
 
 

@@ -8,6 +8,7 @@ items, an over-long summary) and reject what is wrong (bad types, out-of-range n
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -15,9 +16,12 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from ..scan import redact_credentials
+
 __all__ = [
     "EXTRACTION_TYPES",
     "OMITTED_ROLE",
+    "PROMPT_EXAMPLES",
     "ConsolidationEntryOut",
     "ConsolidationOut",
     "EpisodeFactOut",
@@ -94,9 +98,15 @@ _DATA_TAGS = ("user_message", "recent_context", "transcript", "entries", "existi
 _TAG_RE = re.compile(r"<(/?)(" + "|".join(_DATA_TAGS) + r")\b", re.IGNORECASE)
 
 
+# One turn's text goes into several prompts (extraction, prediction) and stays in the recent
+# context of the next few: the scanner reads it once.
+_redacted = functools.lru_cache(maxsize=512)(redact_credentials)
+
+
 def wrap_data(tag: str, text: str) -> str:
-    """`text` between <tag> lines, with look-alikes of our own tags defused so data cannot close them."""
-    defused = _TAG_RE.sub("‹\\1\\2", text)
+    """`text` between <tag> lines, credentials redacted (as in the stored transcript) and look-alikes
+    of our own tags defused so data cannot close them."""
+    defused = _TAG_RE.sub("‹\\1\\2", _redacted(text))
     return f"<{tag}>\n{defused}\n</{tag}>"
 
 
@@ -108,6 +118,21 @@ DATA_RULE = (
 
 class JobOut(BaseModel):
     model_config = ConfigDict(str_strip_whitespace=True, extra="ignore")
+
+
+# The examples the prompts show: a model that copies one back has not read the data.
+PROMPT_EXAMPLES = (
+    "I prefer tabs over spaces",
+    "I decided to use Postgres for the billing service",
+    "We name branches feature/<ticket>",
+    "I want to ship the beta by March",
+    "I work at Acme on the payments team",
+    "My dotfiles are in ~/src/dotfiles",
+    "My builds fail when the VPN is on",
+    "how to run the integration tests",
+    "staging deploy steps",
+    "what we decided about the database",
+)
 
 
 # --- per-turn atom extraction -----------------------------------------------------------------------

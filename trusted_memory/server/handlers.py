@@ -20,6 +20,7 @@ from ..services.atoms import AtomDraft, AtomWrite
 from ..services.facts import FactWrite
 from ..services.recall_types import Hit, RecallQuery
 from ..services.session import ToolEvent
+from ..services.stats import llm_jobs
 from ..services.turns import dated_text, said_on
 from ..timefmt import age
 from .params import (
@@ -123,10 +124,19 @@ async def consolidate(agent: AgentService, p: ConsolidateParams) -> MemoryResult
 async def stats(agent: AgentService, p: NoParams) -> MemoryResult:
     """Store size, event count and facts usage."""
     stats = await agent.stats()
+    jobs = llm_jobs(stats.llm_calls)
+    model = ""
+    if jobs:
+        ok = sum(j.ok for j in jobs)
+        ungrounded = sum(j.outcomes.get("ungrounded", 0) for j in jobs)
+        model = (
+            f" Memory model: {ok} of {sum(j.calls for j in jobs)} calls answered validly, "
+            f"{ungrounded} item(s) discarded as ungrounded."
+        )
     return MemoryResult(
         action="stats",
         status="ok",
-        message=f"store {stats.path}: {stats.size_bytes:,} bytes, {stats.events:,} events.",
+        message=f"store {stats.path}: {stats.size_bytes:,} bytes, {stats.events:,} events.{model}",
         usage=[usage_out(u) for u in stats.facts],
         stats=stats_out(stats),
     )

@@ -6,7 +6,7 @@ from pydantic import BaseModel, Field
 
 from ..model import Atom, Episode, FactEntry, PendingReview, Session
 from ..services.facts import TargetUsage
-from ..services.stats import StoreStats
+from ..services.stats import StoreStats, llm_jobs
 from ..services.turns import said_on
 from ..timefmt import age
 from ..timefmt import iso_utc as iso
@@ -39,6 +39,16 @@ class UsageOut(BaseModel):
     entries: int
 
 
+class LLMJobOut(BaseModel):
+    """One memory-LLM job: its calls by outcome (ok, invalid, timeout, dropped, …), the items
+    discarded as ungrounded or kept, and its last error."""
+
+    job: str
+    calls: int
+    outcomes: dict[str, int]
+    last_error: str | None = None
+
+
 class StatsOut(BaseModel):
     """Store-wide sizes and counts."""
 
@@ -46,6 +56,8 @@ class StatsOut(BaseModel):
     size_bytes: int
     events: int
     change_counter: int
+    llm_provider: str = "none"
+    llm_jobs: list[LLMJobOut] = Field(default_factory=list, description="memory-LLM calls by job and outcome")
 
 
 class AtomOut(BaseModel):
@@ -185,7 +197,15 @@ def usage_out(usage: TargetUsage) -> UsageOut:
 def stats_out(stats: StoreStats) -> StatsOut:
     """Convert store statistics to their output form."""
     return StatsOut(
-        path=stats.path, size_bytes=stats.size_bytes, events=stats.events, change_counter=stats.change_counter
+        path=stats.path,
+        size_bytes=stats.size_bytes,
+        events=stats.events,
+        change_counter=stats.change_counter,
+        llm_provider=stats.llm_provider,
+        llm_jobs=[
+            LLMJobOut(job=j.job, calls=j.calls, outcomes=j.outcomes, last_error=j.last_error)
+            for j in llm_jobs(stats.llm_calls)
+        ],
     )
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..config import Settings
+from ..grounding import check_grounded
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..model import TURN_TYPE, Session
 from ..queries import AtomFilter
@@ -112,6 +113,7 @@ class AnticipationService:
 
     async def _predict(self, session: Session, message: str) -> None:
         from ..llm.anticipation_jobs import IntentsOut, intents_prompt  # lazy: pydantic models, LLM path only
+        from ..llm.jobs import PROMPT_EXAMPLES
 
         async with self._store.read() as rx:
             recent = (await rx.sessions.user_lines(session.id, 4))[:-1]  # the last one is this message
@@ -122,13 +124,25 @@ class AnticipationService:
             IntentsOut,
             timeout_s=self._settings.llm.timeout_s,
             stats=self._stats,
+            job="predict",
+            key=f"predict:{session.id}",  # the next turn's prediction supersedes this one while it waits
         )
         if out is None or not out.intents:
             return
+        # A follow-up is a guessed search query, held to the same rule: no names or numbers the
+        # conversation does not have, few new words, no placeholders or echoes of the prompt.
+        sources = [message, *recent, *model_lines(model)]
+        verdicts = [(i, check_grounded(i, sources, min_share=0.8, echoes=PROMPT_EXAMPLES)) for i in out.intents]
+        kept = [i for i, v in verdicts if v.ok]
+        failed = [v for _, v in verdicts if not v.ok]
+        if failed:
+            await self._stats.record("predict", "ungrounded", len(failed), error=failed[0].reason)
+        if not kept:
+            return
+        await self._stats.record("predict", "kept", len(kept))
         async with self._store.write() as tx:
-            await tx.sessions.set_predicted(
-                session.id, out.intents[: self._settings.features.predictive_intents], session.turns
-            )
+            limit = self._settings.features.predictive_intents
+            await tx.sessions.set_predicted(session.id, kept[:limit], session.turns)
 
     # recall ------------------------------------------------------------------------------------
     async def recall(self, literal: RecallQuery, intents: Sequence[str], project: str | None) -> Anticipated:

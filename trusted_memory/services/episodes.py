@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..config import Settings
 from ..errors import InvalidInput, NotFound, TrustRefused
+from ..grounding import SUMMARY_FRAMING, check_grounded
 from ..heuristics import looks_like_turn_or_refusal, summarize_turns
 from ..llm.base import LLMStats, MemoryLLM, run_job
-from ..llm.jobs import EpisodeOut, clip_transcript, episode_prompt
-from ..model import SESSION_SUMMARY, Actor, Episode, Session
+from ..llm.jobs import PROMPT_EXAMPLES, EpisodeOut, clip_transcript, episode_prompt
+from ..model import MODEL_SUMMARY, SESSION_SUMMARY, Actor, Episode, Session
 from ..ranking import keyword_part, relevance
 from ..scan import scan
 from ..store.db import Store, now
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 MIN_TURNS = 3
+RULES_RESERVE_S = 0.5  # the rule-based summary, its embedding and the writes, measured well under this
 SUMMARY_MAX_BYTES = 2048
 MAX_REFLECTION_FACTS = 3
 MAX_REFLECTION_NOTES = 2
@@ -84,6 +87,7 @@ class EpisodesService:
 
     async def end_session(self, session: Session, *, actor: Actor = "agent") -> EndResult:
         """Write the session's episode (≥ 3 turns), reflect, and close the session."""
+        started = time.monotonic()
         async with self._store.read() as rx:
             turns = await rx.sessions.turns(session.id)
             existing = await rx.sessions.episode(session.id)
@@ -93,11 +97,25 @@ class EpisodesService:
             await self._close(session, None, f"{session.turns} turn(s): under {MIN_TURNS}, no episode")
             return EndResult(session.id, None, f"only {session.turns} turn(s); episodes need {MIN_TURNS}", 0, 0)
         clipped = clip_transcript(turns)
+        # The caller waits on this one: it goes ahead of background jobs, and its limit includes
+        # the wait, so end_session never takes longer than one llm.timeout_s.
+        limit = self._settings.llm.timeout_s
+        # What is left of one limit once the rule-based path has its reserve: the whole call, model
+        # wait included, stays within llm.timeout_s.
+        budget = max(0.05, limit - min(RULES_RESERVE_S, limit / 10) - (time.monotonic() - started))
         out = await run_job(
-            self._llm, *episode_prompt(clipped), EpisodeOut, timeout_s=self._settings.llm.timeout_s, stats=self._stats
+            self._llm,
+            *episode_prompt(clipped),
+            EpisodeOut,
+            timeout_s=budget,
+            stats=self._stats,
+            job="episode",
+            foreground=True,
         )
-        summary = out.summary if out is not None else None
-        if summary is None or looks_like_turn_or_refusal(summary):
+        out = await self._grounded(out, [t for _, t in clipped], [t for role, t in clipped if role == "user"])
+        summary = out.summary if out is not None and out.summary else None
+        by_model = summary is not None
+        if summary is None:
             summary = summarize_turns(clipped, SUMMARY_MAX_BYTES)
         if not summary or looks_like_turn_or_refusal(summary) or scan(summary):
             await self._close(session, None, "nothing worth keeping")
@@ -115,7 +133,7 @@ class EpisodesService:
             project=session.project,
             summary=summary,
             status="held" if session.untrusted else "live",
-            source_class="agent_generated" if session.untrusted else SESSION_SUMMARY,
+            source_class="agent_generated" if session.untrusted else MODEL_SUMMARY if by_model else SESSION_SUMMARY,
             turns=session.turns,
             created_at=ts,
             expires_at=ts + ttl * DAY if ttl else None,
@@ -150,6 +168,44 @@ class EpisodesService:
                 return None
             turns = await rx.sessions.turns(session.id)
         return episode_prompt(clip_transcript(turns))
+
+    async def _grounded(
+        self, out: EpisodeOut | None, transcript: list[str], user_turns: list[str]
+    ) -> EpisodeOut | None:
+        """The answer with everything the transcript does not bear out discarded (and counted).
+
+        The summary must retell the transcript; profile facts must come from the user's own turns;
+        notes from the transcript. What fails falls back to the rules (the summary) or is dropped.
+        """
+        if out is None:
+            return None
+        kept, dropped, last = 0, 0, ""
+        summary = out.summary
+        verdict = check_grounded(summary, transcript, framing=SUMMARY_FRAMING, echoes=PROMPT_EXAMPLES)
+        if not verdict.ok or looks_like_turn_or_refusal(summary):
+            dropped, last, summary = 1, f"summary: {verdict.reason or 'reads like a turn or a refusal'}", ""
+        else:
+            kept += 1
+        facts = []
+        for fact in out.facts:
+            verdict = check_grounded(fact.value, user_turns, echoes=("neovim",))
+            if verdict.ok:
+                facts.append(fact)
+            else:
+                dropped, last = dropped + 1, f"profile fact: {verdict.reason}"
+        notes = []
+        for note in out.notes:
+            verdict = check_grounded(note.text, transcript, echoes=PROMPT_EXAMPLES)
+            if verdict.ok:
+                notes.append(note)
+            else:
+                dropped, last = dropped + 1, f"note: {verdict.reason}"
+        kept += len(facts) + len(notes)
+        if kept:
+            await self._stats.record("episode", "kept", kept)
+        if dropped:
+            await self._stats.record("episode", "ungrounded", dropped, error=last)
+        return out.model_copy(update={"summary": summary, "facts": facts, "notes": notes})
 
     async def _reflect(self, session: Session, out: EpisodeOut | None) -> tuple[int, int]:
         """Durable facts the LLM noticed wait for the user; its notes wait in quarantine."""

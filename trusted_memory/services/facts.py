@@ -11,8 +11,16 @@ from typing import Literal
 
 from ..config import FactsSettings
 from ..errors import CapacityExceeded, ContentRejected, InvalidInput, NotFound
+from ..grounding import check_grounded
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job
-from ..llm.jobs import ConsolidationOut, MergeJudgmentOut, consolidation_prompt, merge_prompt, validate_consolidation
+from ..llm.jobs import (
+    PROMPT_EXAMPLES,
+    ConsolidationOut,
+    MergeJudgmentOut,
+    consolidation_prompt,
+    merge_prompt,
+    validate_consolidation,
+)
 from ..model import TARGETS, Actor, FactEntry, Target
 from ..scan import describe, normalize_for_dedup, scan
 from ..store.db import Store, Tx, now
@@ -386,8 +394,17 @@ class FactsService:
                 MergeJudgmentOut,
                 timeout_s=self._llm_timeout_s,
                 stats=self._stats,
+                job="merge",
+                foreground=True,
             )
             merged = judged.merged if judged is not None and judged.same_fact else None
+            if merged is not None:
+                # The merge replaces both entries: it may only join what they say.
+                verdict = check_grounded(merged, [old.content, content], echoes=PROMPT_EXAMPLES)
+                await self._stats.record(
+                    "merge", "kept" if verdict.ok else "ungrounded", error=None if verdict.ok else verdict.reason
+                )
+                merged = merged if verdict.ok else None
         if merged is None or len(merged.encode("utf-8")) > MAX_FIELD_BYTES or scan(merged):
             return None  # the merge would not be storable: keep the new fact separately
         return old, merged
@@ -462,8 +479,22 @@ class FactsService:
                 ConsolidationOut,
                 timeout_s=self._llm_timeout_s,
                 stats=self._stats,
+                job="consolidate",
+                foreground=True,
             )
             plan = validate_consolidation(contents, out) if out is not None else None
+            if plan is not None:
+                # Each merged entry may only say what the entries it covers say.
+                failed = [
+                    v
+                    for c, s in plan
+                    if not (v := check_grounded(c, [contents[i - 1] for i in s], echoes=PROMPT_EXAMPLES)).ok
+                ]
+                if failed:
+                    await self._stats.record("consolidate", "ungrounded", len(failed), error=failed[0].reason)
+                    plan = None
+                else:
+                    await self._stats.record("consolidate", "kept", len(plan))
         if plan is None:
             plan = await self._restatement_plan(snapshot)
         plan = [(c, s) for c, s in plan if len(s) > 1 or c != contents[s[0] - 1]]

@@ -11,6 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ..config import Settings
+from ..grounding import SUMMARY_FRAMING, check_grounded
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..model import Session
 from ..queries import AtomFilter
@@ -173,9 +174,17 @@ class ResumeService:
             ResumeOut,
             timeout_s=min(RESUME_TIMEOUT_S, self._settings.llm.timeout_s),
             stats=self._stats,
+            job="resume",
+            foreground=True,
         )
         if out is None:
             return recap
+        notes = [*recap.left_off, recap.next_step or ""]
+        for text in (out.left_off, out.next_step):
+            verdict = check_grounded(text, notes, framing=SUMMARY_FRAMING) if text else None
+            if verdict is not None and not verdict.ok:
+                await self._stats.record("resume", "ungrounded", error=verdict.reason)
+                return recap
         return Recap(
             recap.session_id,
             recap.project,

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from ..config import Settings
 from ..llm.base import LLMStats, MemoryLLM, NullLLM
-from ..store.db import Store
+from ..store.db import Store, now
 from .background import Background
 from .budget import StoreBudget
 from .limits import WriteRateLimiter
@@ -46,6 +47,41 @@ def build_llm(settings: Settings) -> MemoryLLM:
     return NullLLM()
 
 
+ERROR_CHARS = 300
+# Counts are written together, at most this long after the first of them: a write per model
+# outcome (three a turn) would queue behind and in front of observe's own writes.
+STATS_FLUSH_S = 1.0
+
+
+class StoreStatsSink:
+    """Keeps the memory-LLM counters in the store, where the admin CLI and doctor read them."""
+
+    def __init__(self, store: Store, background: Background) -> None:
+        self._store = store
+        self._background = background
+        self._pending: list[tuple[str, str, int, str | None, float]] = []
+        self._scheduled = False
+
+    async def __call__(self, job: str, outcome: str, n: int, error: str | None) -> None:
+        self._pending.append((job, outcome, n, error[:ERROR_CHARS] if error else None, now()))
+        if not self._scheduled:
+            self._scheduled = True
+            self._background.spawn(self._later, "llm_stats")
+
+    async def _later(self) -> None:
+        await asyncio.sleep(STATS_FLUSH_S)
+        await self.flush()
+
+    async def flush(self) -> None:
+        """Write every buffered count in one transaction."""
+        pending, self._pending, self._scheduled = self._pending, [], False
+        if not pending:
+            return
+        async with self._store.write() as tx:
+            for job, outcome, n, error, ts in pending:
+                await tx.llm_calls.add(job, outcome, n, error, ts)
+
+
 @asynccontextmanager
 async def open_runtime(settings: Settings, *, warm_up: bool = False) -> AsyncIterator[Runtime]:
     """Open the store named by the settings (optionally warming recall in the background)."""
@@ -53,6 +89,7 @@ async def open_runtime(settings: Settings, *, warm_up: bool = False) -> AsyncIte
     background = Background()
     recall = RecallService(store, settings, background=background)
     llm = build_llm(settings)
+    llm_stats = LLMStats(sink=None if isinstance(llm, NullLLM) else StoreStatsSink(store, background))
     try:
         if warm_up:
             recall.start_background()
@@ -61,7 +98,7 @@ async def open_runtime(settings: Settings, *, warm_up: bool = False) -> AsyncIte
             store,
             recall,
             llm,
-            LLMStats(),
+            llm_stats,
             background,
             StoreBudget(store, settings),
             WriteRateLimiter(settings.agent_writes_per_minute),
@@ -69,6 +106,7 @@ async def open_runtime(settings: Settings, *, warm_up: bool = False) -> AsyncIte
     finally:
         try:
             await background.drain(timeout_s=2.0)
+            await llm_stats.flush()
             await recall.close()
             closer = getattr(llm, "aclose", None)
             if closer is not None:

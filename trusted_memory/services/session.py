@@ -18,9 +18,10 @@ import anyio
 
 from ..config import Settings
 from ..errors import InvalidInput, MemoryServerError, NotFound
+from ..grounding import check_grounded
 from ..heuristics import Extracted, extract, note_category, one_line, strip_untrusted
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job
-from ..llm.jobs import ExtractionOut, extraction_prompt
+from ..llm.jobs import PROMPT_EXAMPLES, RECENT_TURNS, ExtractionOut, extraction_prompt
 from ..model import ATOM_TYPES, RELAYED_REASON, TURN_TYPE, Actor, Session, SessionNote
 from ..projects import project_name
 from ..scan import redact_credentials, scan
@@ -251,6 +252,8 @@ class SessionService:
                 session_id, notes[:MAX_NOTES_PER_TURN], ts, max_notes=conf.max_notes, max_chars=conf.max_note_chars
             )
             previous_reply = await tx.sessions.last_text(session_id, "assistant")
+            # The extractor's context: the turns before this one (as kept: redacted, clipped).
+            earlier = await tx.sessions.recent_turns(session_id, RECENT_TURNS) if self._runs_llm() else []
             await tx.sessions.add_turns(session_id, read.transcript, ts)
             if reason and not session.untrusted:
                 await tx.sessions.mark_untrusted(session_id, reason)
@@ -277,9 +280,9 @@ class SessionService:
                 except MemoryServerError:
                     # The turn is stored; linking it to what it corrects only refines ranking.
                     log.warning("could not link a correction to the memory it corrects", exc_info=True)
-        llm_pending = not isinstance(self._llm, NullLLM)
+        llm_pending = self._runs_llm()
         if llm_pending:
-            recent = [text for role, text in read.transcript if role == "user"]
+            recent = [f"{role.upper()}: {text}" for role, text in earlier]
             self._background.spawn(lambda: self._llm_extract(own_words, recent, session, actor, trusted_path), "llm")
         self._anticipate(
             session, own_words, [w.atom.type for w in writes if w.atom.status == "live" and w.atom.type != TURN_TYPE]
@@ -287,6 +290,9 @@ class SessionService:
         if self._settings.sessions.idle_end_days > 0:
             self._background.spawn_once("idle_sessions", self.end_idle, every_s=IDLE_CHECK_EVERY_S)
         return ObserveResult(session, tuple(lines), added, tuple(writes), session.untrusted_reason, llm_pending)
+
+    def _runs_llm(self) -> bool:
+        return not isinstance(self._llm, NullLLM)
 
     def _anticipate(self, session: Session, message: str, extracted_types: list[str]) -> None:
         """After a turn: refresh the user model every N turns (or on a focus change) and, with a memory
@@ -364,20 +370,29 @@ class SessionService:
             ExtractionOut,
             timeout_s=self._settings.llm.timeout_s,
             stats=self._stats,
+            job="extract",
+            key=f"extract:{session.id}",  # the next turn's extraction supersedes this one while it waits
         )
         if out is None:
             return
+        kept, dropped, last = 0, 0, ""
         for atom in out.atoms:
-            # The model may only restate what the user said in this message: its words must be there.
-            words = [w for w in re.findall(r"\w+", atom.text.lower()) if len(w) > 3]
-            grounded = sum(w in message.lower() for w in words) >= max(1, len(words) // 2)
-            if grounded and atom.type in ATOM_TYPES:
-                await self._store_extracted(
-                    Extracted(atom.type, atom.text, atom.confidence, tuple(atom.tags)),
-                    session,
-                    actor,
-                    trusted_path,
-                )
+            # Stored as the user's words, so the model may only restate this very message.
+            verdict = check_grounded(atom.text, [message], echoes=PROMPT_EXAMPLES)
+            if not verdict.ok or atom.type not in ATOM_TYPES:
+                dropped, last = dropped + 1, verdict.reason or f"unknown type {atom.type!r}"
+                continue
+            kept += 1
+            await self._store_extracted(
+                Extracted(atom.type, atom.text, atom.confidence, tuple(atom.tags)),
+                session,
+                actor,
+                trusted_path,
+            )
+        if kept:
+            await self._stats.record("extract", "kept", kept)
+        if dropped:
+            await self._stats.record("extract", "ungrounded", dropped, error=last)
 
     async def record_reply(self, session_id: str, reply: str, *, actor: Actor = "system") -> None:
         """Add the assistant's reply to a session that already saw the user's message (host hooks)."""
@@ -434,7 +449,8 @@ class SessionService:
     async def end_session(self, session_id: str, *, actor: Actor = "agent") -> EndResult:
         """Summarise the session into an episode (if it has ≥ 3 turns) and close it."""
         session = await self.session(session_id)
-        await self._background.wait("llm", timeout_s=self._settings.llm.timeout_s)
+        # No wait for the background extractions: the episode job goes ahead of them and stops
+        # one in flight (llm/gate.py), so the whole call stays within one llm.timeout_s.
         return await self._episodes.end_session(session, actor=actor)
 
     async def end_idle(self) -> int:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..config import Settings
+from ..grounding import check_grounded
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..model import Session
 from ..queries import AtomFilter
@@ -176,14 +177,23 @@ class UserStateService:
             UserStateOut,
             timeout_s=self._settings.llm.timeout_s,
             stats=self._stats,
+            job="user_state",
+            key="user_state",  # a newer refresh supersedes a waiting one
         )
         if out is None:
             return []
         sources = [_plain(t) for t in (*memories, *messages)]
         inferences = []
+        dropped, last = 0, ""
         for update in out.updates:
             if update.confidence < 0.5:
                 continue
+            # Style fields take a closed set of words; anything else must come from the user's text.
+            if not update.field_path.startswith("style."):
+                verdict = check_grounded(update.value, [*memories, *messages], min_share=0.6)
+                if not verdict.ok:
+                    dropped, last = dropped + 1, f"{update.field_path}: {verdict.reason}"
+                    continue
             # "Stated" must be checkable: the quoted evidence has to be in the user's own words.
             quote = _plain(update.evidence)
             grounded = update.stated and len(quote) >= 4 and any(quote in s for s in sources)
@@ -196,6 +206,8 @@ class UserStateService:
                     "stated" if grounded else "guessed",
                 )
             )
+        if dropped:
+            await self._stats.record("user_state", "ungrounded", dropped, error=last)
         return inferences
 
 

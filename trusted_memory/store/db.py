@@ -28,6 +28,7 @@ from .atoms import AtomsRepo
 from .conn import Connection, SyncReader, SyncWriter
 from .events import EventsRepo
 from .facts import FactsRepo
+from .llm_calls import LLMCallsRepo
 from .migrations import MIGRATIONS, Migration
 from .nudges import NudgesRepo
 from .pending import PendingRepo
@@ -98,6 +99,7 @@ class Reader:
         self.sessions = SessionsRepo(conn)
         self.nudges = NudgesRepo(conn)
         self.transfer = TransferRepo(conn)
+        self.llm_calls = LLMCallsRepo(conn)
 
     async def change_counter(self) -> int:
         """How many write transactions the store has committed, across all processes."""

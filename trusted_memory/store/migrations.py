@@ -469,6 +469,21 @@ M015_COMPACT_LINKS = Migration(
     ),
 )
 
+M016_LLM_CALLS = Migration(
+    16,
+    "memory-LLM call outcomes by job, so `stats` and `doctor` in any process see them",
+    (
+        """CREATE TABLE llm_calls (
+            job TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            last_at REAL NOT NULL,
+            last_error TEXT,
+            PRIMARY KEY (job, outcome)
+        )""",
+    ),
+)
+
 MIGRATIONS = (
     M001_FOUNDATION,
     M002_ATOMS,
@@ -485,4 +500,5 @@ MIGRATIONS = (
     M013_PROJECT_NAMES,
     M014_SESSION_CONTEXT,
     M015_COMPACT_LINKS,
+    M016_LLM_CALLS,
 )

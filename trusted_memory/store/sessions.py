@@ -123,6 +123,14 @@ class SessionsRepo:
         ) as cur:
             return [str(r[0]) for r in await cur.fetchall()][::-1]
 
+    async def recent_turns(self, session_id: str, limit: int) -> builtins.list[tuple[str, str]]:
+        """The newest kept (role, text) turns of a session, oldest first."""
+        async with self._conn.execute(
+            "SELECT role, text FROM session_turns WHERE session_id = ? ORDER BY id DESC LIMIT ?",
+            (session_id, limit),
+        ) as cur:
+            return [(str(r[0]), str(r[1])) for r in await cur.fetchall()][::-1]
+
     async def last_text(self, session_id: str, role: str) -> str | None:
         """The session's latest kept message of one role (the question a short answer replies to)."""
         async with self._conn.execute(

@@ -259,6 +259,30 @@ async def repair_vectors(runtime: Runtime, admin: Housekeeping) -> int:
     return changed
 
 
+# A model that has had this many calls without one valid answer is not going to start answering.
+LLM_SILENT_AFTER = 5
+
+
+async def inspect_memory_llm(rx: Reader, settings: Settings, ts: float) -> list[str]:
+    """A configured memory model that never answered validly (each job, then all together)."""
+    if settings.llm.provider == "none":
+        return []
+    from ..stats import llm_jobs  # lazy: only this check needs it
+
+    jobs = llm_jobs(tuple(await rx.llm_calls.counts()))
+    calls, ok = sum(j.calls for j in jobs), sum(j.ok for j in jobs)
+    if calls < LLM_SILENT_AFTER or ok:
+        return []
+    last = next((j.last_error for j in reversed(jobs) if j.last_error), None)
+    why = ", ".join(
+        f"{n} {outcome}" for j in jobs for outcome, n in sorted(j.outcomes.items()) if outcome not in ("kept",)
+    )
+    return [
+        f"the memory model ({settings.llm.provider} {settings.llm.model or ''}".rstrip()
+        + f") answered none of {calls} calls validly ({why}); last error: {last or 'none recorded'}"
+    ]
+
+
 CHECKS: list[Check] = [
     Check(
         "fts",
@@ -315,6 +339,13 @@ CHECKS: list[Check] = [
         inspect_facts_caps,
         None,
         "remove entries with `facts remove TARGET TEXT`",
+    ),
+    Check(
+        "memory_llm",
+        "the memory model, when configured, answers validly",
+        inspect_memory_llm,
+        None,
+        "check llm.base_url, llm.model and llm.timeout_s (or set llm.provider = none); memory falls back to rules",
     ),
 ]
 
