@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sqlite3
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -283,6 +284,9 @@ def test_vectors_of_another_embedding_space_are_recomputed(
     full_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     dump = tmp_path / "dump.jsonl"
+    # Settle the source first: a vector still waiting on its re-embed (its session's previous
+    # memory changed) is not exported, so without this the comparison would depend on timing.
+    assert cli(capsys, full_store, "reindex")[0] == 0
     assert cli(capsys, full_store, "export", str(dump))[0] == 0
     original = {r["atom_id"]: r["vec"] for r in records(dump.read_text()) if r["kind"] == "vector"}
     episodes = {r["id"]: r["vec"] for r in records(dump.read_text()) if r["kind"] == "episode"}
@@ -373,3 +377,23 @@ def test_a_bad_new_kind_line_names_the_line_and_changes_nothing(
             return await rx.events.count()
 
     assert with_runtime(target, empty) == 0
+
+
+def test_a_vector_waiting_on_its_re_embed_is_not_exported_and_the_import_queues_it(
+    full_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli(capsys, full_store, "reindex")[0] == 0
+    with sqlite3.connect(full_store / "memory.db") as conn:
+        num, atom_id = conn.execute(
+            "SELECT v.atom_num, a.id FROM vectors v JOIN atoms a ON a.num = v.atom_num"
+        ).fetchone()
+        conn.execute("INSERT INTO embed_queue(atom_num) VALUES (?)", (num,))  # as the context trigger does
+    dump = tmp_path / "dump.jsonl"
+    assert cli(capsys, full_store, "export", str(dump))[0] == 0
+    exported = {r["atom_id"] for r in records(dump.read_text()) if r["kind"] == "vector"}
+    assert atom_id not in exported and exported
+    target = tmp_path / "target"
+    cli_json(capsys, target, "import", "--yes", str(dump))
+    with sqlite3.connect(target / "memory.db") as conn:
+        queued = {r[0] for r in conn.execute("SELECT a.id FROM embed_queue q JOIN atoms a ON a.num = q.atom_num")}
+    assert atom_id in queued

@@ -40,7 +40,15 @@ def print_llm_stats(stats: StoreStats) -> None:
         print(f"memory model  {stats.llm_provider}: no calls recorded")
         return
     print(f"memory model  {stats.llm_provider}")
-    table(("job", "calls", *COLUMNS), [(j.job, j.calls, *(j.outcomes.get(c, 0) for c in COLUMNS)) for j in jobs])
+    # One row a job with only the outcomes that happened: ten count columns do not fit 80 columns.
+    table(
+        ("job", "calls", "outcomes"),
+        [
+            (j.job, f"{j.calls:,}", ", ".join(f"{c} {j.outcomes[c]:,}" for c in COLUMNS if j.outcomes.get(c)) or "-")
+            for j in jobs
+        ],
+        flexible=("outcomes",),
+    )
     for j in jobs:
         if j.last_error:
             print(f"last error ({j.job}): {safe(j.last_error)}")

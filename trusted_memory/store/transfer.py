@@ -162,10 +162,15 @@ class TransferRepo:
 
     # vectors -------------------------------------------------------------------------------
     async def vectors(self) -> builtins.list[VectorRow]:
-        """Every stored atom vector, by atom id, in the order they were stored."""
+        """Every settled atom vector, by atom id, in the order they were stored.
+
+        A vector whose atom waits on the embed queue is stale (the memory before it in its session
+        changed): it is left out, so the importing store queues that atom and embeds it afresh.
+        """
         async with self._conn.execute(
             "SELECT atoms.id, v.space, v.scale, v.vec FROM vectors v "
-            "JOIN atoms ON atoms.num = v.atom_num ORDER BY v.seq"
+            "JOIN atoms ON atoms.num = v.atom_num "
+            "WHERE v.atom_num NOT IN (SELECT atom_num FROM embed_queue) ORDER BY v.seq"
         ) as cur:
             return [(str(r[0]), str(r[1]), float(r[2]), bytes(r[3])) for r in await cur.fetchall()]
 
