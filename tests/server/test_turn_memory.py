@@ -111,3 +111,16 @@ async def test_a_correction_supersedes_the_earlier_memory_and_both_stay_findable
     earlier = next(a for a in first["atoms"] if a["type"] == "turn")
     shown = await call(client, action="view", id=earlier["id"])
     assert shown["atom"]["confidence"] == 0.35  # a turn's 0.7, halved: the user corrected it
+
+
+async def test_a_replayed_session_ends_into_an_episode_dated_when_it_happened(client: Client) -> None:
+    turns = [
+        ("we finally booked the flights to Lisbon for june", "2024-03-02T19:00:00"),
+        ("my brother Tiago is coming too, he lives in Porto", "2024-03-02T19:04:00"),
+        ("planning three days in Sintra after the city", "2024-03-02T19:09:00"),
+    ]
+    for text, when in turns:
+        await observe(client, "c-lisbon", text, "Sounds great!", when=when)
+    ended = await call(client, action="end_session", session_id="c-lisbon")
+    assert ended["episode"] is not None, ended
+    assert ended["episode"]["created"].startswith("2024-03-02"), ended["episode"]

@@ -126,6 +126,9 @@ class EpisodesService:
             await self._close(session, None, "near-duplicate of an earlier episode")
             return EndResult(session.id, None, "a near-duplicate of an earlier episode", 0, 0)
         ts = now()
+        # The episode is dated when its session happened: a replayed or imported history keeps its
+        # own dates (its last turn's time), while retention and expiry count from now.
+        happened = min(session.last_at, ts)
         ttl = self._settings.sessions.episode_ttl_days
         episode = Episode(
             id=new_id(),
@@ -135,7 +138,7 @@ class EpisodesService:
             status="held" if session.untrusted else "live",
             source_class="agent_generated" if session.untrusted else MODEL_SUMMARY if by_model else SESSION_SUMMARY,
             turns=session.turns,
-            created_at=ts,
+            created_at=happened,
             expires_at=ts + ttl * DAY if ttl else None,
         )
         async with self._store.write() as tx:
