@@ -126,7 +126,9 @@ CONTEXT_RULES = (
         anchored=True,
         ahead=600,
         flags=_CI,
-        check=lambda m: password_check(m) if m.group("val") else len(m.group("piped")) >= 6,
+        check=lambda m: (
+            password_check(m) if m.group("val") else len(m.group("piped")) >= 6 and not is_placeholder(m.group("piped").strip("'\""))
+        ),
     ),
     Rule(
         "password in a .netrc entry (machine … password …)",
