@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +34,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from trusted_memory.scan import scan  # noqa: E402
-from trusted_memory.scan._model import BITS, MODEL_LABEL, features  # noqa: E402
+from trusted_memory.scan._model import BITS, features  # noqa: E402
 from trusted_memory.scan._normalize import fold_view  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "scanner"
@@ -71,13 +73,50 @@ def load(path: Path) -> list[tuple[str, str, int, bool]]:
     out = []
     for lst in ("credentials", "injections", "benign"):
         for item in data[lst]:
-            found = [f for f in scan(item["text"]) if not f.detail.startswith(MODEL_LABEL)]
+            found = scan(item["text"], learned=False)
             if lst == "injections":
                 rule = any(f.kind == "prompt_injection" for f in found)
             else:
                 rule = bool(found) if lst == "benign" else False
             out.append((lst, item["text"], int(lst == "injections"), rule))
     return out
+
+
+_OLD_RULES = """
+import json, sys
+sys.path.insert(0, ".")
+from trusted_memory.scan import scan
+out = {}
+for path in sys.argv[1:]:
+    data = json.load(open(path, encoding="utf-8"))
+    out[path] = [
+        any(f.kind == "prompt_injection" for f in scan(x["text"])) if lst == "injections" else bool(scan(x["text"]))
+        if lst == "benign" else False
+        for lst in ("credentials", "injections", "benign") for x in data[lst]
+    ]
+print(json.dumps(out))
+"""
+
+
+def rules_at(commit: str) -> dict[str, list[bool]]:
+    """Per part, whether the rules as they were at ``commit`` catch (or flag) each item."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), commit], check=True, capture_output=True
+        )
+        try:
+            run = subprocess.run(
+                [sys.executable, "-c", _OLD_RULES, *map(str, AUTHORS.values())],
+                cwd=tree,
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True)
+    hits: dict[str, list[bool]] = json.loads(run.stdout)
+    return {name: hits[str(path)] for name, path in AUTHORS.items()}
 
 
 def fit(items: list[tuple[str, str, int, bool]]) -> LogisticRegression:
@@ -89,8 +128,15 @@ def fit(items: list[tuple[str, str, int, bool]]) -> LogisticRegression:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="train on every part and write the weights")
+    parser.add_argument(
+        "--rules-from",
+        metavar="COMMIT",
+        help="score the rules as they were at COMMIT (e.g. 790493b, frozen before heldout2 was seen): the only "
+        "out-of-author figure for rules + model; the threshold is still chosen with today's rules",
+    )
     args = parser.parse_args()
     parts = {name: load(path) for name, path in AUTHORS.items()}
+    old = rules_at(args.rules_from) if args.rules_from else None
     scores: dict[str, np.ndarray[Any, Any]] = {}
     for name, items in parts.items():
         train = [x for other, xs in parts.items() if other != name for x in xs]
@@ -110,6 +156,8 @@ def main() -> None:
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, items in parts.items():
+        if old is not None:
+            items = [(lst, text, y, hit) for (lst, text, y, _), hit in zip(items, old[name], strict=True)]
         inj = [(x, s) for x, s in zip(items, scores[name], strict=True) if x[0] == "injections"]
         ben = [(x, s) for x, s in zip(items, scores[name], strict=True) if x[0] == "benign"]
         r_inj = sum(x[3] for x, _ in inj)

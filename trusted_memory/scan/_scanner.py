@@ -41,10 +41,12 @@ from ._unicode import confusable_findings, hidden_findings, strip_invisible
 __all__ = ["describe", "normalize_for_dedup", "redact_credentials", "scan"]
 
 
-def scan(text: str) -> tuple[Finding, ...]:
+def scan(text: str, *, learned: bool = True) -> tuple[Finding, ...]:
     """Return every finding in ``text``, in text order; an empty tuple means the text is clean.
 
     Offsets are those of ``text`` itself, even though the rules match its folded view.
+    ``learned=False`` leaves out the learned model's opinion (its training script measures the
+    rules alone).
     """
     if not text:
         return ()
@@ -59,7 +61,7 @@ def scan(text: str) -> tuple[Finding, ...]:
     for decoded in decoded_views(text, view, t.words):
         injection_findings(decoded.view, ScanText(decoded.view.text, decoded.view.low), findings, decoded.how)
         views.append((decoded.view, decoded.how))
-    if not any(f.kind == INJECTION for f in findings.items):
+    if learned and not any(f.kind == INJECTION for f in findings.items):
         model_findings(views, findings)
     findings.items.extend(credential_findings(view, t))
     return tuple(sorted(findings.items, key=lambda f: (f.start, f.end)))
