@@ -219,6 +219,8 @@ def not_negated(t: ScanText, start: int, end: int) -> bool:
 _FIRST_PERSON = (
     r"(?:^|[\s:;,(\"'])(?:(?-i:I)|(?-i:I)'m|(?-i:I)'ve|(?-i:I)'d|(?-i:I)'ll|we|we're|we've|ich|j'|yo|eu|io|ik|я|мы)"
     r"(?=[\s,.;:!?'])|(?:我|私は|私が|나는|내가|저는|제가)"
+    # "Don't ask me before running the tests": the writer waives their own confirmation.
+    r"|\b(?:ask|asking|check\s+with|confirm\s+with|bother)\s+me\b"
 )
 _THIRD_PARTY = (
     r"\b(?:the|this|our|your|a)\s+(?:user|owner|admin|administrator|operator|developer)s?\b|\bthey\b"
