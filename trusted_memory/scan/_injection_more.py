@@ -122,10 +122,10 @@ MORE_RULES = RuleSet(
     ),
     Rule(
         "exfiltration by DNS (a host name made of a secret)",
-        r"<[^>\n]{0,40}\b(?:api\s+key|password|token|secret|credentials?|session|cookie)[^>\n]{0,20}>\.[\w-]+\.[a-z]{2,}",
-        subs=("<",),
-        anchored=True,
-        ahead=120,
+        r"<[^<>\n]{0,40}\b(?:api\s+key|password|token|secret|credentials?|session|cookie)[^<>\n]{0,20}>\.[\w-]+\.[a-z]{2,}",
+        subs=(">.",),
+        back=80,
+        ahead=80,
         flags=_LOW,
     ),
     Rule(
