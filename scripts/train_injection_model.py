@@ -11,7 +11,9 @@ rules alone and rules + model at that threshold. ``--write`` then trains on all 
 writes trusted_memory/scan/data/injection_model.npz (weights as float16, bias, threshold).
 
 Positives are the injections; negatives are the benign texts and the credentials (a config line
-with a key is not an injection). Features are those of ``trusted_memory.scan._model.features``
+with a key is not an injection), plus ordinary user text from the recall and extraction data sets
+(``ORDINARY``, always in training, never scored): out of author it raised the model's catch rate
+at the same threshold rule (e.g. 29 % -> 32 % on heldout2). Features are those of ``trusted_memory.scan._model.features``
 on the scanner's folded view, so training and scanning see the same text.
 """
 
@@ -44,6 +46,13 @@ AUTHORS = {
     "extra": DATA / "corpus_extra.json",
     "heldout2": DATA / "corpus_heldout2.json",
 }
+# Ordinary user text, in training as negatives only (never scored): what people ask a memory to keep
+# and say in conversations. It lets the model learn that "remember …" and "from now on …" are normal.
+ORDINARY = (
+    ROOT / "benchmarks" / "data" / "recall_memories.jsonl",
+    ROOT / "tests" / "data" / "extraction_set.jsonl",
+    ROOT / "benchmarks" / "data" / "conversations",
+)
 OUT = ROOT / "trusted_memory" / "scan" / "data" / "injection_model.npz"
 C = 32.0  # inverse regularisation
 BENIGN_BUDGET = 0.005  # share of benign texts the model may add on top of the rules, out of author
@@ -119,6 +128,31 @@ def rules_at(commit: str) -> dict[str, list[bool]]:
     return {name: hits[str(path)] for name, path in AUTHORS.items()}
 
 
+def ordinary_texts() -> list[tuple[str, str, int, bool]]:
+    """Every string of 16+ characters in the ORDINARY files, once, as a negative training item."""
+    texts: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, str):
+            if len(node) > 15:
+                texts.append(node)
+        elif isinstance(node, dict):
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for source in ORDINARY:
+        for path in sorted(source.glob("*.json")) if source.is_dir() else [source]:
+            if path.suffix == ".jsonl":
+                for line in path.read_text(encoding="utf-8").splitlines():
+                    walk(json.loads(line).get("text") or json.loads(line).get("message"))
+            else:
+                walk(json.loads(path.read_text(encoding="utf-8")))
+    return [("ordinary", text, 0, False) for text in dict.fromkeys(texts)]
+
+
 def fit(items: list[tuple[str, str, int, bool]]) -> LogisticRegression:
     model = LogisticRegression(C=C, solver="liblinear", class_weight="balanced", max_iter=2000, random_state=0)
     model.fit(matrix([t for _, t, _, _ in items]), [y for _, _, y, _ in items])
@@ -136,10 +170,11 @@ def main() -> None:
     )
     args = parser.parse_args()
     parts = {name: load(path) for name, path in AUTHORS.items()}
+    ordinary = ordinary_texts()
     old = rules_at(args.rules_from) if args.rules_from else None
     scores: dict[str, np.ndarray[Any, Any]] = {}
     for name, items in parts.items():
-        train = [x for other, xs in parts.items() if other != name for x in xs]
+        train = [x for other, xs in parts.items() if other != name for x in xs] + ordinary
         scores[name] = fit(train).decision_function(matrix([t for _, t, _, _ in items]))
     # The threshold: in every left-out author, the model adds at most BENIGN_BUDGET of its benign
     # texts to those the rules flag; the highest of the four per-author thresholds is kept.
@@ -175,7 +210,7 @@ def main() -> None:
             if s >= threshold and not x[3]:
                 print(f"  model flags benign ({s:.2f}): {x[1][:110]!r}")
     if args.write:
-        model = fit([x for xs in parts.values() for x in xs])
+        model = fit([x for xs in parts.values() for x in xs] + ordinary)
         OUT.parent.mkdir(exist_ok=True)
         np.savez_compressed(
             OUT,
