@@ -13,8 +13,9 @@ writes trusted_memory/scan/data/injection_model.npz (weights as float16, bias, t
 Positives are the injections; negatives are the benign texts and the credentials (a config line
 with a key is not an injection), plus ordinary user text from the recall and extraction data sets
 (``ORDINARY``, always in training, never scored): out of author it raised the model's catch rate
-at the same threshold rule (e.g. 29 % -> 32 % on heldout2). Features are those of ``trusted_memory.scan._model.features``
-on the scanner's folded view, so training and scanning see the same text.
+at the same threshold rule (e.g. 29 % -> 32 % on heldout2). Features are those of
+``trusted_memory.scan._model.features`` on the scanner's folded view, so training and scanning
+see the same text.
 """
 
 from __future__ import annotations

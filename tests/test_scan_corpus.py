@@ -40,7 +40,6 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 MEASURED_MISSES: dict[tuple[str, str], str] = {}
 
 
-
 def parts_for(lst: str) -> list[Any]:
     """Every part as a test parameter; a recorded miss of ``lst`` is a strict xfail with its reason."""
     return [

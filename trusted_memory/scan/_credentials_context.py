@@ -127,7 +127,9 @@ CONTEXT_RULES = (
         ahead=600,
         flags=_CI,
         check=lambda m: (
-            password_check(m) if m.group("val") else len(m.group("piped")) >= 6 and not is_placeholder(m.group("piped").strip("'\""))
+            password_check(m)
+            if m.group("val")
+            else len(m.group("piped")) >= 6 and not is_placeholder(m.group("piped").strip("'\""))
         ),
     ),
     Rule(
@@ -292,7 +294,8 @@ CONTEXT_RULES = (
     ),
     Rule(
         "secret in a Kubernetes env entry (name: …_KEY / value: …)",
-        r"\bname:\s*['\"]?\w*(?:key|token|secret|password|passwd|pass)['\"]?[ \t]*\n[ \t]*value:\s*['\"]?(?P<val>[^\s'\"]{8,200})",
+        r"\bname:\s*['\"]?\w*(?:key|token|secret|password|passwd|pass)['\"]?[ \t]*\n"
+        r"[ \t]*value:\s*['\"]?(?P<val>[^\s'\"]{8,200})",
         words=("name", "value"),
         anchored=True,
         ahead=400,

@@ -1,9 +1,9 @@
 """Encoded payloads: candidate spans decoded (bounded) so the injection rules can read them.
 
-An instruction hidden as base64, hex bytes, ``\\x`` or ``\\u`` escapes, 8-bit binary groups, percent- or HTML-entity encoding,
-ROT13, reversed text (plain or under a right-to-left override) or Morse code reads as noise to
-the phrase rules. Each decoder finds candidate spans with a linear regex, decodes them, keeps only
-results that read as text (valid UTF-8, printable, with spaces and letters), and joins the kept
+An instruction hidden as base64, hex bytes, ``\\x`` or ``\\u`` escapes, 8-bit binary groups,
+percent- or HTML-entity encoding, ROT13, reversed text (plain or under a right-to-left
+override) or Morse code reads as noise to the phrase rules. Each decoder finds candidate spans
+with a linear regex, decodes them, keeps only results that read as text (valid UTF-8, printable, with spaces and letters), and joins the kept
 results of one encoding into one view whose offsets map back to the encoded spans. So the cost is
 bounded by the text's length: candidates never overlap within an encoding, each is cut at
 ``MAX_SPAN`` characters, and the whole-text transforms (ROT13, reversal) run only when the text
@@ -133,7 +133,9 @@ def _percent(span: str) -> tuple[str, str] | None:
 
 
 def _unicode_escapes(span: str) -> tuple[str, str] | None:
-    text = re.sub(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})", lambda m: chr(int(m.group(1) or m.group(2), 16) % 0x110000), span)
+    text = re.sub(
+        r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})", lambda m: chr(int(m.group(1) or m.group(2), 16) % 0x110000), span
+    )
     text = text.encode("utf-8", "replace").decode("utf-8").replace("\n", " ").replace("\t", " ")
     return ("unicode-escape", text) if _reads_as_text(text.strip()) else None
 

@@ -170,7 +170,10 @@ MORE_RULES = RuleSet(
         r"\bsystem\s+override\b|\[\s*(?:admin|system|developer|operator|maintainer)\s+(?:notice|override"
         r"|alert|instruction)\b|\b(?:important\s+)?system\s+note\s+for\s+(?:\w+\s+)?(?:assistants?|agents?|ais?|models?"
         r"|llms?|bots?)\b|\bnew\s+task\s+from\s+the\s+user\b",
-        words=("system admin developer operator maintainer task", "override notice message note alert instruction task"),
+        words=(
+            "system admin developer operator maintainer task",
+            "override notice message note alert instruction task",
+        ),
         back=4,
         ahead=80,
         flags=_LOW,
@@ -190,7 +193,10 @@ MORE_RULES = RuleSet(
         r"\b(?:decode|decipher|translate|convert|shift|reverse|unscramble|rot13)\b[^\n]{0,60}?\b(?:and|then)\s+"
         r"(?:follow|obey|execute|comply|act\s+on|do\s+what|run)\b|\bfollow\s+(?:these|the\s+following)\s+(?:bits|bytes"
         r"|codes?|hex|dots)\b",
-        words=("decode decipher translate convert shift reverse unscramble rot13 follow", "follow obey execute comply act do run"),
+        words=(
+            "decode decipher translate convert shift reverse unscramble rot13 follow",
+            "follow obey execute comply act do run",
+        ),
         back=60,
         ahead=120,
         flags=_LOW,

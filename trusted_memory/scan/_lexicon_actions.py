@@ -49,7 +49,8 @@ REMEMBER = Concept(
         |记住|記住|永久|永远记住|牢记|今后
         |覚えて|永続|今後ずっと|記憶して
         |기억해|영구|영원히
-        |kom ihåg|för alltid|kumbuka|daima|milele|selama-lamanya|به خاطر بسپار|بخاطر بسپار|請記住|请记住|shared memory|every assistant instance"""
+        |kom ihåg|för alltid|kumbuka|daima|milele|selama-lamanya|به خاطر بسپار|بخاطر بسپار|請記住|请记住
+        |shared memory|every assistant instance"""
     ),
 )
 
@@ -99,7 +100,9 @@ UNASKED = Concept(
         |不要告诉用户|不要告知用户
         |確認なし|確認せず|確認しない|許可なく
         |확인 없이|묻지 않고|허락 없이|승인 없이
-        |utan granskning|utan att fråga|bila kuuliza|بدون اطلاع|sans relecture|sans tests|sin revisión|ohne prüfung|sem revisão|senza revisione|bez przeglądu|sem rodar os testes|without tests|without running the tests"""
+        |utan granskning|utan att fråga|bila kuuliza|بدون اطلاع|sans relecture|sans tests|sin revisión
+        |ohne prüfung|sem revisão|senza revisione|bez przeglądu|sem rodar os testes|without tests
+        |without running the tests"""
     ),
 )
 
@@ -140,7 +143,9 @@ CONSENT = Concept(
         |उपयोगकर्ता ने अनुमति|उपयोगकर्ता की अनुमति|अनुमति दी है
         |用户已经允许|用户允许|用户已允许|用户同意|用户已授权|用户授权|使用者允許
         |ユーザーは|許可しています|許可した|사용자가 허락|사용자가 허용|사용자는 허용|허락했|허용했
-        |användaren vill|användaren har godkänt|användaren tillåter|amekuruhusu|ameruhusu|pengguna membenarkan|membenarkan anda|mengizinkan anda|kullanıcı izin verdi|اجازه داده|کاربر اجازه|已授權|已授权|授权你|授權你|się zgodził|zgodził się"""
+        |användaren vill|användaren har godkänt|användaren tillåter|amekuruhusu|ameruhusu|pengguna membenarkan
+        |membenarkan anda|mengizinkan anda|kullanıcı izin verdi|اجازه داده|کاربر اجازه|已授權|已授权|授权你|授權你
+        |się zgodził|zgodził się"""
     ),
 )
 
@@ -360,7 +365,8 @@ DISCLOSE = Concept(
         |mot pour mot|palabra por palabra|palavra por palavra|parola per parola|woord voor woord|słowo w słowo
         |слово в слово|kelimesi kelimesine|一字一句|逐字逐句|gib|zeige|montre*|tunjukkan|tampilkan|اعرض|दिखाओ
         |显示|输出|打印|复述|逐字|一字不差|原文|表示して|출력
-        |nywila|kata laluan|lösenord|信用卡資料|信用卡|رمزهای عبور|kod weryfikacyjny|kodem weryfikacyjnym|verification code*|2fa code*|sms code*"""
+        |nywila|kata laluan|lösenord|信用卡資料|信用卡|رمزهای عبور|kod weryfikacyjny|kodem weryfikacyjnym
+        |verification code*|2fa code*|sms code*"""
     ),
 )
 
