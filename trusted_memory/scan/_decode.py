@@ -1,17 +1,17 @@
 """Encoded payloads: candidate spans decoded (bounded) so the injection rules can read them.
 
 An instruction hidden as base64, hex bytes, ``\\x`` or ``\\u`` escapes, 8-bit binary groups,
-percent- or HTML-entity encoding, ROT13, reversed text (plain or under a right-to-left
-override) or Morse code reads as noise to the phrase rules. Each decoder finds candidate spans
-with a linear regex, decodes them, keeps only results that read as text (valid UTF-8, printable, with spaces and letters), and joins the kept
-results of one encoding into one view whose offsets map back to the encoded spans. So the cost is
-bounded by the text's length: candidates never overlap within an encoding, each is cut at
-``MAX_SPAN`` characters, and the whole-text transforms (ROT13, reversal) run only when the text
-contains words that are common English in that transform ("gur", "naq"; "eht", "dna").
+percent- or HTML-entity encoding, ROT13, reversed text (plain or under a right-to-left override) or
+Morse code reads as noise to the phrase rules. Each decoder finds candidate spans with a linear
+regex, decodes them, keeps only results that read as text (valid UTF-8, printable, with spaces and
+letters), and joins the kept results of one encoding into one view whose offsets map back to the
+encoded spans. So the cost is bounded by the text's length: candidates never overlap within an
+encoding, each is cut at ``MAX_SPAN`` characters, and the whole-text transforms (ROT13, reversal)
+run only when the text contains words that are common English in that transform ("gur", "naq";
+"eht", "dna").
 
-Decoding is one level deep (the decoded text is folded, not decoded again), which is enough for
-the encodings people use to smuggle an instruction past a filter.
-"""
+Decoding is one level deep (the decoded text is folded, not decoded again), which is enough for the
+encodings people use to smuggle an instruction past a filter."""
 
 from __future__ import annotations
 
