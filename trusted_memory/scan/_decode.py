@@ -11,7 +11,8 @@ run only when the text contains words that are common English in that transform 
 "eht", "dna").
 
 Decoding is one level deep (the decoded text is folded, not decoded again), which is enough for the
-encodings people use to smuggle an instruction past a filter."""
+encodings people use to smuggle an instruction past a filter.
+"""
 
 from __future__ import annotations
 
