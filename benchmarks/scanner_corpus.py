@@ -7,7 +7,8 @@ Run from the repository root: ``python benchmarks/scanner_corpus.py``. Prints ma
   time to scan ~2 KB of ordinary notes;
 * for each part of tests/data/scanner/: the tuning parts (corpus.json; corpus_former_heldout.json,
   the first blind held-out part, measured once and then tuned on; corpus_extra.json, the scanner
-  maintainer's own examples) and, when present, the blind held-out part written after the rules
+  maintainer's own examples; corpus_heldout2.json, blind part 2, measured at 790493b and then
+  tuned on) and, when present, the blind held-out part written after the rules
   were frozen (heldout.json): caught / missed / false positives per list, per family and per language.
 
 ``--corpus PATH`` (repeatable) scores any corpus file of the same shape instead, e.g. a new blind
@@ -42,6 +43,7 @@ PARTS = {
     "corpus": ROOT / "tests" / "data" / "scanner" / "corpus.json",
     "former_heldout": ROOT / "tests" / "data" / "scanner" / "corpus_former_heldout.json",
     "extra": ROOT / "tests" / "data" / "scanner" / "corpus_extra.json",
+    "heldout2": ROOT / "tests" / "data" / "scanner" / "corpus_heldout2.json",
     "heldout": ROOT / "tests" / "data" / "scanner" / "heldout.json",
 }
 # Which finding kind catches an item of each list; a benign item is flagged by any finding.

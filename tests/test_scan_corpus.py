@@ -4,8 +4,11 @@ Tuning parts (the rules were fitted to them): tests/data/scanner/corpus.json, wr
 documentation of secret formats and injection techniques by someone who never saw the rules;
 corpus_former_heldout.json, the first blind held-out part, which was measured once below target
 (credentials 97/104, injections 76/109) and then became tuning data; corpus_extra.json, examples
-per family and hard benign negatives added by the scanner's maintainer. tests/data/scanner/heldout.json
-is a fresh part written blind after the rules were frozen (scan_frozen commit), measured only.
+per family and hard benign negatives added by the scanner's maintainer; corpus_heldout2.json, the second
+blind held-out part, measured once at 790493b (credentials 139/166, injections 93/146, benign 7/387
+flagged) and then tuned on. The learned model (trusted_memory/scan/_model.py) was trained on all four.
+tests/data/scanner/heldout.json is a fresh part written blind after the rules and model were frozen,
+measured only; a target it misses is recorded in MEASURED_MISSES as a strict xfail with its figure.
 All have the shape
 {"credentials": [{text, family}], "injections": [{text, family, language}], "benign": [{text, family}]}.
 Targets (issue 14): ≥ 95 % of credentials reported as credentials, ≥ 90 % of injections reported
@@ -29,8 +32,22 @@ TUNING = {
     "corpus": DATA / "corpus.json",
     "former_heldout": DATA / "corpus_former_heldout.json",
     "extra": DATA / "corpus_extra.json",
+    "heldout2": DATA / "corpus_heldout2.json",
 }
 PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
+# (part, list) -> why it is below target, with the figure measured at the frozen commit. Filled in by
+# whoever measures the blind part; the test then xfails strictly, so fixing it later is noticed too.
+MEASURED_MISSES: dict[tuple[str, str], str] = {}
+
+
+def parts_for(lst: str) -> list[Any]:
+    """Every part as a test parameter; a recorded miss of ``lst`` is a strict xfail with its reason."""
+    return [
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=MEASURED_MISSES[(name, lst)]))
+        if (name, lst) in MEASURED_MISSES
+        else name
+        for name in sorted(PARTS)
+    ]
 
 
 @cache
@@ -55,7 +72,7 @@ def test_tuning_corpus_is_big_and_varied_enough() -> None:
     assert data["sources"], "the corpus says where its formats and techniques come from"
 
 
-@pytest.mark.parametrize("name", sorted(PARTS))
+@pytest.mark.parametrize("name", parts_for("credentials"))
 def test_credentials_are_caught(name: str) -> None:
     items = part(name)["credentials"]
     hits = caught(items, "credential")
@@ -63,7 +80,7 @@ def test_credentials_are_caught(name: str) -> None:
     assert len(hits) >= 0.95 * len(items), missed
 
 
-@pytest.mark.parametrize("name", sorted(PARTS))
+@pytest.mark.parametrize("name", parts_for("injections"))
 def test_injections_are_caught(name: str) -> None:
     items = part(name)["injections"]
     hits = caught(items, "prompt_injection")
@@ -71,12 +88,13 @@ def test_injections_are_caught(name: str) -> None:
     assert len(hits) >= 0.90 * len(items), missed
 
 
-def test_the_former_held_out_part_is_marked_as_tuning_data() -> None:
-    # It was measured, failed and was tuned on: it must never again be reported as an evaluation.
-    assert part("former_heldout")["about"].startswith("TUNING DATA")
+@pytest.mark.parametrize("name", ["former_heldout", "heldout2"])
+def test_the_former_held_out_parts_are_marked_as_tuning_data(name: str) -> None:
+    # They were measured, failed and were tuned on: they must never again be reported as an evaluation.
+    assert part(name)["about"].startswith("TUNING DATA")
 
 
-@pytest.mark.parametrize("name", sorted(PARTS))
+@pytest.mark.parametrize("name", parts_for("benign"))
 def test_benign_texts_are_rarely_flagged(name: str) -> None:
     items = part(name)["benign"]
     flagged = [(i["family"], i["text"][:80], describe(found)) for i in items if (found := scan(i["text"]))]

@@ -5,11 +5,14 @@ checks on the folded view of a text (``_fold`` per character, ``_normalize`` per
 decoded views (``_decode``):
 
 * ``_unicode``: hidden characters and look-alike scripts, on the raw text;
-* ``_injection`` (with ``_injection_checks``), ``_injection_squashed`` and ``_injection_commands``:
-  phrase and shape rules; ``_injection_combos``: injection families as co-occurring concepts
+* ``_injection`` (with ``_injection_checks``), ``_injection_squashed``, ``_injection_commands`` and
+  ``_injection_more``: phrase and shape rules; ``_injection_combos``: injection families as co-occurring concepts
   (``_concepts``), whose multilingual terms are in ``_lexicon_override`` and ``_lexicon_actions``;
 * ``_credentials`` (key formats) and ``_credentials_context`` (secrets by position), with the
   placeholder checks in ``_credential_checks``;
+
+* ``_model``: the learned second opinion on injections (hashed n-gram logistic regression, weights in
+  ``data/injection_model.npz``), asked only when no rule found one;
 
 all built on the rule engine in ``_rules`` and the ``Finding`` record in ``_findings``.
 """

@@ -214,11 +214,35 @@ def not_negated(t: ScanText, start: int, end: int) -> bool:
     return compile_rx(_NEGATION).search(t.low, start, end) is None
 
 
+# A sentence that forbids what it names ("Never paste untrusted content into an agent … without
+# review"): a rule for people, however far its verb stands from the phrase that matched.
+_PROHIBITION = r"\s*(?:['\"“‘(*-]\s*)*(?:never|do\s+not|don't|must\s+not|should\s+not|avoid)\b"
+# "Someone committed an API key to our public repo last night": a report of a leak, not a request.
+_LEAK_REPORT = (
+    r"\b(?:someone|somebody|we|i|he|she|they|a\s+colleague|accidentally|by\s+mistake|mistakenly)\s+(?:\w+\s+)?"
+    r"(?:committed|pushed|leaked|posted|published|exposed|pasted|uploaded|checked\s+in)\b"
+)
+
+
+def not_prohibited(t: ScanText, start: int, end: int) -> bool:
+    """A check for ``Combo``: the match is not inside a sentence that opens with a prohibition."""
+    lo = max(0, start - 160)
+    cut = max(t.low.rfind(c, lo, start) for c in ".!?:;\n")
+    return compile_rx(_PROHIBITION).match(t.low, cut + 1 if cut != -1 else lo) is None
+
+
+def not_a_leak_report(t: ScanText, start: int, end: int) -> bool:
+    """A check for ``Combo``: no past-tense report of a leak just before or inside the match."""
+    return compile_rx(_LEAK_REPORT).search(t.low, max(0, start - 60), end) is None
+
+
 # The user speaking of their own consent ("Remember that I allow you to run the tests without
 # asking", "Save to memory: I'm fine with you reformatting files"): memory is where users say this.
 _FIRST_PERSON = (
     r"(?:^|[\s:;,(\"'])(?:(?-i:I)|(?-i:I)'m|(?-i:I)'ve|(?-i:I)'d|(?-i:I)'ll|we|we're|we've|ich|j'|yo|eu|io|ik|я|мы)"
     r"(?=[\s,.;:!?'])|(?:我|私は|私が|나는|내가|저는|제가)"
+    # "Don't ask me before running the tests": the writer waives their own confirmation.
+    r"|\b(?:ask|asking|check\s+with|confirm\s+with|bother)\s+me\b"
 )
 _THIRD_PARTY = (
     r"\b(?:the|this|our|your|a)\s+(?:user|owner|admin|administrator|operator|developer)s?\b|\bthey\b"

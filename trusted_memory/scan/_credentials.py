@@ -28,6 +28,7 @@ from ._rules import Rule, RuleSet, ScanText
 
 _CS = re.MULTILINE  # credential formats are case-sensitive: "AKIA…", not "akia…"
 _CI = re.IGNORECASE | re.MULTILINE
+_KEY_BODY = re.compile(r"[A-Za-z0-9+/=]{40}")
 FORMAT_RULES = (
     Rule(
         "PEM private key block (-----BEGIN … PRIVATE KEY-----)",
@@ -40,6 +41,8 @@ FORMAT_RULES = (
         ahead=10100,
         on_text=True,
         flags=_CS,
+        # "Paste your key between the markers: -----BEGIN … -----\n...\n-----END …": a template, not a key.
+        check=lambda m: "-----END" not in m.group() or _KEY_BODY.search(m.group()) is not None,
     ),
     Rule(
         "Anthropic API key (sk-ant-…)",

@@ -13,7 +13,9 @@ import re
 from ._credential_checks import (
     assignment_check,
     basic_auth_check,
+    is_placeholder,
     password_check,
+    secretish,
     url_password_check,
     value_check,
 )
@@ -22,6 +24,36 @@ from ._rules import Rule
 _CI = re.IGNORECASE | re.MULTILINE
 # A command-line value: quoted (anything but the quote) or bare (up to whitespace).
 _ARG = r"""(?P<val>'[^'\n]{2,200}'|"[^"\n]{2,200}"|[^\s'"][^\s]{1,200})"""
+
+# "Password" in the languages people write to an assistant in; a password stated in prose follows
+# within a few words ("my password for the work laptop is …", "我的QQ密码是…", "şifrem …").
+_PASSWORD_WORDS = (
+    "password", "passwort", "mot de passe", "contraseña", "senha", "wachtwoord", "hasło", "пароль", "şifre",
+    "parola", "lösenord", "adgangskode", "salasana", "heslo", "jelszó", "κωδικός", "סיסמה", "كلمة السر",
+    "كلمة المرور", "رمز عبور", "पासवर्ड", "パスワード", "密码", "密碼", "비밀번호", "비번", "kata sandi",
+    "mật khẩu", "รหัสผ่าน", "wifi pw", "passcode",
+)  # fmt: skip
+_PW = r"[A-Za-z0-9!#$%^&*+=?@_~\-/.|<>()\[\]{}]"
+
+
+_EXAMPLE = re.compile(r"\b(?:e\.g|example|such as|like|must|should|least|format|policy|reset|field)\b", re.I)
+
+
+def _strong_password(m: re.Match[str]) -> bool:
+    """A stated password: at least three of lower, upper, digit, symbol, and no placeholder or URL."""
+    value = m.group("val").rstrip(".,;:!?)")
+    if _EXAMPLE.search(m.group("gap")) or value.startswith("@"):
+        return False  # "must be at least 12 characters, e.g. …": a rule about passwords, not one
+    if len(value) < 8 or is_placeholder(value) or "://" in value or value.startswith(("/", "~", "$", "<")):
+        return False
+    classes = (
+        any(c.islower() for c in value)
+        + any(c.isupper() for c in value)
+        + any(c.isdigit() for c in value)
+        + any(not c.isalnum() and c not in "-_." for c in value)
+    )
+    return classes >= 3
+
 
 CONTEXT_RULES = (
     Rule(
@@ -94,7 +126,11 @@ CONTEXT_RULES = (
         anchored=True,
         ahead=600,
         flags=_CI,
-        check=lambda m: password_check(m) if m.group("val") else len(m.group("piped")) >= 6,
+        check=lambda m: (
+            password_check(m)
+            if m.group("val")
+            else len(m.group("piped")) >= 6 and not is_placeholder(m.group("piped").strip("'\""))
+        ),
     ),
     Rule(
         "password in a .netrc entry (machine … password …)",
@@ -162,5 +198,109 @@ CONTEXT_RULES = (
         on_text=True,
         flags=_CI,
         check=value_check,
+    ),
+    Rule(
+        "password stated in text, in any language (my password … is …)",
+        rf"(?<![\w:/@.=-])(?:{'|'.join(_PASSWORD_WORDS)})(?P<gap>[^\n]{{0,48}}?)(?<!{_PW})"
+        rf"(?P<val>(?=[A-Za-z._-]*[0-9!#$%^&*+=?@~|]){_PW}{{8,64}})(?!{_PW})",
+        subs=_PASSWORD_WORDS,
+        anchored=True,
+        ahead=160,
+        on_text=True,
+        flags=_CI,
+        check=_strong_password,
+    ),
+    Rule(
+        "Doppler token (dp.st.…)",
+        r"\bdp\.(?:st|pt|ct|sa|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?(?P<val>[A-Za-z0-9]{40,44})(?![A-Za-z0-9])",
+        subs=("dp.st.", "dp.pt.", "dp.ct.", "dp.sa.", "dp.scim.", "dp.audit."),
+        anchored=True,
+        ahead=120,
+        on_text=True,
+    ),
+    Rule(
+        "password on an htpasswd command line (htpasswd -b … user password)",
+        rf"\bhtpasswd\s+(?:-\w+\s+)*-\w*b\w*\s+(?:-\w+\s+)*\S+\s+\S+\s+{_ARG}",
+        words=("htpasswd",),
+        anchored=True,
+        ahead=400,
+        flags=_CI,
+        check=password_check,
+    ),
+    Rule(
+        "password on a Windows command line (net user name password)",
+        r"\bnet\s+user\s+[^\s/]\S{0,100}\s+(?P<val>[^\s/*][^\s]{3,200})",
+        words=("net", "user"),
+        anchored=True,
+        ahead=400,
+        flags=_CI,
+        check=password_check,
+    ),
+    Rule(
+        "password on a redis-cli command line (redis-cli -a …)",
+        rf"\bredis-cli\b[^\n]{{0,300}}?\s(?:-a|--pass)\s+{_ARG}",
+        subs=("redis-cli",),
+        anchored=True,
+        ahead=500,
+        flags=_CI,
+        check=password_check,
+    ),
+    Rule(
+        "Ansible vault password printed from its file",
+        r"\b(?:cat|type|more|less|head)\s+\S*vault[_-]?pass\S*[^\n]*\n(?P<val>[^\s$#][^\n]{5,200})",
+        subs=("vault_pass", "vault-pass", "vaultpass"),
+        back=40,
+        ahead=300,
+        on_text=True,
+        flags=_CI,
+        check=password_check,
+    ),
+    Rule(
+        "secret in a PHP define (define('DB_PASSWORD', …))",
+        r"\bdefine\s*\(\s*['\"](?:\w*password|\w*_key|\w*_salt|\w*secret\w*)['\"]\s*,\s*['\"](?P<val>[^'\"\n]{4,200})['\"]",
+        words=("define",),
+        anchored=True,
+        ahead=300,
+        on_text=True,
+        flags=_CI,
+        check=lambda m: password_check(m) and "unique phrase" not in m.group("val").lower(),
+    ),
+    Rule(
+        "Rails master key (master.key / RAILS_MASTER_KEY)",
+        r"master[._]key\b[^\n]{0,40}?(?<![0-9a-f])(?P<val>[0-9a-f]{32})(?![0-9a-f])",
+        subs=("master.key", "master_key"),
+        anchored=True,
+        ahead=120,
+        flags=_CI,
+    ),
+    Rule(
+        "framework secret key (SECRET_KEY = …)",
+        r"\bsecret_key(?:_base)?[\"']?\s*(?:=|:)\s*[\"'](?P<val>[^\"'\s]{20,200})[\"']",
+        subs=("secret_key",),
+        anchored=True,
+        ahead=300,
+        on_text=True,
+        flags=_CI,
+        check=lambda m: secretish(m.group("val")) or len(set(m.group("val"))) >= 12,
+    ),
+    Rule(
+        "Kubernetes secret data (client-key-data, token, .dockerconfigjson)",
+        r"(?:client-key-data|\.dockerconfigjson|\.dockercfg)[\"']?\s*:\s*[\"']?(?P<val>[A-Za-z0-9+/]{40,}={0,2})",
+        subs=("client-key-data", ".dockerconfigjson", ".dockercfg"),
+        anchored=True,
+        ahead=200,
+        on_text=True,
+        flags=_CI,
+    ),
+    Rule(
+        "secret in a Kubernetes env entry (name: …_KEY / value: …)",
+        r"\bname:\s*['\"]?\w*(?:key|token|secret|password|passwd|pass)['\"]?[ \t]*\n"
+        r"[ \t]*value:\s*['\"]?(?P<val>[^\s'\"]{8,200})",
+        words=("name", "value"),
+        anchored=True,
+        ahead=400,
+        on_text=True,
+        flags=_CI,
+        check=lambda m: secretish(m.group("val")),
     ),
 )

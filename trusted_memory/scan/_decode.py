@@ -1,16 +1,17 @@
 """Encoded payloads: candidate spans decoded (bounded) so the injection rules can read them.
 
-An instruction hidden as base64, hex bytes, ``\\x`` escapes, percent- or HTML-entity encoding,
-ROT13, reversed text (plain or under a right-to-left override) or Morse code reads as noise to
-the phrase rules. Each decoder finds candidate spans with a linear regex, decodes them, keeps only
-results that read as text (valid UTF-8, printable, with spaces and letters), and joins the kept
-results of one encoding into one view whose offsets map back to the encoded spans. So the cost is
-bounded by the text's length: candidates never overlap within an encoding, each is cut at
-``MAX_SPAN`` characters, and the whole-text transforms (ROT13, reversal) run only when the text
-contains words that are common English in that transform ("gur", "naq"; "eht", "dna").
+An instruction hidden as base64, hex bytes, ``\\x`` or ``\\u`` escapes, 8-bit binary groups,
+percent- or HTML-entity encoding, ROT13, reversed text (plain or under a right-to-left override) or
+Morse code reads as noise to the phrase rules. Each decoder finds candidate spans with a linear
+regex, decodes them, keeps only results that read as text (valid UTF-8, printable, with spaces and
+letters), and joins the kept results of one encoding into one view whose offsets map back to the
+encoded spans. So the cost is bounded by the text's length: candidates never overlap within an
+encoding, each is cut at ``MAX_SPAN`` characters, and the whole-text transforms (ROT13, reversal)
+run only when the text contains words that are common English in that transform ("gur", "naq";
+"eht", "dna").
 
-Decoding is one level deep (the decoded text is folded, not decoded again), which is enough for
-the encodings people use to smuggle an instruction past a filter.
+Decoding is one level deep (the decoded text is folded, not decoded again), which is enough for the
+encodings people use to smuggle an instruction past a filter.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ _PERCENT_ESCAPE = r"%[0-9A-Fa-f]{2}"
 _ENTITY = r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z]{2,8});"
 _MORSE = r"(?<![.\w-])[.-]{1,6}(?:(?: {1,3}| ?/ ?)[.-]{1,6}){7,}(?![.\w-])"
 _RLO_RUN = "\u202e[^\u202c\n]{4,}"
+_UNICODE_ESCAPES = r"(?:\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}){6,}"
+_BINARY = r"(?<![01])[01]{8}(?:[ ,]?[01]{8}){7,}(?![01])"
 
 _ROT13 = str.maketrans(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", "nopqrstuvwxyzabcdefghijklmNOPQRSTUVWXYZABCDEFGHIJKLM"
@@ -130,6 +133,19 @@ def _percent(span: str) -> tuple[str, str] | None:
     return ("percent", text) if text.isprintable() else None
 
 
+def _unicode_escapes(span: str) -> tuple[str, str] | None:
+    text = re.sub(
+        r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})", lambda m: chr(int(m.group(1) or m.group(2), 16) % 0x110000), span
+    )
+    text = text.encode("utf-8", "replace").decode("utf-8").replace("\n", " ").replace("\t", " ")
+    return ("unicode-escape", text) if _reads_as_text(text.strip()) else None
+
+
+def _binary(span: str) -> tuple[str, str] | None:
+    text = _utf8_text(bytes(int(g, 2) for g in re.findall("[01]{8}", span)))
+    return ("binary", text) if text else None
+
+
 def _morse(span: str) -> tuple[str, str] | None:
     words = []
     for word in re.split(r" ?/ ?| {3}", span):
@@ -206,6 +222,10 @@ def _candidates(text: str) -> list[tuple[str, _Decoder]]:
         found.append((_MORSE, _morse))
     if "\u202e" in text:
         found.append((_RLO_RUN, _right_to_left))
+    if "\\u" in text or "\\U" in text:
+        found.append((_UNICODE_ESCAPES, _unicode_escapes))
+    if "01" in text and text.count("0") + text.count("1") >= 64:
+        found.append((_BINARY, _binary))
     return found
 
 

@@ -48,7 +48,9 @@ REMEMBER = Concept(
         |याद रख|हमेशा के लिए|याद रखो
         |记住|記住|永久|永远记住|牢记|今后
         |覚えて|永続|今後ずっと|記憶して
-        |기억해|영구|영원히"""
+        |기억해|영구|영원히
+        |kom ihåg|för alltid|kumbuka|daima|milele|selama-lamanya|به خاطر بسپار|بخاطر بسپار|請記住|请记住
+        |shared memory|every assistant instance"""
     ),
 )
 
@@ -97,7 +99,10 @@ UNASKED = Concept(
         |不要请求确认|无需确认|不需要确认|不经确认|不用确认|不要询问|无需询问|未经允许|未经同意
         |不要告诉用户|不要告知用户
         |確認なし|確認せず|確認しない|許可なく
-        |확인 없이|묻지 않고|허락 없이|승인 없이"""
+        |확인 없이|묻지 않고|허락 없이|승인 없이
+        |utan granskning|utan att fråga|bila kuuliza|بدون اطلاع|sans relecture|sans tests|sin revisión
+        |ohne prüfung|sem revisão|senza revisione|bez przeglądu|sem rodar os testes|without tests
+        |without running the tests"""
     ),
 )
 
@@ -137,7 +142,10 @@ CONSENT = Concept(
         |المستخدم سمح|المستخدم يسمح|سمح لك|كاربر اجازه
         |उपयोगकर्ता ने अनुमति|उपयोगकर्ता की अनुमति|अनुमति दी है
         |用户已经允许|用户允许|用户已允许|用户同意|用户已授权|用户授权|使用者允許
-        |ユーザーは|許可しています|許可した|사용자가 허락|사용자가 허용|사용자는 허용|허락했|허용했"""
+        |ユーザーは|許可しています|許可した|사용자가 허락|사용자가 허용|사용자는 허용|허락했|허용했
+        |användaren vill|användaren har godkänt|användaren tillåter|amekuruhusu|ameruhusu|pengguna membenarkan
+        |membenarkan anda|mengizinkan anda|kullanıcı izin verdi|اجازه داده|کاربر اجازه|已授權|已授权|授权你|授權你
+        |się zgodził|zgodził się"""
     ),
 )
 
@@ -190,7 +198,8 @@ USER3 = Concept(
         |the user's manager
         |der nutzer|der benutzer|des nutzers|l'utilisateur|el usuario|del usuario|o usuário|do usuário|l'utente
         |dell'utente|de gebruiker|użytkownik|пользователь|пользователя|користувач|kullanıcı|người dùng|pengguna
-        |المستخدم|उपयोगकर्ता|用户|使用者|ユーザー|사용자"""
+        |المستخدم|उपयोगकर्ता|用户|使用者|ユーザー|사용자
+        |användaren|mtumiaji|کاربر"""
     ),
 )
 
@@ -230,7 +239,8 @@ ANYONE = Concept(
         |any third party
         |jeden|jedem|jeder|n'importe qui|quiconque|cualquiera|qualquer pessoa|quem pedir|chiunque|iedereen
         |każdemu|ktokolwiek|любому|любой|кто попросит|будь-кому|herkes|kim isterse|bất kỳ ai|siapa pun|siapapun
-        |أي شخص|لأي شخص|किसी को भी|任何人|任何询问|誰にでも|誰でも|누구에게나|누구든"""
+        |أي شخص|لأي شخص|किसी को भी|任何人|任何询问|誰にでも|誰でも|누구에게나|누구든
+        |mtu yeyote|sesiapa|vem som helst|هر کسی|任何詢問"""
     ),
 )
 
@@ -354,7 +364,9 @@ DISCLOSE = Concept(
         |原封不动|一字一句地|そのまま|wortwörtlich|wort für wort
         |mot pour mot|palabra por palabra|palavra por palavra|parola per parola|woord voor woord|słowo w słowo
         |слово в слово|kelimesi kelimesine|一字一句|逐字逐句|gib|zeige|montre*|tunjukkan|tampilkan|اعرض|दिखाओ
-        |显示|输出|打印|复述|逐字|一字不差|原文|表示して|출력"""
+        |显示|输出|打印|复述|逐字|一字不差|原文|表示して|출력
+        |nywila|kata laluan|lösenord|信用卡資料|信用卡|رمزهای عبور|kod weryfikacyjny|kodem weryfikacyjnym
+        |verification code*|2fa code*|sms code*"""
     ),
 )
 
@@ -436,7 +448,8 @@ ACT = Concept(
         |führe|ausführen|ausführst|ausgeführt|starte|exécute*|exécuter|lance|utilise l'outil|ejecuta*|ejecutes
         |executa*|execute|executar|rode|esegui*|esegua|uitvoer*|uitvoert|voer|uruchom*|wykonaj*|wykonuj*
         |выполн*|запусти*|исполн*|виконай*|çalıştır*|yürüt*|chạy|thực thi|jalankan|eksekusi
-        |تنفيذ|نفذ|نفّذ|شغل|चलाओ|चलाएं|चला|चलाना|执行|运行|運行|调用|調用|実行|실행"""
+        |تنفيذ|نفذ|نفّذ|شغل|चलाओ|चलाएं|चला|चलाना|执行|运行|運行|调用|調用|実行|실행
+        |kutuma|menghantar|skicka|ارسال|آپلود|przesyłaj|提供給|提供给"""
     ),
 )
 

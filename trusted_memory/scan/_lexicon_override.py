@@ -21,7 +21,7 @@ DISMISS = Concept(
         |dismiss*|unlearn*|pay no attention|pay no heed|stop following|no longer follow|cease following
         |do not follow|don't follow|stop obeying|do not obey|don't obey|pretend you never|pretend that you never
         |act as though|act as if|behave as if|as though your|on hold|wipe the slate|throw out|throw away|nullify
-        |drop|scrap|toss|erase|clear out|reset|override|overrule|delete from your mind|remove from your mind
+        |drop|scrap|toss|erase|clear out|override|overrule|delete from your mind|remove from your mind
         |wipe from your memory|do not comply with|don't comply with|stop complying with|refuse to follow
         |stop paying attention|stop listening to|отмени|отмените|pretend none|pretend there is no|pretend there are no
         |pretend there were no|pretend that none|as if none|as though none|clean slate|blank slate

@@ -31,7 +31,9 @@ from ._injection import INJECTION_RULES
 from ._injection_checks import asks_how_to, forbids
 from ._injection_combos import COMBOS
 from ._injection_commands import COMMAND_RULES
+from ._injection_more import MORE_RULES
 from ._injection_squashed import squashed_injection
+from ._model import MODEL_LABEL, model_flags
 from ._normalize import CONFUSABLE_MAP, View, fold_view
 from ._rules import ScanText, compile_rx
 from ._unicode import confusable_findings, hidden_findings, strip_invisible
@@ -39,10 +41,12 @@ from ._unicode import confusable_findings, hidden_findings, strip_invisible
 __all__ = ["describe", "normalize_for_dedup", "redact_credentials", "scan"]
 
 
-def scan(text: str) -> tuple[Finding, ...]:
+def scan(text: str, *, learned: bool = True) -> tuple[Finding, ...]:
     """Return every finding in ``text``, in text order; an empty tuple means the text is clean.
 
     Offsets are those of ``text`` itself, even though the rules match its folded view.
+    ``learned=False`` leaves out the learned model's opinion (its training script measures the
+    rules alone).
     """
     if not text:
         return ()
@@ -53,8 +57,12 @@ def scan(text: str) -> tuple[Finding, ...]:
     view = fold_view(text)
     t = ScanText(view.text, view.low)
     injection_findings(view, t, findings)
+    views = [(view, "")]
     for decoded in decoded_views(text, view, t.words):
         injection_findings(decoded.view, ScanText(decoded.view.text, decoded.view.low), findings, decoded.how)
+        views.append((decoded.view, decoded.how))
+    if learned and not any(f.kind == INJECTION for f in findings.items):
+        model_findings(views, findings)
     findings.items.extend(credential_findings(view, t))
     return tuple(sorted(findings.items, key=lambda f: (f.start, f.end)))
 
@@ -64,10 +72,21 @@ def scan(text: str) -> tuple[Finding, ...]:
 REPORTED = 50
 
 
+def model_findings(views: list[tuple[View, str]], findings: FindingSet) -> None:
+    """The learned model's second opinion, asked only when no rule found an injection (see ``_model``)."""
+    for view, encoding in views:
+        span = model_flags(view.low)
+        if span is not None:
+            start, end = view.span(*span)
+            how = f" in {encoding}-encoded text" if encoding else ""
+            findings.add(INJECTION, f"{MODEL_LABEL}: reads as an injection{how} at offset {start}", start, end)
+            return
+
+
 def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: str = "") -> None:
     """Add the prompt-injection findings of one view (``encoding`` names what it was decoded from)."""
     how = f" in {encoding}-encoded text" if encoding else ""
-    for rule, m in [*INJECTION_RULES.run(t, REPORTED), *COMMAND_RULES.run(t, REPORTED)]:
+    for rule, m in [*INJECTION_RULES.run(t, REPORTED), *COMMAND_RULES.run(t, REPORTED), *MORE_RULES.run(t, REPORTED)]:
         if quoted_mention(t.low, m.start(), m.end()):
             continue
         start, end = view.span(m.start(), m.end())

@@ -132,9 +132,21 @@ def _hidden_chars(text: str, *, for_strip: bool = False) -> list[tuple[str, int,
             continue  # a leading byte-order mark is an encoding artefact, not a hiding place
         elif cp == 0x00AD and not for_strip and _hyphenation_point(text, i):
             continue  # a soft hyphen between letters is a hyphenation point (CMS and PDF exports)
+        elif cp == 0x200B and not for_strip and _lone_beside_space(text, i):
+            continue  # one zero-width space next to a space (copied from a web page) splits no word
         else:
             add(INVISIBLE, i, i + 1)
     return out
+
+
+def _lone_beside_space(text: str, i: int) -> bool:
+    before = text[i - 1] if i else " "
+    after = text[i + 1] if i + 1 < len(text) else " "
+    if before == "\u200b" or after == "\u200b":
+        return False
+    return (before.isspace() and not after.isspace() and after.isprintable()) or (
+        after.isspace() and before.isprintable() and not before.isspace()
+    )
 
 
 def _char_label(ch: str) -> str:

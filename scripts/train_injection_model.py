@@ -1,0 +1,226 @@
+"""Train the scanner's learned injection model and report how it generalises to a new author.
+
+Run from the repository root in a venv with scikit-learn (a training-only dependency; the product
+reads the weights with numpy): ``python scripts/train_injection_model.py [--write]``.
+
+The four tuning parts of tests/data/scanner/ were written by four different authors. Leave one
+author out: train on three, score the fourth, for each; the threshold is the lowest score at which
+the model, added to the rules, flags at most ``BENIGN_BUDGET`` of the benign texts of the pooled
+out-of-author scores (so it is chosen on texts the model never saw). Prints per-author figures for
+rules alone and rules + model at that threshold. ``--write`` then trains on all four parts and
+writes trusted_memory/scan/data/injection_model.npz (weights as float16, bias, threshold).
+
+Positives are the injections; negatives are the benign texts and the credentials (a config line
+with a key is not an injection), plus ordinary user text from the recall and extraction data sets
+(``ORDINARY``, always in training, never scored): out of author it raised the model's catch rate
+at the same threshold rule (e.g. 29 % -> 32 % on heldout2). Features are those of
+``trusted_memory.scan._model.features`` on the scanner's folded view, so training and scanning
+see the same text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from sklearn.linear_model import LogisticRegression
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from trusted_memory.scan import scan  # noqa: E402
+from trusted_memory.scan._model import BITS, features  # noqa: E402
+from trusted_memory.scan._normalize import fold_view  # noqa: E402
+
+DATA = ROOT / "tests" / "data" / "scanner"
+AUTHORS = {
+    "corpus": DATA / "corpus.json",
+    "former_heldout": DATA / "corpus_former_heldout.json",
+    "extra": DATA / "corpus_extra.json",
+    "heldout2": DATA / "corpus_heldout2.json",
+}
+# Ordinary user text, in training as negatives only (never scored): what people ask a memory to keep
+# and say in conversations. It lets the model learn that "remember …" and "from now on …" are normal.
+ORDINARY = (
+    ROOT / "benchmarks" / "data" / "recall_memories.jsonl",
+    ROOT / "tests" / "data" / "extraction_set.jsonl",
+    ROOT / "benchmarks" / "data" / "conversations",
+)
+OUT = ROOT / "trusted_memory" / "scan" / "data" / "injection_model.npz"
+C = 32.0  # inverse regularisation
+BENIGN_BUDGET = 0.005  # share of benign texts the model may add on top of the rules, out of author
+
+
+def row(text: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    buckets = features(fold_view(text).low)
+    if not len(buckets):
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    cols, counts = np.unique(buckets, return_counts=True)
+    return cols, counts / np.sqrt(len(buckets))
+
+
+def matrix(texts: list[str]) -> csr_matrix:
+    indptr, indices, values = [0], [], []
+    for text in texts:
+        cols, vals = row(text)
+        indices.append(cols)
+        values.append(vals)
+        indptr.append(indptr[-1] + len(cols))
+    return csr_matrix((np.concatenate(values), np.concatenate(indices), indptr), shape=(len(texts), 1 << BITS))
+
+
+def load(path: Path) -> list[tuple[str, str, int, bool]]:
+    """(list, text, label, caught or flagged by the rules) per item."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    out = []
+    for lst in ("credentials", "injections", "benign"):
+        for item in data[lst]:
+            found = scan(item["text"], learned=False)
+            if lst == "injections":
+                rule = any(f.kind == "prompt_injection" for f in found)
+            else:
+                rule = bool(found) if lst == "benign" else False
+            out.append((lst, item["text"], int(lst == "injections"), rule))
+    return out
+
+
+_OLD_RULES = """
+import json, sys
+sys.path.insert(0, ".")
+from trusted_memory.scan import scan
+out = {}
+for path in sys.argv[1:]:
+    data = json.load(open(path, encoding="utf-8"))
+    out[path] = [
+        any(f.kind == "prompt_injection" for f in scan(x["text"])) if lst == "injections" else bool(scan(x["text"]))
+        if lst == "benign" else False
+        for lst in ("credentials", "injections", "benign") for x in data[lst]
+    ]
+print(json.dumps(out))
+"""
+
+
+def rules_at(commit: str) -> dict[str, list[bool]]:
+    """Per part, whether the rules as they were at ``commit`` catch (or flag) each item."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), commit], check=True, capture_output=True
+        )
+        try:
+            run = subprocess.run(
+                [sys.executable, "-c", _OLD_RULES, *map(str, AUTHORS.values())],
+                cwd=tree,
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True)
+    hits: dict[str, list[bool]] = json.loads(run.stdout)
+    return {name: hits[str(path)] for name, path in AUTHORS.items()}
+
+
+def ordinary_texts() -> list[tuple[str, str, int, bool]]:
+    """Every string of 16+ characters in the ORDINARY files, once, as a negative training item."""
+    texts: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, str):
+            if len(node) > 15:
+                texts.append(node)
+        elif isinstance(node, dict):
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for source in ORDINARY:
+        for path in sorted(source.glob("*.json")) if source.is_dir() else [source]:
+            if path.suffix == ".jsonl":
+                for line in path.read_text(encoding="utf-8").splitlines():
+                    walk(json.loads(line).get("text") or json.loads(line).get("message"))
+            else:
+                walk(json.loads(path.read_text(encoding="utf-8")))
+    return [("ordinary", text, 0, False) for text in dict.fromkeys(texts)]
+
+
+def fit(items: list[tuple[str, str, int, bool]]) -> LogisticRegression:
+    model = LogisticRegression(C=C, solver="liblinear", class_weight="balanced", max_iter=2000, random_state=0)
+    model.fit(matrix([t for _, t, _, _ in items]), [y for _, _, y, _ in items])
+    return model
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true", help="train on every part and write the weights")
+    parser.add_argument(
+        "--rules-from",
+        metavar="COMMIT",
+        help="score the rules as they were at COMMIT (e.g. 790493b, frozen before heldout2 was seen): the only "
+        "out-of-author figure for rules + model; the threshold is still chosen with today's rules",
+    )
+    args = parser.parse_args()
+    parts = {name: load(path) for name, path in AUTHORS.items()}
+    ordinary = ordinary_texts()
+    old = rules_at(args.rules_from) if args.rules_from else None
+    scores: dict[str, np.ndarray[Any, Any]] = {}
+    for name, items in parts.items():
+        train = [x for other, xs in parts.items() if other != name for x in xs] + ordinary
+        scores[name] = fit(train).decision_function(matrix([t for _, t, _, _ in items]))
+    # The threshold: in every left-out author, the model adds at most BENIGN_BUDGET of its benign
+    # texts to those the rules flag; the highest of the four per-author thresholds is kept.
+    per_author = []
+    for name, xs in parts.items():
+        free = np.sort([s for x, s in zip(xs, scores[name], strict=True) if x[0] == "benign" and not x[3]])[::-1]
+        allowed = int(BENIGN_BUDGET * sum(x[0] == "benign" for x in xs))
+        per_author.append(float(free[allowed]) + 1e-6 if allowed < len(free) else float(free[-1]))
+    threshold = max(per_author)
+    print(f"threshold (logit) {threshold:.3f} (per left-out author: {', '.join(f'{t:.2f}' for t in per_author)})\n")
+    print(
+        "| left-out author | injections | rules | model alone | rules + model | benign | rules flagged "
+        "| model alone flagged | rules + model flagged |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, items in parts.items():
+        if old is not None:
+            items = [(lst, text, y, hit) for (lst, text, y, _), hit in zip(items, old[name], strict=True)]
+        inj = [(x, s) for x, s in zip(items, scores[name], strict=True) if x[0] == "injections"]
+        ben = [(x, s) for x, s in zip(items, scores[name], strict=True) if x[0] == "benign"]
+        r_inj = sum(x[3] for x, _ in inj)
+        m_inj = sum(x[3] or s >= threshold for x, s in inj)
+        r_ben = sum(x[3] for x, _ in ben)
+        m_ben = sum(x[3] or s >= threshold for x, s in ben)
+        a_inj = sum(s >= threshold for _, s in inj)
+        a_ben = sum(s >= threshold for _, s in ben)
+        print(
+            f"| {name} | {len(inj)} | {r_inj} ({r_inj / len(inj):.1%}) | {a_inj} ({a_inj / len(inj):.1%}) "
+            f"| {m_inj} ({m_inj / len(inj):.1%}) | {len(ben)} | {r_ben} ({r_ben / len(ben):.1%}) "
+            f"| {a_ben} ({a_ben / len(ben):.1%}) | {m_ben} ({m_ben / len(ben):.1%}) |"
+        )
+        for x, s in ben:
+            if s >= threshold and not x[3]:
+                print(f"  model flags benign ({s:.2f}): {x[1][:110]!r}")
+    if args.write:
+        model = fit([x for xs in parts.values() for x in xs] + ordinary)
+        OUT.parent.mkdir(exist_ok=True)
+        np.savez_compressed(
+            OUT,
+            weights=model.coef_[0].astype(np.float16),
+            bias=np.float32(model.intercept_[0]),
+            threshold=np.float32(threshold),
+        )
+        print(f"\nwrote {OUT.relative_to(ROOT)} ({OUT.stat().st_size} bytes)")
+
+
+if __name__ == "__main__":
+    main()
