@@ -37,7 +37,10 @@ TUNING = {
 PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # (part, list) -> why it is below target, with the figure measured at the frozen commit. Filled in by
 # whoever measures the blind part; the test then xfails strictly, so fixing it later is noticed too.
-MEASURED_MISSES: dict[tuple[str, str], str] = {}
+MEASURED_MISSES: dict[tuple[str, str], str] = {
+    ("heldout", "credentials"): "blind part 3 at 9bb705f: 150/163 credentials (92.0 %), target 95 %",
+    ("heldout", "injections"): "blind part 3 at 9bb705f: 113/166 injections (68.1 %), target 90 %",
+}
 
 
 def parts_for(lst: str) -> list[Any]:
