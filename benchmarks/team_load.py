@@ -1,7 +1,7 @@
 """One shared server under a team's load: N concurrent MCP clients over streamable HTTP.
 
-    python benchmarks/team_load.py [--clients 1,16] [--calls 60] [--seed 11] [--mode legacy]
-                                   [--bin DIR] [--json FILE]
+    python benchmarks/team_load.py [--clients 1,16] [--calls 60] [--rate 0] [--seed 11] [--mode legacy]
+                                   [--bin DIR] [--json FILE] [--profile FILE]
 
 For each N in --clients, a fresh store and a fresh installed `trusted-memory serve --transport http`
 on a free loopback port (rate limit on agent writes raised so no call is refused). N SDK clients
@@ -10,7 +10,9 @@ on a free loopback port (rate limit on agent writes raised so no call is refused
 1. floor: 10 `tools/list` calls per client (cache bypassed): transport and SDK dispatch, no store;
 2. load: --calls mixed `memory` calls per client: add_atom (35 %), observe (25 %, one session per
    client), search_atoms (25 %, for an atom another client already had acknowledged), facts add
-   on target env (15 %); each text unique.
+   on target env (15 %); each text unique. Back to back by default (every client always has a call
+   in flight: the server's capacity); --rate R paces each client at R calls/s with exponential gaps
+   (agents that think between calls: the latency a team sees below capacity).
 
 Reported per N and per call kind: p50 / p95 wall ms; the server's CPU ms per call of each phase
 (utime + stime of the server process, all threads, from /proc/<pid>/stat, before and after the
@@ -21,7 +23,9 @@ equals its acknowledged observes. Anything missing is a lost write.
 
 Target (issue 17): at N = 16, write p50 (add_atom, observe, add) ≤ 4 × the N = 1 write p50, write
 p95 ≤ 100 ms, 0 errors, 0 lost. This 2-core machine is shared, so compare the write figures with
-the floor of the same run.
+the floor of the same run. "writes per commit" = acknowledged writes / committed write
+transactions (meta.change_counter): above 1 when concurrent writes were committed together.
+--profile FILE samples the server of the last N with py-spy (if installed), idle stacks included.
 """
 
 from __future__ import annotations
@@ -50,11 +54,51 @@ FLOOR_CALLS = 10
 CALL_TIMEOUT_S = 60.0
 WEIGHTS = {"add_atom": 35, "observe": 25, "search_atoms": 25, "add": 15}
 WRITES = ("add_atom", "observe", "add")
-NOUNS = (
-    "kafka redis postgres nginx docker terraform ansible grafana prometheus jenkins vault consul nomad "
-    "helm traefik caddy sentry celery rabbitmq minio airflow spark flink dask polars duckdb sqlite mysql "
-    "mongodb cassandra etcd haproxy envoy istio argo flux bazel gradle maven cargo poetry pnpm vite"
-).split()
+NOUNS = [
+    "kafka",
+    "redis",
+    "postgres",
+    "nginx",
+    "docker",
+    "terraform",
+    "ansible",
+    "grafana",
+    "prometheus",
+    "jenkins",
+    "vault",
+    "consul",
+    "nomad",
+    "helm",
+    "traefik",
+    "caddy",
+    "sentry",
+    "celery",
+    "rabbitmq",
+    "minio",
+    "airflow",
+    "spark",
+    "flink",
+    "dask",
+    "polars",
+    "duckdb",
+    "sqlite",
+    "mysql",
+    "mongodb",
+    "cassandra",
+    "etcd",
+    "haproxy",
+    "envoy",
+    "istio",
+    "argo",
+    "flux",
+    "bazel",
+    "gradle",
+    "maven",
+    "cargo",
+    "poetry",
+    "pnpm",
+    "vite",
+]
 PLACES = ("staging", "production", "my laptop", "the build box", "CI", "the dev container")
 
 
@@ -121,9 +165,10 @@ class Ledger:
 
 
 class Driver:
-    def __init__(self, client: Any, led: Ledger, ledgers: list[Ledger], seed: int) -> None:
+    def __init__(self, client: Any, led: Ledger, ledgers: list[Ledger], seed: int, rate: float) -> None:
         self.client, self.led, self.ledgers = client, led, ledgers
         self.rng = random.Random(seed * 1000 + led.index)
+        self.rate = rate  # calls per second of this client (0: back to back)
 
     async def call(self, kind: str, args: dict[str, Any]) -> dict[str, Any] | None:
         started = time.perf_counter()
@@ -158,6 +203,8 @@ class Driver:
     async def run(self, calls: int) -> None:
         kinds, weights = list(WEIGHTS), list(WEIGHTS.values())
         for i in range(calls):
+            if self.rate:  # an agent thinks between calls: exponential gaps, as independent people
+                await asyncio.sleep(self.rng.expovariate(self.rate))
             await getattr(self, f"op_{self.rng.choices(kinds, weights)[0]}")(i)
 
     async def op_add_atom(self, i: int) -> None:
@@ -219,8 +266,9 @@ def admin_json(bins: Path, home: Path, env: dict[str, str], *args: str) -> Any:
     return json.loads(done.stdout)
 
 
-def check_store(bins: Path, home: Path, env: dict[str, str], ledgers: list[Ledger]) -> dict[str, int]:
-    """Acknowledged writes missing from the store, per kind (read by the admin CLI after the server stopped)."""
+def check_store(bins: Path, home: Path, env: dict[str, str], ledgers: list[Ledger]) -> tuple[dict[str, int], int]:
+    """Acknowledged writes missing from the store, per kind (read by the admin CLI after the server
+    stopped), and the store's committed write transactions (meta.change_counter)."""
     listed = admin_json(bins, home, env, "atoms", "list", "--status", "all", "--limit", "100000")
     rows = listed["atoms"] if isinstance(listed, dict) else listed
     stored = {a["id"]: a for a in rows}
@@ -238,15 +286,16 @@ def check_store(bins: Path, home: Path, env: dict[str, str], ledgers: list[Ledge
     conn = sqlite3.connect(f"file:{home / 'memory.db'}?mode=ro", uri=True)
     try:
         turns = {str(r[0]): int(r[1]) for r in conn.execute("SELECT id, turns FROM sessions")}
+        commits = int(conn.execute("SELECT value FROM meta WHERE key = 'change_counter'").fetchone()[0])
     finally:
         conn.close()
     for led in ledgers:
         lost["observe"] += max(0, led.observes - turns.get(led.session, 0))
-    return dict(lost)
+    return dict(lost), commits
 
 
 async def run_n(
-    n: int, calls: int, seed: int, mode: str, bins: Path, work: Path, profile: Path | None = None
+    n: int, calls: int, seed: int, mode: str, bins: Path, work: Path, rate: float, profile: Path | None = None
 ) -> dict[str, Any]:
     from mcp import Client
 
@@ -290,7 +339,7 @@ async def run_n(
         try:
             for c in clients:
                 entered.append(await c.__aenter__())
-            drivers = [Driver(c, led, ledgers, seed) for c, led in zip(entered, ledgers, strict=True)]
+            drivers = [Driver(c, led, ledgers, seed, rate) for c, led in zip(entered, ledgers, strict=True)]
             # Warm up: the first search loads the embedder and the index in the server.
             await drivers[0].call("warm", {"action": "search_atoms", "query": "warm up"})
             ledgers[0].latency.pop("warm", None)
@@ -343,7 +392,7 @@ async def run_n(
         "add": sum(len(led.facts) for led in ledgers),
     }
     out["search_found"] = (sum(led.found for led in ledgers), sum(led.searched for led in ledgers))
-    out["lost"] = check_store(bins, home, env, ledgers)
+    out["lost"], out["commits"] = check_store(bins, home, env, ledgers)
     return out
 
 
@@ -373,6 +422,9 @@ def main() -> None:
     parser.add_argument("--mode", default="legacy", help="mcp.Client mode: legacy or auto")
     parser.add_argument("--bin", help="folder of the installed console scripts")
     parser.add_argument("--json", type=Path, help="also write the raw measurements here")
+    parser.add_argument(
+        "--rate", type=float, default=0.0, help="calls per second per client, exponential gaps (0: back to back)"
+    )
     parser.add_argument("--profile", type=Path, help="py-spy the server's load phase of the last N into this file")
     args = parser.parse_args()
     bins = bin_dir(args.bin)
@@ -382,7 +434,7 @@ def main() -> None:
         counts = [int(x) for x in args.clients.split(",") if x]
         for n in counts:
             profile = args.profile if n == counts[-1] else None
-            results.append(asyncio.run(run_n(n, args.calls, args.seed, args.mode, bins, work, profile)))
+            results.append(asyncio.run(run_n(n, args.calls, args.seed, args.mode, bins, work, args.rate, profile)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if args.json:
@@ -391,7 +443,8 @@ def main() -> None:
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"## One shared server under a team's load — {machine()}, {today()}, load avg {load}\n")
     print(
-        f"streamable HTTP, mcp.Client mode={args.mode}, {args.calls} mixed calls per client; CPU = server "
+        f"streamable HTTP, mcp.Client mode={args.mode}, {args.calls} mixed calls per client, "
+        f"{f'{args.rate:g} calls/s per client (exponential gaps)' if args.rate else 'back to back'}; CPU = server "
         "utime+stime per call of the phase (/proc/<pid>/stat); floor = tools/list, same server, same clients\n"
     )
     rows = []
@@ -428,6 +481,7 @@ def main() -> None:
                 sum(r["errors"].values()),
                 sum(r["lost"].values()),
                 f"{found}/{searched}",
+                f"{sum(r['acknowledged'].values()) / max(1, r['commits']):.2f}",
             )
         )
     print(
@@ -444,6 +498,7 @@ def main() -> None:
                 "errors",
                 "lost",
                 "searches found",
+                "writes per commit",
             ),
             summary,
         )
