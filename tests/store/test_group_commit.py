@@ -1,4 +1,8 @@
-"""Group commit: concurrent writers of one process share one COMMIT, each in its own savepoint (real SQLite)."""
+"""Group commit: writers queued behind an open write transaction share its COMMIT, each in its own savepoint.
+
+Real SQLite files; a unit that awaits an event stands for one that waits (another process's lock, a
+slow statement): only then do writers queue, and only queued writers form a group.
+"""
 
 from __future__ import annotations
 
@@ -36,28 +40,40 @@ def subjects(path: Path) -> set[str]:
     return {str(r[0]) for r in outside(path, "SELECT subject FROM events WHERE kind = 'group-test'")}
 
 
-async def test_concurrent_writers_share_one_commit_and_each_returns_committed(tmp_path: Path) -> None:
+async def queue_behind(first: asyncio.Event) -> None:
+    """Let every task started so far run up to where it waits (the lock, or the first unit's event)."""
+    for _ in range(5):
+        await asyncio.sleep(0)
+    first.set()
+
+
+async def test_writers_queued_behind_an_open_transaction_share_its_commit(tmp_path: Path) -> None:
     path = tmp_path / "memory.db"
     store = await Store.open(path)
     try:
         before = counter(path)
         seen_committed: list[bool] = []
+        release = asyncio.Event()
 
         async def one(i: int) -> None:
             async with store.write() as tx:
                 await tx.events.append("system", "group-test", f"w{i}")
+                if i == 0:
+                    await release.wait()  # the first unit waits (as for another process's lock)
             # Acknowledged means committed: another connection sees it the moment write() returns.
             seen_committed.append(f"w{i}" in subjects(path))
 
-        await asyncio.gather(*(one(i) for i in range(12)))
+        await asyncio.gather(*(one(i) for i in range(12)), queue_behind(release))
         assert seen_committed == [True] * 12
         assert subjects(path) == {f"w{i}" for i in range(12)}
         assert counter(path) == before + 1  # one transaction for the twelve, not twelve
         assert store.last_write_counter == before + 1
-        # A lone writer afterwards opens (and commits) a group of its own.
-        async with store.write() as tx:
-            await tx.events.append("system", "group-test", "alone")
-        assert counter(path) == before + 2 and "alone" in subjects(path)
+        # Writers that never wait for one another are committed one by one, at once.
+        for i in range(3):
+            async with store.write() as tx:
+                await tx.events.append("system", "group-test", f"alone{i}")
+            assert f"alone{i}" in subjects(path)
+        assert counter(path) == before + 4
     finally:
         await store.close()
 
@@ -67,10 +83,13 @@ async def test_a_failing_unit_rolls_back_alone_and_gets_its_own_error(tmp_path: 
     store = await Store.open(path)
     try:
         before = counter(path)
+        release = asyncio.Event()
 
         async def good(i: int) -> str:
             async with store.write() as tx:
                 await tx.events.append("system", "group-test", f"ok{i}")
+                if i == 0:
+                    await release.wait()
             return f"ok{i}"
 
         async def bad() -> str:
@@ -80,11 +99,13 @@ async def test_a_failing_unit_rolls_back_alone_and_gets_its_own_error(tmp_path: 
                 raise InvalidInput("this unit changed its mind")
             return "unreachable"  # pragma: no cover
 
-        results = await asyncio.gather(good(0), bad(), good(1), bad(), good(2), return_exceptions=True)
-        assert results[0::2] == ["ok0", "ok1", "ok2"]
-        assert all(isinstance(r, InvalidInput) and "changed its mind" in r.message for r in results[1::2])
+        results = await asyncio.gather(
+            good(0), bad(), good(1), bad(), good(2), queue_behind(release), return_exceptions=True
+        )
+        assert results[0:5:2] == ["ok0", "ok1", "ok2"]
+        assert all(isinstance(r, InvalidInput) and "changed its mind" in r.message for r in results[1:5:2])
         assert subjects(path) == {"ok0", "ok1", "ok2"}  # nothing of the failing units, all of the others
-        assert counter(path) == before + 1
+        assert counter(path) == before + 1  # and they were one group
     finally:
         await store.close()
 
@@ -94,16 +115,18 @@ async def test_a_group_of_only_failures_leaves_the_store_as_it_was(tmp_path: Pat
     store = await Store.open(path)
     try:
         before = counter(path)
+        release = asyncio.Event()
 
         async def bad(i: int) -> None:
             async with store.write() as tx:
                 await tx.events.append("system", "group-test", f"bad{i}")
+                if i == 0:
+                    await release.wait()
                 raise InvalidInput("no")
 
-        results = await asyncio.gather(*(bad(i) for i in range(3)), return_exceptions=True)
-        assert all(isinstance(r, InvalidInput) for r in results)
+        results = await asyncio.gather(*(bad(i) for i in range(3)), queue_behind(release), return_exceptions=True)
+        assert all(isinstance(r, InvalidInput) for r in results[:3])
         assert subjects(path) == set() and counter(path) == before
-        assert not outside(path, "SELECT 1 FROM events WHERE subject LIKE 'bad%'")
     finally:
         await store.close()
 
@@ -115,10 +138,13 @@ async def test_a_transaction_lost_under_a_unit_fails_every_unit_of_its_group(tmp
     store = await Store.open(path)
     try:
         before = counter(path)
+        release = asyncio.Event()
 
         async def good(i: int) -> None:
             async with store.write() as tx:
                 await tx.events.append("system", "group-test", f"ok{i}")
+                if i == 0:
+                    await release.wait()
 
         async def abandoned() -> None:
             async with store.write() as tx:
@@ -126,33 +152,55 @@ async def test_a_transaction_lost_under_a_unit_fails_every_unit_of_its_group(tmp
                 await tx.conn.execute("ROLLBACK")  # what SQLite does itself on such an error
                 raise sqlite3.OperationalError("disk I/O error")
 
-        results = await asyncio.gather(good(0), abandoned(), good(1), return_exceptions=True)
-        # ok0 shared the lost transaction: its caller is told, never acknowledged. The writer that
-        # came after the loss did not join that group; it opened the next one and landed.
+        results = await asyncio.gather(good(0), abandoned(), good(1), queue_behind(release), return_exceptions=True)
+        # ok0 shared the lost transaction, ok1 was queued in it: both callers are told, neither acknowledged.
         assert isinstance(results[0], StoreError) and "retry the call" in results[0].message, results
         assert isinstance(results[1], StoreError) and "disk I/O error" in results[1].message, results
-        assert results[2] is None
-        assert subjects(path) == {"ok1"} and counter(path) == before + 1
+        assert isinstance(results[2], StoreError) and "retry the call" in results[2].message, results
+        assert subjects(path) == set() and counter(path) == before
+        # The store is usable again at once.
+        async with asyncio.timeout(5):
+            async with store.write() as tx:
+                await tx.events.append("system", "group-test", "after")
+        assert subjects(path) == {"after"} and counter(path) == before + 1
     finally:
         await store.close()
 
 
-async def test_a_caller_cancelled_while_waiting_for_the_commit_does_not_stall_the_store(tmp_path: Path) -> None:
+async def test_cancelled_callers_neither_stall_nor_split_a_group(tmp_path: Path) -> None:
     path = tmp_path / "memory.db"
     store = await Store.open(path)
     try:
+        before = counter(path)
+        first, third = asyncio.Event(), asyncio.Event()
 
-        async def one(i: int) -> None:
+        async def one(i: int, wait: asyncio.Event | None = None) -> None:
             async with store.write() as tx:
                 await tx.events.append("system", "group-test", f"w{i}")
+                if wait is not None:
+                    await wait.wait()
 
-        tasks = [asyncio.ensure_future(one(i)) for i in range(4)]
-        await asyncio.sleep(0)  # each has run its unit and now waits for the group's COMMIT
+        tasks = [
+            asyncio.ensure_future(one(0, first)),
+            asyncio.ensure_future(one(1)),  # will be cancelled while queued: never runs
+            asyncio.ensure_future(one(2, third)),
+            asyncio.ensure_future(one(3)),
+        ]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        tasks[1].cancel()
+        first.set()
+        for _ in range(5):
+            await asyncio.sleep(0)
+        # w0 is through its unit and waits for the COMMIT; w2's unit is still running.
         tasks[0].cancel()
+        third.set()
         done = await asyncio.gather(*tasks, return_exceptions=True)
-        assert isinstance(done[0], asyncio.CancelledError) and done[1:] == [None, None, None]
-        # The cancelled caller was never told it succeeded; its unit was in the group all the same.
-        assert subjects(path) == {"w0", "w1", "w2", "w3"}
+        assert isinstance(done[0], asyncio.CancelledError) and isinstance(done[1], asyncio.CancelledError)
+        assert done[2:] == [None, None]
+        # w0's caller left before the COMMIT (so was never told it succeeded); its unit committed
+        # with the group all the same. w1 never ran.
+        assert subjects(path) == {"w0", "w2", "w3"} and counter(path) == before + 1
         async with asyncio.timeout(5):
             async with store.write() as tx:
                 await tx.events.append("system", "group-test", "next")
@@ -167,6 +215,8 @@ async def test_a_unit_sees_the_earlier_units_of_its_group(tmp_path: Path) -> Non
     store = await Store.open(path)
     try:
         seen: list[int] = []
+        before = counter(path)
+        release = asyncio.Event()
 
         async def one(i: int) -> None:
             async with store.write() as tx:
@@ -174,9 +224,11 @@ async def test_a_unit_sees_the_earlier_units_of_its_group(tmp_path: Path) -> Non
                     row = await cur.fetchone()
                 seen.append(int(row[0]))
                 await tx.events.append("system", "group-test", f"w{i}")
+                if i == 0:
+                    await release.wait()
 
-        await asyncio.gather(*(one(i) for i in range(5)))
-        assert seen == [0, 1, 2, 3, 4]
+        await asyncio.gather(*(one(i) for i in range(5)), queue_behind(release))
+        assert seen == [0, 1, 2, 3, 4] and counter(path) == before + 1
     finally:
         await store.close()
 
@@ -198,11 +250,15 @@ async def test_other_processes_writers_interleave_with_groups(tmp_path: Path) ->
                 await tx.events.append("system", "group-test", "held")
                 await asyncio.sleep(0.3)
 
+        before = counter(path)
         holder = asyncio.ensure_future(hold_then_release())
         await asyncio.sleep(0.05)
         await asyncio.gather(*(one(first, f"a{i}") for i in range(6)), *(one(second, f"b{i}") for i in range(3)))
         await holder
         assert subjects(path) == {"held", *(f"a{i}" for i in range(6)), *(f"b{i}" for i in range(3))}
+        # The six writers queued behind the other process's lock landed in one transaction, and
+        # the three behind the holder's open one in its transaction: two commits for ten writes.
+        assert counter(path) == before + 2
     finally:
         await first.close()
         await second.close()

@@ -145,7 +145,6 @@ class _Group:
         self.units = 0  # savepoints opened
         self.landed = 0  # units released into the transaction
         self.failed: str | None = None  # SQLite rolled the transaction back under a unit
-        self.finisher: asyncio.Future[None] | None = None
 
 
 class Store:
@@ -324,10 +323,15 @@ class Store:
         """A unit of work: all of it lands, or (on any error) none of it does; it returns once committed.
 
         Concurrent units are committed together (group commit): the first opens one BEGIN IMMEDIATE
-        transaction, each unit runs alone in its own SAVEPOINT (so a failing one is rolled back by
-        itself and gets its own error), and one COMMIT ends the group once no more units are ready
-        to join. No caller is acknowledged before the COMMIT that holds its write: each one waits
-        for it and gets its error if it fails.
+        transaction; writers that arrive while it is open queue up and join it, each unit alone in
+        its own SAVEPOINT (so a failing one is rolled back by itself and gets its own error); the
+        unit that finishes with nobody queued behind it COMMITs for all. No caller is acknowledged
+        before the COMMIT that holds its write: each one waits for it, and gets its error if it fails.
+
+        A group forms only where writers really queue: behind another process's write lock (the
+        first unit waits for it off the loop), or behind a unit that awaits. A unit that never
+        suspends is committed at once: a WAL COMMIT here costs microseconds (synchronous=NORMAL,
+        no fsync), so holding it back for company would only add latency (benchmarks/team_load.py).
         """
         assert self._writer is not None, "the store is not open"
         group = self._group
@@ -346,9 +350,10 @@ class Store:
                 ok = True
         finally:
             group.active -= 1
-            if group.active == 0 and group.finisher is None:
-                # Shielded: the COMMIT (and the lock's release) must happen even if this caller is cancelled.
-                group.finisher = asyncio.ensure_future(self._finish(group))
+            if group.active == 0:
+                # Nobody queued behind this unit: commit now. No await from the check to the
+                # COMMIT, so no writer can slip in between, and a cancelled caller cannot skip it.
+                self._finish(group)
         if ok:
             await asyncio.shield(group.done)
 
@@ -383,14 +388,8 @@ class Store:
         if group.landed >= GROUP_MAX_UNITS:
             group.open = False  # bound what one COMMIT holds up: later writers start the next group
 
-    async def _finish(self, group: _Group) -> None:
-        """Commit a group once no unit is running or queued, and let the next group begin."""
-        # One pass of the loop first: writers that became ready meanwhile join this group (they
-        # queue on its body lock) instead of each waiting for a COMMIT of their own.
-        await asyncio.sleep(0)
-        if group.active:
-            group.finisher = None  # the unit now queued or running finishes the group
-            return
+    def _finish(self, group: _Group) -> None:
+        """Commit a group (its last unit is through, none is queued) and let the next group begin."""
         group.open = False
         if self._group is group:
             self._group = None
