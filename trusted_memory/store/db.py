@@ -1,7 +1,9 @@
 """The SQLite store: one file shared by many processes (WAL, busy timeout, BEGIN IMMEDIATE writes).
 
-A process writes through one connection; an asyncio lock serialises its use so that one
-coroutine's transaction never sees another's half-done work. Other processes are kept out by
+A process writes through one connection. Concurrent writers of a process are committed together
+(group commit, Store.write): one BEGIN IMMEDIATE ... COMMIT holds them all, each unit of work runs
+alone in its own SAVEPOINT, so no unit sees another's half-done work and a failing one is rolled
+back by itself, and every caller returns only after the COMMIT holding its write. Other processes are kept out by
 SQLite's own locking: every write transaction starts with BEGIN IMMEDIATE, so a writer waits
 (busy_timeout, then a few retries) instead of failing half-way through. That wait runs in a worker
 thread; once the lock is held, the transaction's statements run in the loop's thread (conn.py).
@@ -41,6 +43,8 @@ log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 5000
 BEGIN_RETRIES = 4
 WAL_RETRIES = 10
+# Units of work one COMMIT may hold: bounds how long the group's first caller waits under a stream of writers.
+GROUP_MAX_UNITS = 64
 REPAIR_HINT = (
     "restore a backup of the store, or run `trusted-memory-admin doctor --repair` (it keeps a copy of the damaged file)"
 )
@@ -130,6 +134,21 @@ def _prepare_files(path: Path) -> None:
     os.chmod(path, 0o600)
 
 
+class _Group:
+    """Concurrent units of work committed by one transaction (see Store.write)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.done: asyncio.Future[None] = loop.create_future()
+        self.body = asyncio.Lock()  # units run one at a time on the one write connection
+        self.open = True  # new writers may still join
+        self.begun = False
+        self.members = 0  # writers that joined
+        self.active = 0  # joined and not yet through their unit
+        self.units = 0  # savepoints opened
+        self.landed = 0  # units released into the transaction
+        self.failed: str | None = None  # SQLite rolled the transaction back under a unit
+
+
 class Store:
     """The shared SQLite store of one process."""
 
@@ -142,6 +161,7 @@ class Store:
         # meta.change_counter as this process's latest write committed it (see RecallService).
         self.last_write_counter: int | None = None
         self._read_lock = asyncio.Lock()
+        self._group: _Group | None = None
 
     @classmethod
     async def open(cls, path: Path, migrations: tuple[Migration, ...] = MIGRATIONS) -> Store:
@@ -302,23 +322,111 @@ class Store:
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[Tx]:
-        """A write transaction: all of it commits, or (on any error) none of it does."""
+        """A unit of work: all of it lands, or (on any error) none of it does; it returns once committed.
+
+        Concurrent units are committed together (group commit): the first opens one BEGIN IMMEDIATE
+        transaction; writers that arrive while it is open queue up and join it, each unit alone in
+        its own SAVEPOINT (so a failing one is rolled back by itself and gets its own error); the
+        unit that finishes with nobody queued behind it COMMITs for all. No caller is acknowledged
+        before the COMMIT that holds its write: each one waits for it, and gets its error if it fails.
+
+        A group forms only where writers really queue: behind another process's write lock (the
+        first unit waits for it off the loop), or behind a unit that awaits. A unit that never
+        suspends is committed at once: a WAL COMMIT here costs microseconds (synchronous=NORMAL,
+        no fsync), so holding it back for company would only add latency (benchmarks/team_load.py).
+        """
+        assert self._writer is not None, "the store is not open"
+        group = self._group
+        if group is None or not group.open:
+            # Lead a new group: the store's lock is held from here until the group's COMMIT.
+            await self._lock.acquire()
+            group = self._group = _Group(asyncio.get_running_loop())
+        group.members += 1
+        group.active += 1
+        ok = False
+        try:
+            async with group.body:
+                with map_sqlite_errors(self.path):
+                    async with self._unit(group) as tx:
+                        yield tx
+                ok = True
+        finally:
+            group.active -= 1
+            if group.active == 0:
+                # Nobody queued behind this unit: commit now. No await from the check to the
+                # COMMIT, so no writer can slip in between, and a cancelled caller cannot skip it.
+                self._finish(group)
+        if ok:
+            await asyncio.shield(group.done)
+
+    @asynccontextmanager
+    async def _unit(self, group: _Group) -> AsyncIterator[Tx]:
+        """One unit of a group, in its own savepoint (the group's transaction is begun by its first unit)."""
         assert self._writer is not None, "the store is not open"
         writer = self._writer
         raw = writer.raw
-        async with self._lock:
-            with map_sqlite_errors(self.path):
-                await self._begin_write(raw)
-                try:
-                    yield Tx(writer)
+        if group.failed is not None:
+            raise StoreError(
+                f"the memory store {self.path} rolled back a write transaction ({group.failed}); retry the call"
+            )
+        if not group.begun:
+            await self._begin_write(raw)
+            group.begun = True
+        name = f"unit{group.members}_{group.units}"
+        group.units += 1
+        raw.execute(f"SAVEPOINT {name}")
+        try:
+            yield Tx(writer)
+        except BaseException as exc:
+            if raw.in_transaction:
+                raw.execute(f"ROLLBACK TO {name}")
+                raw.execute(f"RELEASE {name}")
+            else:  # SQLite rolled the whole transaction back (e.g. disk full): the group's earlier units too
+                group.failed = str(exc) or type(exc).__name__
+                group.open = False
+            raise
+        raw.execute(f"RELEASE {name}")
+        group.landed += 1
+        if group.landed >= GROUP_MAX_UNITS:
+            group.open = False  # bound what one COMMIT holds up: later writers start the next group
+
+    def _finish(self, group: _Group) -> None:
+        """Commit a group (its last unit is through, none is queued) and let the next group begin."""
+        group.open = False
+        if self._group is group:
+            self._group = None
+        try:
+            self._commit(group)
+        except Exception as exc:
+            group.done.set_exception(exc)
+            group.done.exception()  # retrieved here: a group whose callers all left must not warn
+        else:
+            group.done.set_result(None)
+        finally:
+            self._lock.release()
+
+    def _commit(self, group: _Group) -> None:
+        """COMMIT what the group's units left (a group whose every unit failed commits nothing)."""
+        assert self._writer is not None, "the store is not open"
+        raw = self._writer.raw
+        with map_sqlite_errors(self.path):
+            try:
+                if group.begun and group.landed and group.failed is None:
                     raw.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'change_counter'")
                     counter = raw.execute("SELECT value FROM meta WHERE key = 'change_counter'").fetchone()
                     raw.execute("COMMIT")
                     self.last_write_counter = int(counter[0])
-                except BaseException:
-                    if raw.in_transaction:  # SQLite may have rolled back already (e.g. disk full)
-                        raw.execute("ROLLBACK")
-                    raise
+                    return
+            except BaseException:
+                if raw.in_transaction:  # SQLite may have rolled back already (e.g. disk full)
+                    raw.execute("ROLLBACK")
+                raise
+            if raw.in_transaction:
+                raw.execute("ROLLBACK")
+            if group.failed is not None:
+                raise StoreError(
+                    f"the memory store {self.path} rolled back a write transaction ({group.failed}); retry the call"
+                )
 
     async def _begin_write(self, raw: sqlite3.Connection) -> None:
         """BEGIN IMMEDIATE on the write connection, never blocking the event loop on another process.
