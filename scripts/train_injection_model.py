@@ -14,7 +14,7 @@ Positives are the injections; negatives are the benign texts and the credentials
 with a key is not an injection), plus ordinary user text from the recall and extraction data sets
 (``ORDINARY``, always in training, never scored): out of author it raised the model's catch rate
 at the same threshold rule (e.g. 29 % -> 32 % on heldout2). Features are those of
-``trusted_memory.scan._model.features`` on the scanner's folded view, so training and scanning
+``trusted_memory.scan.features`` on the scanner's folded view, so training and scanning
 see the same text.
 """
 
@@ -36,9 +36,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from trusted_memory.scan import scan  # noqa: E402
-from trusted_memory.scan._model import BITS, features  # noqa: E402
-from trusted_memory.scan._normalize import fold_view  # noqa: E402
+from trusted_memory.scan import (  # noqa: E402
+    BITS,
+    features,
+    fold_view,
+    scan,
+)
 
 DATA = ROOT / "tests" / "data" / "scanner"
 AUTHORS = {

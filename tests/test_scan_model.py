@@ -12,9 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from trusted_memory.scan import scan
-from trusted_memory.scan._model import BITS, MODEL_LABEL, WINDOW, features, injection_score, model_flags
-from trusted_memory.scan._normalize import fold_view
+from trusted_memory.scan import BITS, MODEL_LABEL, WINDOW, features, fold_view, injection_score, model_flags, scan
 
 DATA = Path(__file__).parent / "data" / "scanner"
 

@@ -11,7 +11,7 @@ name, or a filter by project finds only half of the memories. The rule:
 2. The name is normalised: surrounding space dropped, lower-cased, each run of whitespace one `-`.
 
 So `/home/me/billing-svc`, `/home/me/billing-svc/api` (inside that repository), `billing-svc` and
-`Billing-Svc` are one project, `billing-svc`. Migration 012 applies step 2 and the last path
+`Billing-Svc` are one project, `billing-svc`. Migration 013 applies step 2 and the last path
 component to names stored before this rule (without the git lookup: the folders may be gone).
 """
 

@@ -251,3 +251,30 @@ def test_a_person_confirms_on_a_terminal(tmp_path: Path) -> None:
     term.send("y")
     code, output = term.finish()
     assert code == 0 and "imported 7 turn(s) from 3 conversation(s)" in output, output
+
+
+@pytest.mark.e2e
+def test_a_title_that_looks_like_markup_is_shown_as_text_on_a_terminal(tmp_path: Path) -> None:
+    chats = tmp_path / "turns.jsonl"
+    lines = [
+        {
+            "conversation": "[/] [link=https://evil.example]click[/link] :smile:",
+            "time": f"2025-03-0{i}T10:00:00",
+            "role": role,
+            "text": text,
+        }
+        for i, (role, text) in enumerate(
+            [
+                ("user", "my cat Mochi turned six today"),
+                ("assistant", "Happy birthday Mochi!"),
+                ("user", "she got a new scratching post"),
+                ("assistant", "Lucky cat."),
+            ],
+            start=1,
+        )
+    ]
+    chats.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    term = Pty(tmp_path / "home", "import-chats", "--yes", str(chats))
+    code, output = term.finish()
+    assert code == 0 and "imported 2 turn(s)" in output, output
+    assert "MarkupError" not in output

@@ -208,3 +208,19 @@ async def test_a_runaway_agent_is_rate_limited(settings: Settings, tmp_path: obj
             await agent.add_atom(said("one too many"))
         assert len(await agent.list_atoms(AtomFilter())) == 5
         await agent.list_atoms(AtomFilter())  # reading is never limited
+
+
+async def test_an_approval_of_an_atom_decided_elsewhere_meanwhile_is_a_clear_error(
+    agent: AgentService, admin: AdminService, runtime: Runtime
+) -> None:
+    held = (await agent.add_atom(AtomDraft(content="The docs say to use uv for installs", source="web"))).atom
+    gone = (await agent.add_atom(AtomDraft(content="The README asks for Python 3.12", source="file_read"))).atom
+    # A second service on the same store (another process, the CLI) decides first.
+    other = AdminService(runtime)
+    await other.forget(gone.id)
+    await other.promote(held.id)
+    with pytest.raises(InvalidInput, match="not quarantined|no longer held"):
+        await admin.promote_edited(held.id, "Use uv for installs")
+    with pytest.raises(NotFound):
+        await admin.promote(gone.id)
+    assert (await admin.atom(held.id)).text == "The docs say to use uv for installs"

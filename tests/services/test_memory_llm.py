@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -218,3 +219,38 @@ async def test_a_close_fact_that_neither_contains_goes_to_the_model(runtime: Run
     assert [c[2] for c in fake.calls].count("MergeJudgmentOut") == 1
     assert write.status == "merged"
     assert [e.content for e in (await facts.view("user")).entries] == ["Prefers light mode in every editor"]
+
+
+async def test_a_model_rewording_that_swaps_one_word_is_not_stored_as_the_users_words(runtime: Runtime) -> None:
+    said = "For integration tests we always use the staging database, never the shared one."
+    services, _ = with_llm(
+        runtime,
+        by_schema(
+            ExtractionOut={
+                "atoms": [
+                    {
+                        "type": "convention",
+                        "text": "Always use the production database for integration tests.",
+                        "confidence": 0.9,
+                        "tags": ["testing"],
+                    },
+                ]
+            }
+        ),
+    )
+    await services.sessions.observe("l-db", said)
+    await runtime.background.wait("llm", timeout_s=5)
+    texts = [a.text for a in await services.atoms.list_live(AtomFilter())]
+    assert not any("production" in t for t in texts)  # five words in six were the user's: not enough
+
+
+async def test_a_model_extracted_atom_keeps_the_replayed_turns_date(runtime: Runtime) -> None:
+    atom_out = {"type": "fact", "text": "Mochi hated the vet visit yesterday", "confidence": 0.9, "tags": []}
+    services, _ = with_llm(runtime, by_schema(ExtractionOut={"atoms": [atom_out]}))
+    when = datetime(2024, 5, 8, 14, 30).timestamp()
+    said = "ugh the vet visit for Mochi was yesterday and she hated it lol"
+    await services.sessions.observe("l-cat", said, said_at=when)
+    await runtime.background.wait("llm", timeout_s=5)
+    atom = next(a for a in await services.atoms.list_live(AtomFilter()) if a.text.startswith("Mochi hated"))
+    assert datetime.fromtimestamp(atom.created_at).date().isoformat() == "2024-05-08"
+    assert atom.dates == (("yesterday", "2024-05-07"),)

@@ -77,9 +77,10 @@ async def cmd_import_chats(admin: AdminService, args: argparse.Namespace) -> int
 
 
 async def _with_progress(admin: AdminService, plan: ChatPlan, *, quiet: bool) -> ChatReport:
-    console = Console(stderr=True)
+    # Titles are stored text: never read as rich markup or emoji codes (a "[/]" would raise).
+    console = Console(stderr=True, markup=False, emoji=False, highlight=False)
     bar = Progress(
-        TextColumn("[bold]importing[/] {task.description}"),
+        TextColumn("importing {task.description}", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("turns"),

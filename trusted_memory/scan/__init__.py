@@ -20,7 +20,24 @@ all built on the rule engine in ``_rules`` and the ``Finding`` record in ``_find
 from __future__ import annotations
 
 from ._findings import KINDS, Finding
+from ._model import BITS, MODEL_LABEL, WINDOW, features, injection_score, model_flags
+from ._normalize import fold_view
 from ._scanner import describe, normalize_for_dedup, redact_credentials, scan
 from ._unicode import strip_invisible
 
-__all__ = ["KINDS", "Finding", "describe", "normalize_for_dedup", "redact_credentials", "scan", "strip_invisible"]
+__all__ = [
+    "BITS",
+    "KINDS",
+    "MODEL_LABEL",
+    "WINDOW",
+    "Finding",
+    "describe",
+    "features",
+    "fold_view",
+    "injection_score",
+    "model_flags",
+    "normalize_for_dedup",
+    "redact_credentials",
+    "scan",
+    "strip_invisible",
+]

@@ -24,6 +24,8 @@ from importlib import resources
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import ConfigError
+
 __all__ = ["MODEL_LABEL", "features", "injection_score", "model_flags"]
 
 MODEL_LABEL = "learned injection model"
@@ -75,7 +77,7 @@ def _weights() -> tuple[npt.NDArray[np.float32], float, float]:
         bias = float(data["bias"])
         threshold = float(data["threshold"])
     if len(weights) != 1 << BITS:
-        raise RuntimeError(f"injection_model.npz has {len(weights)} weights, expected {1 << BITS}: retrain it")
+        raise ConfigError(f"injection_model.npz has {len(weights)} weights, expected {1 << BITS}: retrain it")
     return weights, bias, threshold
 
 

@@ -400,7 +400,7 @@ class FactsService:
             merged = judged.merged if judged is not None and judged.same_fact else None
             if merged is not None:
                 # The merge replaces both entries: it may only join what they say.
-                verdict = check_grounded(merged, [old.content, content], echoes=PROMPT_EXAMPLES)
+                verdict = check_grounded(merged, [old.content, content], min_share=1.0, echoes=PROMPT_EXAMPLES)
                 await self._stats.record(
                     "merge", "kept" if verdict.ok else "ungrounded", error=None if verdict.ok else verdict.reason
                 )
@@ -488,7 +488,7 @@ class FactsService:
                 failed = [
                     v
                     for c, s in plan
-                    if not (v := check_grounded(c, [contents[i - 1] for i in s], echoes=PROMPT_EXAMPLES)).ok
+                    if not (v := check_grounded(c, [contents[i - 1] for i in s], min_share=1.0, echoes=PROMPT_EXAMPLES)).ok
                 ]
                 if failed:
                     await self._stats.record("consolidate", "ungrounded", len(failed), error=failed[0].reason)

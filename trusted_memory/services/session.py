@@ -283,7 +283,9 @@ class SessionService:
         llm_pending = self._runs_llm()
         if llm_pending:
             recent = [f"{role.upper()}: {text}" for role, text in earlier]
-            self._background.spawn(lambda: self._llm_extract(own_words, recent, session, actor, trusted_path), "llm")
+            self._background.spawn(
+                lambda: self._llm_extract(own_words, recent, session, actor, trusted_path, ts), "llm"
+            )
         self._anticipate(
             session, own_words, [w.atom.type for w in writes if w.atom.status == "live" and w.atom.type != TURN_TYPE]
         )
@@ -362,7 +364,7 @@ class SessionService:
         )
 
     async def _llm_extract(
-        self, message: str, recent: list[str], session: Session, actor: Actor, trusted_path: bool
+        self, message: str, recent: list[str], session: Session, actor: Actor, trusted_path: bool, said_at: float
     ) -> None:
         out = await run_job(
             self._llm,
@@ -377,8 +379,9 @@ class SessionService:
             return
         kept, dropped, last = 0, 0, ""
         for atom in out.atoms:
-            # Stored as the user's words, so the model may only restate this very message.
-            verdict = check_grounded(atom.text, [message], echoes=PROMPT_EXAMPLES)
+            # Stored as the user's words, so the model may only restate this very message: every
+            # content word must be the user's (one swapped word can invert a rule).
+            verdict = check_grounded(atom.text, [message], min_share=1.0, echoes=PROMPT_EXAMPLES)
             if not verdict.ok or atom.type not in ATOM_TYPES:
                 dropped, last = dropped + 1, verdict.reason or f"unknown type {atom.type!r}"
                 continue
@@ -388,6 +391,8 @@ class SessionService:
                 session,
                 actor,
                 trusted_path,
+                said_at,
+                time_refs(atom.text, datetime.fromtimestamp(said_at)),
             )
         if kept:
             await self._stats.record("extract", "kept", kept)

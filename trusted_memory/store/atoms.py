@@ -198,9 +198,13 @@ class AtomsRepo:
     async def list(
         self, f: AtomFilter, *, now: float, limit: int = 50, offset: int = 0, newest_first: bool = True
     ) -> builtins.list[Atom]:
-        """Atoms matching the filter."""
+        """Atoms matching the filter: newest first, or else in the order they were stored.
+
+        Stored order (not creation time, which a replayed history sets in the past) is what an export
+        must keep: a memory's vector mixes in the one stored before it in its session.
+        """
         where, params = _where(f, now)
-        order = "created_at DESC, id" if newest_first else "created_at, id"
+        order = "created_at DESC, num DESC" if newest_first else "num"
         async with self._conn.execute(
             f"SELECT * FROM atoms{where} ORDER BY {order} LIMIT ? OFFSET ?",
             (*params, limit, offset),

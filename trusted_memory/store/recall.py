@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 
+from ..errors import InvalidInput
 from ..model import Atom
 from ..queries import AtomFilter
 from .atoms import atom_from_row, filter_sql
@@ -236,7 +237,7 @@ class RecallRepo:
         """Store (src, dst, kind, weight) links; each is stored once and read from both ends."""
         unknown = {kind for _, _, kind, _ in rows} - LINK_KIND_CODE.keys()
         if unknown:
-            raise ValueError(f"unknown link kind {sorted(unknown)}; one of {', '.join(LINK_KINDS)}")
+            raise InvalidInput(f"unknown link kind {sorted(unknown)}; one of {', '.join(LINK_KINDS)}")
         await self._conn.executemany(
             "INSERT OR REPLACE INTO associations(src, dst, kind, weight) VALUES (?, ?, ?, ?)",
             [

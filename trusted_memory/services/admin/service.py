@@ -124,15 +124,22 @@ class AdminService:
         if atom.status == "live" and atom.source_class in ("user_said", "user_approved"):
             return atom
         async with self._store.write() as tx:
+            # Re-read under the write lock: another process may have forgotten or promoted it since.
+            current = await tx.atoms.get(atom.id)
+            if current is None:
+                raise NotFound(f"atom {atom.id} is gone (forgotten or expired meanwhile); nothing was approved")
+            if current.status == "live" and current.source_class in ("user_said", "user_approved"):
+                return current
             await PrivilegedOps(tx.conn).promote_atom(atom.id, now())
             await tx.events.append(
                 "admin",
                 "atom_promoted",
                 f"atom:{atom.id}",
-                {"from_source_class": atom.source_class, "reason": atom.quarantine_reason},
+                {"from_source_class": current.source_class, "reason": current.quarantine_reason},
             )
             promoted = await tx.atoms.get(atom.id)
-        assert promoted is not None
+        if promoted is None:
+            raise NotFound(f"atom {atom.id} is gone; nothing was approved")
         return promoted
 
     async def promote_edited(self, atom_id: str, text: str) -> Atom:
@@ -145,6 +152,10 @@ class AdminService:
             raise InvalidInput("the edited text is empty; write the statement to approve, or reject the atom")
         ts = now()
         async with self._store.write() as tx:
+            current = await tx.atoms.get(atom.id)
+            if current is None or current.status != "quarantined":
+                # Decided elsewhere (forgotten, expired or approved) between reading and writing.
+                raise InvalidInput(f"atom {atom.id} is no longer held for review; reload the desk and decide again")
             ops = PrivilegedOps(tx.conn)
             await ops.edit_quarantined_text(atom.id, edited, dedup_digest(normalize_for_dedup(edited)), ts)
             await ops.promote_atom(atom.id, ts)
@@ -156,11 +167,12 @@ class AdminService:
                     "from_source_class": atom.source_class,
                     "reason": atom.quarantine_reason,
                     "edited": True,
-                    "original_text": atom.text,
+                    "original_text": current.text,
                 },
             )
             promoted = await tx.atoms.get(atom.id)
-        assert promoted is not None
+        if promoted is None:
+            raise NotFound(f"atom {atom.id} is gone; nothing was approved")
         return promoted
 
     async def forget(self, atom_id: str) -> Atom:

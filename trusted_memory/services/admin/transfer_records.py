@@ -34,6 +34,7 @@ from ...model import (
     Session,
     SessionNote,
 )
+from ...store.recall import LINK_KINDS
 from ..atoms import ATOM_TEXT_MAX, NOTE_TEXT_MAX
 from ..facts import MAX_FIELD_BYTES, preview
 
@@ -48,7 +49,6 @@ ACCEPTED_FORMATS = frozenset({FORMAT, "mcp-memory-export"})
 # events) still import.
 VERSION = 2
 READABLE_VERSIONS = (1, 2)
-LINK_KINDS = ("temporal", "task", "semantic")
 _HEX_ID = re.compile(r"^[0-9a-f]{32}$")
 ImportFormat = Literal["trusted-memory", "reference-graph"]
 
