@@ -219,7 +219,7 @@ async def test_an_approval_of_an_atom_decided_elsewhere_meanwhile_is_a_clear_err
     other = AdminService(runtime)
     await other.forget(gone.id)
     await other.promote(held.id)
-    with pytest.raises(InvalidInput, match="not quarantined|no longer held"):
+    with pytest.raises(InvalidInput, match=r"not quarantined|no longer held"):
         await admin.promote_edited(held.id, "Use uv for installs")
     with pytest.raises(NotFound):
         await admin.promote(gone.id)

@@ -485,11 +485,11 @@ class FactsService:
             plan = validate_consolidation(contents, out) if out is not None else None
             if plan is not None:
                 # Each merged entry may only say what the entries it covers say.
-                failed = [
-                    v
+                verdicts = [
+                    check_grounded(c, [contents[i - 1] for i in s], min_share=1.0, echoes=PROMPT_EXAMPLES)
                     for c, s in plan
-                    if not (v := check_grounded(c, [contents[i - 1] for i in s], min_share=1.0, echoes=PROMPT_EXAMPLES)).ok
                 ]
+                failed = [v for v in verdicts if not v.ok]
                 if failed:
                     await self._stats.record("consolidate", "ungrounded", len(failed), error=failed[0].reason)
                     plan = None
