@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ..services.admin import AdminService
@@ -16,7 +15,7 @@ from ..services.admin.chat_import import ChatPlan, ChatReport, apply_chats, plan
 from ..services.admin.chats import FORMATS, ChatFormat, load_chats
 from ..services.facts import preview as clip
 from .gate import cancelled, confirm, for_person, require_person
-from .output import emit_json, safe, table
+from .output import console, emit_json, safe, table
 
 HELP = "import a Claude or ChatGPT conversation export (conversations.json or its zip) or a JSONL of turns"
 
@@ -78,16 +77,16 @@ async def cmd_import_chats(admin: AdminService, args: argparse.Namespace) -> int
 
 async def _with_progress(admin: AdminService, plan: ChatPlan, *, quiet: bool) -> ChatReport:
     # Titles are stored text: never read as rich markup or emoji codes (a "[/]" would raise).
-    console = Console(stderr=True, markup=False, emoji=False, highlight=False)
+    err = console(sys.stderr)
     bar = Progress(
         TextColumn("importing {task.description}", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("turns"),
         TimeRemainingColumn(),
-        console=console,
+        console=err,
         transient=True,
-        disable=quiet or not console.is_terminal,
+        disable=quiet or not err.is_terminal,
     )
     with bar:
         task = bar.add_task("", total=plan.turns)

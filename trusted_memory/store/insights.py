@@ -11,7 +11,7 @@ import builtins
 from ..model import Atom
 from .atoms import atom_from_row
 from .conn import Connection
-from .recall import LINK_KIND_NAME_SQL, LINK_WEIGHT_SCALE
+from .recall import link_kind_sql, link_weight_sql
 
 DAY_S = 86400.0
 
@@ -83,9 +83,9 @@ class InsightsRepo:
         """The atoms associated with one atom, strongest first: (atom, kind, weight)."""
         async with self._conn.execute(
             "WITH me AS (SELECT num FROM atoms WHERE id = ?), "
-            f"pairs AS (SELECT dst AS other, {LINK_KIND_NAME_SQL} AS kind, weight / {LINK_WEIGHT_SCALE}.0 AS weight "
+            f"pairs AS (SELECT dst AS other, {link_kind_sql()} AS kind, {link_weight_sql()} AS weight "
             "FROM associations WHERE src = (SELECT num FROM me) "
-            f"UNION ALL SELECT src, {LINK_KIND_NAME_SQL}, weight / {LINK_WEIGHT_SCALE}.0 "
+            f"UNION ALL SELECT src, {link_kind_sql()}, {link_weight_sql()} "
             "FROM associations WHERE dst = (SELECT num FROM me)) "
             "SELECT atoms.*, pairs.kind AS link_kind, pairs.weight AS link_weight "
             "FROM pairs JOIN atoms ON atoms.num = pairs.other ORDER BY pairs.weight DESC LIMIT ?",

@@ -17,8 +17,24 @@ _RANK_COLUMNS = "num, id, status, source_class, confidence, created_at, last_rec
 # Link kinds as stored (migration 15), and the scale of stored link weights.
 LINK_KINDS = ("temporal", "task", "semantic")
 LINK_KIND_CODE = {kind: code for code, kind in enumerate(LINK_KINDS)}
-LINK_KIND_NAME_SQL = "CASE kind WHEN 0 THEN 'temporal' WHEN 1 THEN 'task' ELSE 'semantic' END"
 LINK_WEIGHT_SCALE = 10000
+
+
+def stored_link(kind: str, weight: float) -> tuple[int, int]:
+    """A link's (kind, weight) as its row stores them: the kind's code, the weight in ten-thousandths."""
+    return LINK_KIND_CODE[kind], round(min(max(weight, 0.0), 1.0) * LINK_WEIGHT_SCALE)
+
+
+def link_kind_sql(column: str = "kind") -> str:
+    """SQL that reads a stored kind code back as its name."""
+    return f"CASE {column} WHEN 0 THEN 'temporal' WHEN 1 THEN 'task' ELSE 'semantic' END"
+
+
+def link_weight_sql(column: str = "weight") -> str:
+    """SQL that reads a stored weight back as a fraction."""
+    return f"{column} / {LINK_WEIGHT_SCALE}.0"
+
+
 # An atom's text and the question it answers, as model.Atom.embedding_input (t: the table's name).
 _EMBEDDING_INPUT = "{t}.text || COALESCE(char(10) || {t}.cue, '')"
 
@@ -240,10 +256,7 @@ class RecallRepo:
             raise InvalidInput(f"unknown link kind {sorted(unknown)}; one of {', '.join(LINK_KINDS)}")
         await self._conn.executemany(
             "INSERT OR REPLACE INTO associations(src, dst, kind, weight) VALUES (?, ?, ?, ?)",
-            [
-                (src, dst, LINK_KIND_CODE[kind], round(min(max(weight, 0.0), 1.0) * LINK_WEIGHT_SCALE))
-                for src, dst, kind, weight in rows
-            ],
+            [(src, dst, *stored_link(kind, weight)) for src, dst, kind, weight in rows],
         )
 
     async def live_nums(self, nums: Sequence[int]) -> set[int]:
@@ -268,10 +281,10 @@ class RecallRepo:
         async with self._conn.execute(
             "SELECT l.this, l.other, l.kind, l.weight, a.id, a.status, a.source_class, a.confidence, a.created_at, "
             "a.last_recalled_at, a.pinned FROM ("
-            f"SELECT 0 AS part, src AS this, dst AS other, {LINK_KIND_NAME_SQL} AS kind, "
-            f"weight / {LINK_WEIGHT_SCALE}.0 AS weight "
+            f"SELECT 0 AS part, src AS this, dst AS other, {link_kind_sql()} AS kind, "
+            f"{link_weight_sql()} AS weight "
             f"FROM associations WHERE src IN ({marks}) "
-            f"UNION ALL SELECT 1, dst, src, {LINK_KIND_NAME_SQL}, weight / {LINK_WEIGHT_SCALE}.0 "
+            f"UNION ALL SELECT 1, dst, src, {link_kind_sql()}, {link_weight_sql()} "
             f"FROM associations WHERE dst IN ({marks})"
             ") AS l LEFT JOIN atoms AS a ON a.num = l.other ORDER BY l.part, l.this, l.other, l.kind",
             [*nums, *nums],

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from ..model import Episode, Session, SessionNote
 from .conn import Connection
-from .recall import LINK_KIND_CODE, LINK_KIND_NAME_SQL, LINK_WEIGHT_SCALE
+from .recall import link_kind_sql, link_weight_sql, stored_link
 from .sessions import session_from_row
 
 # (atom id, space, scale, int8 blob) of one stored vector.
@@ -139,7 +139,7 @@ class TransferRepo:
     async def links(self) -> builtins.list[LinkRow]:
         """Every association, by the atom ids at both ends."""
         async with self._conn.execute(
-            f"SELECT s.id, d.id, {LINK_KIND_NAME_SQL.replace('kind', 'a.kind')}, a.weight * 1.0 / {LINK_WEIGHT_SCALE} "
+            f"SELECT s.id, d.id, {link_kind_sql('a.kind')}, {link_weight_sql('a.weight')} "
             "FROM associations a JOIN atoms s ON s.num = a.src JOIN atoms d ON d.num = a.dst "
             "ORDER BY s.id, d.id, a.kind"
         ) as cur:
@@ -156,7 +156,7 @@ class TransferRepo:
             return None
         cur = await self._conn.execute(
             "INSERT OR IGNORE INTO associations(src, dst, kind, weight) VALUES (?, ?, ?, ?)",
-            (row[0], row[1], LINK_KIND_CODE[kind], round(min(max(weight, 0.0), 1.0) * LINK_WEIGHT_SCALE)),
+            (row[0], row[1], *stored_link(kind, weight)),
         )
         return bool(cur.rowcount > 0)
 

@@ -121,8 +121,6 @@ class AdminService:
     async def promote(self, atom_id: str) -> Atom:
         """Release a quarantined atom as trusted, human-approved memory."""
         atom = await self.atom(atom_id)
-        if atom.status == "live" and atom.source_class in ("user_said", "user_approved"):
-            return atom
         async with self._store.write() as tx:
             # Re-read under the write lock: another process may have forgotten or promoted it since.
             current = await tx.atoms.get(atom.id)
@@ -145,17 +143,17 @@ class AdminService:
     async def promote_edited(self, atom_id: str, text: str) -> Atom:
         """Release a quarantined atom as human-approved memory with the reviewer's corrected text."""
         atom = await self.atom(atom_id)
-        if atom.status != "quarantined":
-            raise InvalidInput(f"atom {atom.id} is not quarantined; only held atoms are edited before approval")
         edited = check_text(text.strip(), atom.type)
         if not edited:
             raise InvalidInput("the edited text is empty; write the statement to approve, or reject the atom")
         ts = now()
         async with self._store.write() as tx:
             current = await tx.atoms.get(atom.id)
+            # Checked under the write lock: it may have been decided elsewhere (forgotten, expired or approved).
             if current is None or current.status != "quarantined":
-                # Decided elsewhere (forgotten, expired or approved) between reading and writing.
-                raise InvalidInput(f"atom {atom.id} is no longer held for review; reload the desk and decide again")
+                raise InvalidInput(
+                    f"atom {atom.id} is not quarantined (any more); only held atoms are edited before approval"
+                )
             ops = PrivilegedOps(tx.conn)
             await ops.edit_quarantined_text(atom.id, edited, dedup_digest(normalize_for_dedup(edited)), ts)
             await ops.promote_atom(atom.id, ts)
@@ -164,8 +162,8 @@ class AdminService:
                 "atom_promoted",
                 f"atom:{atom.id}",
                 {
-                    "from_source_class": atom.source_class,
-                    "reason": atom.quarantine_reason,
+                    "from_source_class": current.source_class,
+                    "reason": current.quarantine_reason,
                     "edited": True,
                     "original_text": current.text,
                 },
