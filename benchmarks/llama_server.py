@@ -29,6 +29,19 @@ def configured() -> tuple[str, str] | None:
 @contextmanager
 def llama_server(python: str, gguf: str, log: Path | None = None) -> Iterator[str]:
     """The server's base URL (…/v1) while it runs; stopped (SIGTERM, then SIGKILL) afterwards."""
+    with llama_process(python, gguf, log) as (base, _):
+        yield base
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, from /proc (noise on a shared machine barely moves it)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def llama_process(python: str, gguf: str, log: Path | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`llama_server`, also handing over the process (to read its CPU time)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -71,7 +84,7 @@ def llama_server(python: str, gguf: str, log: Path | None = None) -> Iterator[st
                 if time.monotonic() > deadline:
                     raise RuntimeError("the model server did not answer within 60 s") from None
                 time.sleep(0.1)
-        yield base
+        yield base, proc
     finally:
         proc.terminate()
         try:

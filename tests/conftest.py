@@ -27,7 +27,9 @@ def home(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def settings(home: Path, tmp_path: Path) -> Settings:
-    return load_settings(environ={"MCP_MEMORY_HOME": str(home)}, cwd=tmp_path)
+    # Scripted models answer at once, so tests send a turn's jobs at once too; settling itself is
+    # tested in tests/llm/test_gate.py and test_a_burst_of_turns_costs_the_model_one_extraction.
+    return load_settings(environ={"MCP_MEMORY_HOME": str(home), "MCP_MEMORY_LLM__SETTLE_S": "0"}, cwd=tmp_path)
 
 
 @pytest.fixture

@@ -97,6 +97,12 @@ class LLMSettings:
     timeout_s: float = 20.0
     max_tokens: int = 512
     temperature: float = 0.2
+    # A turn's background jobs wait this long before they are sent; a newer turn meanwhile replaces
+    # them, so a burst of turns costs the model one call (see llm/gate.py).
+    settle_s: float = 0.5
+    # Streamed answers let the model server stop generating once a call is given up (a timeout, a
+    # preemption); `false` for a server or proxy that mishandles streaming.
+    stream: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +234,7 @@ _CHECKS: dict[str, Callable[[Any], str | None]] = {
     "llm.timeout_s": _positive,
     "llm.max_tokens": _positive,
     "llm.temperature": lambda v: None if 0.0 <= v <= 2.0 else "must be between 0 and 2",
+    "llm.settle_s": lambda v: None if 0.0 <= v <= 10.0 else "must be between 0 (send at once) and 10",
     "sessions.buffer_lines": _positive,
     "sessions.max_notes": _positive,
     "sessions.max_note_chars": _positive,

@@ -23,12 +23,15 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
+from pydantic import BaseModel
 
 from trusted_memory.config import load_settings
+from trusted_memory.llm.base import LLMStats, run_job
+from trusted_memory.llm.openai_http import OpenAIChatLLM
 from trusted_memory.server.app import build_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from llama_server import configured, llama_server
+from llama_server import configured, cpu_seconds, llama_process
 
 pytestmark = [pytest.mark.real_llm, pytest.mark.anyio]
 # (llm.timeout_s, pause after each turn): back to back under a tight limit, where calls time out and
@@ -90,14 +93,19 @@ TURNS = [
 
 
 @pytest.fixture(scope="module")
-def model_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
     found = configured()
     if found is None:
         if os.environ.get("TRUSTED_MEMORY_REAL_LLM_REQUIRED"):
             pytest.fail("TRUSTED_MEMORY_LLM_PYTHON / TRUSTED_MEMORY_LLM_GGUF do not name a model server")
         pytest.skip("no real model configured (its own CI stage runs this)")
-    with llama_server(*found, log=tmp_path_factory.mktemp("llm") / "server.log") as url:
-        yield url
+    with llama_process(*found, log=tmp_path_factory.mktemp("llm") / "server.log") as (url, proc):
+        yield url, proc.pid
+
+
+@pytest.fixture(scope="module")
+def model_url(model_server: tuple[str, int]) -> str:
+    return model_server[0]
 
 
 def words(text: str) -> set[str]:
@@ -175,3 +183,51 @@ async def test_a_real_model_cannot_make_memory_worse(
     if TOKEN in json.dumps(block):
         problems.append("the token came back in context")
     assert not problems, "\n".join(problems)
+
+
+class Numbers(BaseModel):
+    numbers: list[int]
+
+
+async def cpu_until_idle(pid: int, quiet_s: float = 1.5, cap_s: float = 90.0) -> float:
+    """The CPU seconds `pid` spends from now until it has spent none for `quiet_s` (load-proof:
+    a busy machine stretches the wall time of the work, not its CPU time)."""
+    start = last = cpu_seconds(pid)
+    quiet_since = time.monotonic()
+    deadline = quiet_since + cap_s
+    while time.monotonic() < deadline:
+        await anyio.sleep(0.25)
+        used = cpu_seconds(pid)
+        if used > last + 0.02:
+            last, quiet_since = used, time.monotonic()
+        elif time.monotonic() - quiet_since >= quiet_s:
+            break
+    return last - start
+
+
+async def model_cpu_after_giving_up(url: str, pid: int, *, stream: bool) -> float:
+    """The model server's CPU seconds after a call was given up at its time limit."""
+    llm = OpenAIChatLLM(url, "smollm2", timeout_s=30, max_tokens=600, temperature=0, stream=stream)
+    stats = LLMStats()
+    try:
+        prompt = 'Answer with JSON {"numbers": [...]} listing every integer from 1 to 1000 in order.'
+        assert await run_job(llm, "You write JSON.", prompt, Numbers, timeout_s=0.5, stats=stats) is None
+        assert stats.timeouts == 1, stats.as_dict()
+        return await cpu_until_idle(pid)
+    finally:
+        await llm.aclose()
+
+
+async def test_a_given_up_call_stops_costing_the_model_server(model_server: tuple[str, int]) -> None:
+    """A timed-out or preempted call must free the model server, or every later call waits behind it.
+
+    The control (a plain request) shows the waste the streamed request must not have; CPU time, not
+    wall time, so a busy machine does not change the verdict.
+    """
+    url, pid = model_server
+    plain = await model_cpu_after_giving_up(url, pid, stream=False)
+    assert plain > 0.5, f"control: the model stopped on its own ({plain:.2f}s CPU): the prompt no longer keeps it busy"
+    streamed = await model_cpu_after_giving_up(url, pid, stream=True)
+    assert streamed < 0.25 * plain, (
+        f"after giving up, the model server still spent {streamed:.2f}s CPU (plain {plain:.2f}s)"
+    )

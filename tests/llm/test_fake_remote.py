@@ -58,6 +58,7 @@ def settings_for(home: Path, url: str, timeout_s: float = 10.0) -> Settings:
         "MCP_MEMORY_LLM__BASE_URL": url,
         "MCP_MEMORY_LLM__MODEL": "fake-remote",
         "MCP_MEMORY_LLM__TIMEOUT_S": str(timeout_s),
+        "MCP_MEMORY_LLM__SETTLE_S": "0",  # every turn's jobs reach the fake: the most inventions to refuse
     }
     return load_settings(environ=env, cwd=home.parent)
 

@@ -93,3 +93,40 @@ async def test_a_foreground_limit_includes_its_wait() -> None:
     with pytest.raises(asyncio.CancelledError):
         await first
     assert await outcome(gate, backend, "after", 0.01, timeout_s=1) == "after"  # the slot was released
+
+
+async def test_a_settling_job_is_superseded_before_it_reaches_the_model() -> None:
+    gate, backend = Gate(), Backend()
+    first = asyncio.create_task(outcome(gate, backend, "t1", 0.01, timeout_s=5, key="extract:s", settle_s=0.3))
+    await asyncio.sleep(0.05)
+    second = asyncio.create_task(outcome(gate, backend, "t2", 0.01, timeout_s=5, key="extract:s", settle_s=0.3))
+    assert await first == "dropped: superseded by a newer t2 job"
+    assert await second == "t2"
+    assert backend.order == ["t2"]  # the burst cost the model one call
+
+
+async def test_settling_delays_only_keyed_background_jobs() -> None:
+    gate, backend = Gate(), Backend()
+    started = time.monotonic()
+    assert await outcome(gate, backend, "episode", 0.0, timeout_s=5, foreground=True, settle_s=5) == "episode"
+    assert await outcome(gate, backend, "unkeyed", 0.0, timeout_s=5, settle_s=5) == "unkeyed"
+    assert time.monotonic() - started < 4  # neither waited out its settle_s
+    other = [
+        asyncio.create_task(outcome(gate, backend, name, 0.0, timeout_s=5, key=name, settle_s=0.1))
+        for name in ("extract:a", "extract:b")
+    ]
+    assert await asyncio.gather(*other) == ["extract:a", "extract:b"]  # other keys do not supersede
+
+
+async def test_drop_stops_a_key_whether_settling_waiting_or_in_flight() -> None:
+    gate, backend = Gate(), Backend()
+    running = asyncio.create_task(outcome(gate, backend, "predict", 5.0, timeout_s=10, key="predict:a"))
+    await asyncio.sleep(0.05)
+    waiting = asyncio.create_task(outcome(gate, backend, "other", 0.0, timeout_s=10, key="predict:b"))
+    settling = asyncio.create_task(outcome(gate, backend, "later", 0.0, timeout_s=10, key="predict:a", settle_s=5))
+    await asyncio.sleep(0.05)
+    assert gate.drop("predict:a", "the session ended") == 2
+    assert await running == "dropped: the session ended"
+    assert await settling == "dropped: the session ended"
+    assert await waiting == "other"  # another key is untouched and gets the freed slot
+    assert gate.drop("predict:a", "again") == 0

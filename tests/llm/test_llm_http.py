@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import threading
 import time
@@ -15,7 +16,7 @@ import pytest
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from trusted_memory.config import LLMSettings
@@ -29,7 +30,7 @@ from trusted_memory.llm.base import (
     run_job,
 )
 from trusted_memory.llm.jobs import ExtractionOut, MergeJudgmentOut
-from trusted_memory.llm.openai_http import OpenAIChatLLM
+from trusted_memory.llm.openai_http import MAX_ANSWER_CHARS, OpenAIChatLLM
 
 GOOD = '{"same_fact": true, "merged": "I use neovim with the lazy.nvim plugin manager"}'
 # Built at run time so secret scanners reading this file do not flag a fake key.
@@ -163,6 +164,7 @@ async def test_request_carries_model_sampling_settings_and_key(chat: ChatServer,
         "messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hello there"}],
         "max_tokens": 123,
         "temperature": 0.3,
+        "stream": True,
         "response_format": {"type": "json_object"},
     }
 
@@ -518,3 +520,133 @@ def test_extract_json_object(text: str, expected: dict[str, Any]) -> None:
 def test_extract_json_object_refuses_answers_without_one(text: str) -> None:
     with pytest.raises(LLMInvalidOutput):
         extract_json_object(text)
+
+
+# --- streamed answers ------------------------------------------------------------------------------
+
+
+def sse(*events: Any, done: bool = True) -> bytes:
+    """A chat-completions event stream as llama.cpp, vLLM and OpenAI send it (a ping comment first)."""
+    lines = [": ping"] + [f"data: {json.dumps(e)}" for e in events] + (["data: [DONE]"] if done else [])
+    return ("\n\n".join(lines) + "\n\n").encode()
+
+
+def delta(content: str | None = None, finish_reason: str | None = None, role: str | None = None) -> dict[str, Any]:
+    piece: dict[str, Any] = {}
+    if role:
+        piece["role"] = role
+    if content is not None:
+        piece["content"] = content
+    return {
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": piece, "finish_reason": finish_reason}],
+    }
+
+
+def streamed(body: bytes) -> Response:
+    return Response(body, media_type="text/event-stream")
+
+
+@pytest.mark.anyio
+async def test_a_streamed_answer_is_joined_and_parsed(chat: ChatServer, llm: OpenAIChatLLM) -> None:
+    pieces = ['{"same_fact": tr', 'ue, "merged": "I use neovim', ' with the lazy.nvim plugin manager"}']
+
+    async def handler(body: dict[str, Any]) -> Response:
+        return streamed(sse(delta(role="assistant"), *(delta(p) for p in pieces), delta(finish_reason="stop")))
+
+    chat.handler = handler
+    out = await llm.complete("s", "u", MergeJudgmentOut)
+    assert out == MergeJudgmentOut(same_fact=True, merged="I use neovim with the lazy.nvim plugin manager")
+    assert chat.seen[0].body["stream"] is True
+
+
+@pytest.mark.anyio
+async def test_a_streamed_answer_cut_at_max_tokens_says_so(chat: ChatServer, llm: OpenAIChatLLM) -> None:
+    async def handler(body: dict[str, Any]) -> Response:
+        return streamed(sse(delta('{"same_fact": true, "merged": "I use'), delta(finish_reason="length")))
+
+    chat.handler = handler
+    with pytest.raises(LLMInvalidOutput, match="max_tokens"):
+        await llm.complete("s", "u", MergeJudgmentOut)
+
+
+@pytest.mark.anyio
+async def test_a_given_up_stream_is_closed_so_the_server_stops_generating(chat: ChatServer, llm: OpenAIChatLLM) -> None:
+    """The point of streaming: a timed-out call must not leave the model server generating."""
+    tokens_sent: list[int] = []
+    stopped = threading.Event()
+
+    async def endless() -> AsyncIterator[bytes]:
+        try:
+            yield sse(delta(role="assistant"), done=False)
+            for n in range(400):  # up to 20 s of "generation", unless the client goes away
+                if chat.release.is_set():
+                    break
+                await asyncio.sleep(0.05)
+                tokens_sent.append(n)
+                yield sse(delta("tok "), done=False)
+        finally:
+            stopped.set()
+
+    async def handler(body: dict[str, Any]) -> Response:
+        return StreamingResponse(endless(), media_type="text/event-stream")
+
+    chat.handler = handler
+    stats = LLMStats()
+    assert await job(llm, stats, timeout_s=0.4) is None
+    assert stats.timeouts == 1
+    # The server side notices the closed connection and ends the generation: bounded wait, no sleep.
+    assert await asyncio.to_thread(stopped.wait, 10), "the server kept generating after the call was given up"
+    assert len(tokens_sent) < 200, f"the server generated {len(tokens_sent)} tokens nobody read"
+
+
+@pytest.mark.anyio
+async def test_an_error_event_mid_stream_is_an_error(chat: ChatServer, llm: OpenAIChatLLM) -> None:
+    async def handler(body: dict[str, Any]) -> Response:
+        return streamed(sse(delta('{"same'), {"error": {"message": "model crashed"}}))
+
+    chat.handler = handler
+    with pytest.raises(LLMError, match="model crashed"):
+        await llm.complete("s", "u", MergeJudgmentOut)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "body",
+    [
+        sse({"object": "chat.completion.chunk"}),  # no choices at all
+        b"data: {not json\n\n",
+        b"data: [1, 2]\n\n",
+    ],
+    ids=["no-choices", "broken-json", "not-an-object"],
+)
+async def test_a_broken_stream_is_invalid_output(body: bytes) -> None:
+    client = mock_llm(lambda request: httpx.Response(200, content=body, headers={"content-type": "text/event-stream"}))
+    stats = LLMStats()
+    assert await run_job(client, "s", "u", MergeJudgmentOut, timeout_s=5, stats=stats) is None
+    assert stats.invalid == 1
+    await client.aclose()
+
+
+@pytest.mark.anyio
+async def test_an_endless_stream_is_refused_past_the_size_bound() -> None:
+    chunk = "x" * 4096
+    body = sse(*(delta(chunk) for _ in range(MAX_ANSWER_CHARS // 4096 + 2)))
+    client = mock_llm(lambda request: httpx.Response(200, content=body, headers={"content-type": "text/event-stream"}))
+    with pytest.raises(LLMInvalidOutput, match="more than"):
+        await client.complete("s", "u", MergeJudgmentOut)
+    await client.aclose()
+
+
+@pytest.mark.anyio
+async def test_stream_false_sends_a_plain_request() -> None:
+    seen: list[dict[str, Any]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(json.loads(request.content))
+        return httpx.Response(200, json=chat_body(GOOD))
+
+    client = mock_llm(handler, stream=False)
+    assert await client.complete("s", "u", MergeJudgmentOut) is not None
+    assert "stream" not in seen[0]
+    await client.aclose()

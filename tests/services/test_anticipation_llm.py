@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import anyio
 import pytest
 from fakes import FakeLLM
 from pydantic import BaseModel
@@ -159,3 +160,34 @@ async def test_a_single_sampled_answer_is_not_reused_for_background_jobs(runtime
     await services.user_state.settle()
     assert {schema for _, _, schema in fake.calls} == {"ExtractionOut"}
     assert (await services.user_state.model()).get("technical.languages") == "Python"  # the heuristic ran
+
+
+async def test_a_burst_of_turns_costs_the_model_one_extraction(runtime: Runtime) -> None:
+    """Turns observed faster than `llm.settle_s` apart: only the newest turn's jobs reach the model."""
+    settled = dataclasses.replace(runtime.settings, llm=dataclasses.replace(runtime.settings.llm, settle_s=0.3))
+    services, fake = with_llm(
+        dataclasses.replace(runtime, settings=settled),
+        ExtractionOut={"atoms": []},
+        IntentsOut={"intents": []},
+        UserStateOut={"updates": []},
+    )
+    turns = (
+        "We moved the standup to ten.",
+        "The API is in Go.",
+        "I review PRs after lunch.",
+        "Deploys are on Tuesdays.",
+    )
+    for text in turns:
+        await services.sessions.observe("burst", text)
+    assert fake.calls == []  # nothing is sent while the turns keep coming
+    await services.anticipation.settle()
+    for _ in range(100):  # the newest turn's extraction is sent once the burst settled
+        if any(schema == "ExtractionOut" for _, _, schema in fake.calls):
+            break
+        await anyio.sleep(0.05)
+    extractions = [user for _, user, schema in fake.calls if schema == "ExtractionOut"]
+    assert len(extractions) == 1 and turns[-1] in extractions[0], fake.calls
+    predictions = [user for _, user, schema in fake.calls if schema == "IntentsOut"]
+    assert len(predictions) <= 1
+    stats = runtime.llm_stats.by_job
+    assert stats["extract"]["dropped"] == len(turns) - 1

@@ -184,13 +184,15 @@ async def run_job(
     job: str = "job",
     key: str | None = None,
     foreground: bool = False,
+    settle_s: float = 0.0,
 ) -> M | None:
     """Ask `llm` for a `schema` answer within `timeout_s`; None on any failure or scanner finding.
 
     Calls to one backend go through its gate (llm/gate.py): one in flight, `key` lets a newer job
-    supersede a waiting one, `foreground` jobs go first and their `timeout_s` includes the wait.
-    Credentials are redacted from both prompts before anything leaves. Never raises into the
-    caller, except cancellation of the caller itself.
+    supersede a waiting one (or, within `settle_s`, one that has not been sent yet), `foreground`
+    jobs go first and their `timeout_s` includes the wait. Credentials are redacted from both
+    prompts before anything leaves. Never raises into the caller, except cancellation of the
+    caller itself.
     """
     stats.calls += 1
     outcome, why = "ok", ""
@@ -206,6 +208,7 @@ async def run_job(
                 timeout_s=timeout_s,
                 key=key,
                 foreground=foreground,
+                settle_s=settle_s,
             )
         # A backend may hand back a dict or a foreign model; the schema is the only contract.
         result = raw if raw is None or isinstance(raw, schema) else schema.model_validate(raw)
@@ -255,6 +258,13 @@ async def run_job(
     stats.answered += 1
     await stats.record(job, "ok")
     return result
+
+
+def drop_jobs(llm: MemoryLLM, key: str, why: str) -> int:
+    """Stop the jobs with `key` on `llm`'s gate (see Gate.drop); they count as dropped."""
+    if isinstance(llm, NullLLM):
+        return 0
+    return gate_for(llm).drop(key, why)
 
 
 def _fallback(stats: LLMStats, llm: MemoryLLM, why: str) -> None:

@@ -7,6 +7,10 @@ job's time limit starts when its own call does. Rules:
 - a background job (turn extraction, follow-up prediction, user-state inference) carries a key,
   e.g. `extract:<session>`; a newer job with the same key supersedes a waiting one (the older
   turn's extraction is stale once the next turn arrived);
+- a keyed background job first settles for `settle_s`: a newer job with its key arriving meanwhile
+  supersedes it before it ever reaches the model, so turns observed in a burst (a replay, an import,
+  a host flushing several turns) cost the model one call, not one per turn, and leave the machine's
+  cores to the calls a user waits on;
 - at most `MAX_WAITING` background jobs wait; past that the oldest waiting one is dropped;
 - a foreground job (a caller is waiting on it: the episode at `end_session`, a merge judgement)
   goes ahead of every background job and preempts a background call in flight, so the caller's
@@ -43,6 +47,7 @@ class _Ticket:
     key: str | None
     foreground: bool
     granted: asyncio.Future[None]
+    superseded: asyncio.Future[str] | None = None  # set while the job settles; resolved with why it went
     scope: anyio.CancelScope | None = None
     dropped: str | None = None
     done: bool = field(default=False)
@@ -55,6 +60,7 @@ class Gate:
         self._max_waiting = max_waiting
         self._current: _Ticket | None = None
         self._waiting: list[_Ticket] = []
+        self._settling: dict[str, _Ticket] = {}
 
     @property
     def waiting(self) -> int:
@@ -69,13 +75,16 @@ class Gate:
         timeout_s: float,
         key: str | None = None,
         foreground: bool = False,
+        settle_s: float = 0.0,
     ) -> T:
         """Run `call` when the slot is free; raise Dropped or TimeoutError.
 
         A background job's `timeout_s` counts from when its call starts; a foreground job's counts
-        from now, its wait included.
+        from now, its wait included. A keyed background job waits `settle_s` first (see above).
         """
         ticket = _Ticket(job, key, foreground, asyncio.get_running_loop().create_future())
+        if not foreground and key is not None and settle_s > 0:
+            await self._settle(ticket, key, settle_s)
         if foreground:
             with anyio.fail_after(timeout_s):
                 await self._acquire(ticket)
@@ -92,6 +101,38 @@ class Gate:
             raise Dropped(ticket.dropped or "stopped")  # only reached when the scope was cancelled
         finally:
             self._release(ticket)
+
+    def drop(self, key: str, why: str) -> int:
+        """Stop every job with `key`: settling, waiting or in flight (e.g. a session's prediction once
+        the session ended). How many were stopped."""
+        stopped = 0
+        settling = self._settling.get(key)
+        if settling is not None and settling.superseded is not None and not settling.superseded.done():
+            settling.superseded.set_result(why)
+            stopped += 1
+        for waiting in [t for t in self._waiting if t.key == key]:
+            self._drop(waiting, why)
+            stopped += 1
+        current = self._current
+        if current is not None and current.key == key and current.scope is not None and not current.scope.cancel_called:
+            current.dropped = why
+            current.scope.cancel()
+            stopped += 1
+        return stopped
+
+    async def _settle(self, ticket: _Ticket, key: str, settle_s: float) -> None:
+        older = self._settling.get(key)
+        if older is not None and older.superseded is not None and not older.superseded.done():
+            older.superseded.set_result(f"superseded by a newer {ticket.job} job")
+        ticket.superseded = asyncio.get_running_loop().create_future()
+        self._settling[key] = ticket
+        try:
+            await asyncio.wait({ticket.superseded}, timeout=settle_s)
+        finally:
+            if self._settling.get(key) is ticket:
+                del self._settling[key]
+        if ticket.superseded.done():
+            raise Dropped(ticket.superseded.result())
 
     async def _acquire(self, ticket: _Ticket) -> None:
         if self._current is None and not self._waiting:

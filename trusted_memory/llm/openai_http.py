@@ -4,19 +4,30 @@ One request per prompt, in JSON mode when the server supports it, no retries bey
 downgrade: the memory LLM is off the critical path and `run_job` bounds the whole call anyway.
 Every httpx failure is mapped onto the project's error tree at this edge, through the shared
 translation in http_errors.
+
+Answers are streamed (server-sent events) unless `llm.stream = false`: when a call is given up (its
+time limit, or a job a caller waits on preempting it), closing the stream makes llama.cpp, vLLM and
+Ollama stop generating, while a plain request keeps a local model busy with an answer nobody reads
+(measured: every later call timed out behind it). A server that ignores `stream` and answers with
+one JSON body is read as such.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any, Protocol
 
 import httpx
 
 from ..errors import LLMError
-from ..http_errors import HTTPErrors, check_status, map_httpx_errors, unexpected_body
+from ..http_errors import HTTPErrors, check_status, excerpt, map_httpx_errors, unexpected_body
 from .base import LLMInvalidOutput, LLMTimeout, LLMUnavailable, M, parse_answer
 
-__all__ = ["ChatSettings", "OpenAIChatLLM"]
+__all__ = ["MAX_ANSWER_CHARS", "ChatSettings", "OpenAIChatLLM"]
+
+# A streamed answer longer than this is refused: far past any `max_tokens`, so only a broken or
+# hostile server sends it, and it must not grow without bound in the server's memory.
+MAX_ANSWER_CHARS = 256_000
 
 ERRORS = HTTPErrors(
     name="memory LLM",
@@ -43,6 +54,8 @@ class ChatSettings(Protocol):
     def max_tokens(self) -> int: ...
     @property
     def temperature(self) -> float: ...
+    @property
+    def stream(self) -> bool: ...
 
 
 class OpenAIChatLLM:
@@ -57,6 +70,7 @@ class OpenAIChatLLM:
         max_tokens: int = 512,
         temperature: float = 0.2,
         transport: httpx.AsyncBaseTransport | None = None,
+        stream: bool = True,
     ) -> None:
         if not base_url or not model:
             raise LLMError(
@@ -67,6 +81,7 @@ class OpenAIChatLLM:
         self._model = model
         self._max_tokens = max_tokens
         self._temperature = temperature
+        self._stream = stream
         # Cleared for good once the server rejects JSON mode, so later jobs cost one request.
         self._json_mode = True
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -83,6 +98,7 @@ class OpenAIChatLLM:
             conf.max_tokens,
             conf.temperature,
             transport=transport,
+            stream=conf.stream,
         )
 
     @property
@@ -112,21 +128,68 @@ class OpenAIChatLLM:
             "max_tokens": self._max_tokens,
             "temperature": self._temperature,
         }
+        if self._stream:
+            body["stream"] = True
         if self._json_mode:
             body["response_format"] = {"type": "json_object"}
-        response = await self._post(body)
-        if self._json_mode and response.status_code in (400, 422) and _mentions_json_mode(response.text):
+        answer = await self._post(body)
+        if isinstance(answer, httpx.Response) and self._json_mode and _refuses_json_mode(answer):
             # Older llama.cpp/vLLM builds and some proxies refuse JSON mode; the prompt asks for
             # JSON anyway and the parser tolerates prose, so drop it and ask again once.
             self._json_mode = False
             del body["response_format"]
-            response = await self._post(body)
-        check_status(ERRORS, self._url, response)
-        return self._content(response)
+            answer = await self._post(body)
+        if isinstance(answer, httpx.Response):
+            check_status(ERRORS, self._url, answer)
+            return self._content(answer)
+        return answer
 
-    async def _post(self, body: dict[str, Any]) -> httpx.Response:
+    async def _post(self, body: dict[str, Any]) -> httpx.Response | tuple[str | None, bool]:
+        """The answer read off a stream, or the response itself when it is one JSON body or an error."""
         with map_httpx_errors(ERRORS, self._url):
-            return await self._client.post(self._url, json=body)
+            async with self._client.stream("POST", self._url, json=body) as response:
+                if response.status_code < 400 and response.headers.get("content-type", "").startswith(
+                    "text/event-stream"
+                ):
+                    return await self._read_events(response)
+                await response.aread()
+                return response
+
+    async def _read_events(self, response: httpx.Response) -> tuple[str | None, bool]:
+        """Join the `delta.content` pieces of a chat-completions event stream, up to `[DONE]`."""
+        parts: list[str] = []
+        size, cut, seen = 0, False, False
+        async for line in response.aiter_lines():
+            if not line.startswith("data:"):
+                continue  # comments (pings), `event:` and `id:` lines, blank separators
+            data = line[5:].strip()
+            if data == "[DONE]":
+                break
+            try:
+                event = json.loads(data)
+            except ValueError as exc:
+                raise unexpected_body(ERRORS, self._url, exc) from exc
+            if not isinstance(event, dict):
+                raise unexpected_body(ERRORS, self._url, TypeError("event is not an object"))
+            if "error" in event:
+                raise LLMError(f"memory LLM server {self._url} failed mid-answer: {excerpt(str(event['error']))}")
+            for choice in event.get("choices") or []:
+                if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                    continue
+                seen = True
+                piece = (choice.get("delta") or {}).get("content")
+                if isinstance(piece, str):
+                    parts.append(piece)
+                    size += len(piece)
+                if choice.get("finish_reason") == "length":
+                    cut = True
+            if size > MAX_ANSWER_CHARS:
+                raise LLMInvalidOutput(
+                    f"memory LLM server {self._url} streamed more than {MAX_ANSWER_CHARS} characters"
+                )
+        if not seen:
+            raise unexpected_body(ERRORS, self._url, ValueError("no choices in the event stream"))
+        return "".join(parts), cut
 
     def _content(self, response: httpx.Response) -> tuple[str | None, bool]:
         """`choices[0].message.content` (text or a list of text parts) and whether it was cut off."""
@@ -141,6 +204,10 @@ class OpenAIChatLLM:
         if content is not None and not isinstance(content, str):
             raise LLMInvalidOutput(f"memory LLM server {self._url} returned non-text content")
         return content, cut
+
+
+def _refuses_json_mode(response: httpx.Response) -> bool:
+    return response.status_code in (400, 422) and _mentions_json_mode(response.text)
 
 
 def _mentions_json_mode(text: str) -> bool:

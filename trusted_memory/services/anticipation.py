@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..config import Settings
 from ..grounding import check_grounded
-from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
+from ..llm.base import LLMStats, MemoryLLM, NullLLM, drop_jobs, run_job, runs_background_jobs
 from ..model import TURN_TYPE, Session
 from ..queries import AtomFilter
 from ..store.db import Store, now
@@ -107,6 +107,10 @@ class AnticipationService:
         self._background.spawn(lambda: self._predict(session, message), "predict")
         return True
 
+    def session_ended(self, session_id: str) -> None:
+        """A prediction for a session that ended is for a turn that will not come: stop it."""
+        drop_jobs(self._llm, f"predict:{session_id}", "the session ended")
+
     async def settle(self, timeout_s: float = 10.0) -> None:
         """Wait for running predictions (tests)."""
         await self._background.wait("predict", timeout_s)
@@ -126,6 +130,7 @@ class AnticipationService:
             stats=self._stats,
             job="predict",
             key=f"predict:{session.id}",  # the next turn's prediction supersedes this one while it waits
+            settle_s=self._settings.llm.settle_s,
         )
         if out is None or not out.intents:
             return

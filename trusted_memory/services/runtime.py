@@ -43,6 +43,7 @@ def build_llm(settings: Settings) -> MemoryLLM:
             timeout_s=conf.timeout_s,
             max_tokens=conf.max_tokens,
             temperature=conf.temperature,
+            stream=conf.stream,
         )
     return NullLLM()
 

@@ -374,6 +374,7 @@ class SessionService:
             stats=self._stats,
             job="extract",
             key=f"extract:{session.id}",  # the next turn's extraction supersedes this one while it waits
+            settle_s=self._settings.llm.settle_s,
         )
         if out is None:
             return
@@ -454,6 +455,7 @@ class SessionService:
     async def end_session(self, session_id: str, *, actor: Actor = "agent") -> EndResult:
         """Summarise the session into an episode (if it has ≥ 3 turns) and close it."""
         session = await self.session(session_id)
+        self._anticipation.session_ended(session.id)
         # No wait for the background extractions: the episode job goes ahead of them and stops
         # one in flight (llm/gate.py), so the whole call stays within one llm.timeout_s.
         return await self._episodes.end_session(session, actor=actor)

@@ -179,6 +179,7 @@ class UserStateService:
             stats=self._stats,
             job="user_state",
             key="user_state",  # a newer refresh supersedes a waiting one
+            settle_s=self._settings.llm.settle_s,
         )
         if out is None:
             return []
