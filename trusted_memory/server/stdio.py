@@ -39,6 +39,10 @@ Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObj
 READ_AHEAD_LINES = 64
 # Bytes buffered towards stdout before a reply waits for the client to read.
 WRITE_HIGH_WATER = 256 * 1024
+# At end of input the session cancels what is still running, so the requests read just before it
+# (`printf '...' | trusted-memory`) get this long to be answered first. The SDK's thread-backed
+# reader noticed the end of input late enough for a quick request to make it; this makes it sure.
+EOF_GRACE_S = 2.0
 
 
 def _pollable(fd: int) -> bool:
@@ -206,6 +210,8 @@ async def _pipe_streams() -> AsyncIterator[Streams]:
         reader_in, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_stream, writer_out = anyio.create_memory_object_stream[SessionMessage](0)
         out = write_transport
+        unanswered: set[types.RequestId] = set()
+        answered = anyio.Event()
 
         async def read_lines() -> None:
             async with reader_in:
@@ -217,15 +223,27 @@ async def _pipe_streams() -> AsyncIterator[Streams]:
                     except Exception as exc:  # the session answers or logs it, as with the SDK's reader
                         await reader_in.send(exc)
                         continue
+                    if isinstance(message, types.JSONRPCRequest):
+                        unanswered.add(message.id)
                     await reader_in.send(SessionMessage(message))
+                if unanswered:
+                    with anyio.move_on_after(EOF_GRACE_S):
+                        await answered.wait()
 
         async def write_lines() -> None:
+            nonlocal answered
             async with writer_out:
                 async for session_message in writer_out:
                     if output.lost or out.is_closing():
                         raise BrokenPipeError("stdout was closed by the client")
-                    data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    message = session_message.message
+                    data = message.model_dump_json(by_alias=True, exclude_unset=True)
                     out.write(data.encode("utf-8") + b"\n")
+                    if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id is not None:
+                        unanswered.discard(message.id)
+                        if not unanswered:
+                            answered.set()
+                            answered = anyio.Event()
                     await output.drain()
 
         async with anyio.create_task_group() as tg:
