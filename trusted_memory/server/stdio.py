@@ -11,8 +11,8 @@ JSON-RPC message, and a line that is not one reaches the session as the exceptio
 last line without its newline still counts at end of input; replies are `model_dump_json(by_alias,
 exclude_unset)` plus a newline. While serving, fd 0 reads the null device and fd 1 writes to
 stderr, so stray output of a library or a child never lands in the protocol stream; both are
-restored on exit. Where the loop cannot watch the descriptors (a regular file as stdin or stdout,
-or Windows) the SDK's transport serves instead.
+restored on exit. Anything but a pipe or a socket (a regular file, a terminal) and Windows are
+served by the SDK's transport instead.
 """
 
 from __future__ import annotations
@@ -46,12 +46,16 @@ EOF_GRACE_S = 2.0
 
 
 def _pollable(fd: int) -> bool:
-    """Whether the event loop can watch this descriptor (a pipe, a socket or a terminal)."""
+    """Whether this descriptor is served on the loop: a pipe or a socket, as hosts connect.
+
+    Not a terminal: the loop makes its descriptor non-blocking, and a terminal's open file is
+    usually shared with stderr, whose log writes must not fail when the terminal falls behind.
+    """
     try:
         mode = os.fstat(fd).st_mode
     except OSError:
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 class _Lines(asyncio.Protocol):
