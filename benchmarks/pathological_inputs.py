@@ -31,7 +31,7 @@ from _common import ROOT, machine, table, today
 from trusted_memory.heuristics import extract, note_category, one_line, strip_untrusted, summarize_turns
 from trusted_memory.heuristics.anticipation import first_pronoun, follow_up_intents, next_step
 from trusted_memory.heuristics.user_state import infer_user_state, states_style
-from trusted_memory.scan import scan
+from trusted_memory.scan import scan_fresh as scan  # timed: no memo
 
 INPUTS = ROOT / "tests" / "data" / "pathological_inputs.json"
 TARGET_MS = 250.0

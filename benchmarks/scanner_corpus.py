@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # runnable as a plain script without installing the package
     sys.path.insert(0, str(ROOT))
 
-from trusted_memory.scan import scan  # noqa: E402
+from trusted_memory.scan import scan_fresh as scan  # noqa: E402  (timed: no memo)
 
 CORPUS = ROOT / "tests" / "data" / "scanner_corpus.json"
 PARTS = {

@@ -22,7 +22,7 @@ from __future__ import annotations
 from ._findings import KINDS, Finding
 from ._model import BITS, MODEL_LABEL, WINDOW, features, injection_score, model_flags
 from ._normalize import fold_view
-from ._scanner import describe, normalize_for_dedup, redact_credentials, scan
+from ._scanner import describe, normalize_for_dedup, redact_credentials, scan, scan_fresh
 from ._unicode import strip_invisible
 
 __all__ = [
@@ -39,5 +39,6 @@ __all__ = [
     "normalize_for_dedup",
     "redact_credentials",
     "scan",
+    "scan_fresh",
     "strip_invisible",
 ]

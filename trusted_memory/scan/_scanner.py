@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 
 from ._credentials import credential_findings
 from ._decode import decoded_views
@@ -38,7 +39,15 @@ from ._normalize import CONFUSABLE_MAP, View, fold_view
 from ._rules import ScanText, compile_rx
 from ._unicode import confusable_findings, hidden_findings, strip_invisible
 
-__all__ = ["describe", "normalize_for_dedup", "redact_credentials", "scan"]
+__all__ = ["describe", "normalize_for_dedup", "redact_credentials", "scan", "scan_fresh"]
+
+
+# One observed turn scans the same words several times (its transcript line, the redaction of the
+# transcript and of the turn memory, the atom written from it), and the user model rescans its
+# stored fields on every load; the scan is a pure function of the text, so recent results are
+# kept. Only short texts: at most MEMO_ENTRIES x MEMO_MAX_CHARS characters (~2 MB) are held.
+MEMO_ENTRIES = 512
+MEMO_MAX_CHARS = 4096
 
 
 def scan(text: str, *, learned: bool = True) -> tuple[Finding, ...]:
@@ -50,6 +59,22 @@ def scan(text: str, *, learned: bool = True) -> tuple[Finding, ...]:
     """
     if not text:
         return ()
+    if len(text) <= MEMO_MAX_CHARS:
+        return _scan_memo(text, learned)
+    return _scan(text, learned)
+
+
+def scan_fresh(text: str, *, learned: bool = True) -> tuple[Finding, ...]:
+    """`scan` without the memo of recent texts: what the benchmarks time (the same findings)."""
+    return _scan(text, learned) if text else ()
+
+
+@lru_cache(maxsize=MEMO_ENTRIES)
+def _scan_memo(text: str, learned: bool) -> tuple[Finding, ...]:
+    return _scan(text, learned)
+
+
+def _scan(text: str, learned: bool) -> tuple[Finding, ...]:
     findings = FindingSet()
     if not text.isascii():  # hidden characters and look-alike letters are all non-ASCII
         findings.items.extend(hidden_findings(text))

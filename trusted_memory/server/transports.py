@@ -6,12 +6,16 @@ import asyncio
 import ipaddress
 import logging
 
+import anyio
+from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
 from ..config import Settings
 from ..errors import ConfigError
 from ..services.runtime import check_store
 from .app import build_server
+from .state import AppState
+from .stdio import stdio_streams
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +57,13 @@ def _security(host: str) -> TransportSecuritySettings | None:
     )
 
 
+async def _serve_stdio(mcp: MCPServer[AppState]) -> None:
+    # MCPServer.run_stdio_async with our thread-free transport (stdio.py) in place of the SDK's.
+    lowlevel = mcp._lowlevel_server
+    async with stdio_streams() as (read_stream, write_stream):
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
 def serve(settings: Settings) -> None:
     """Serve until the transport closes (stdio) or the process is stopped (HTTP, SSE)."""
     check_network(settings)
@@ -62,7 +73,7 @@ def serve(settings: Settings) -> None:
     mcp = build_server(settings)
     server = settings.server
     if server.transport == "stdio":
-        mcp.run()
+        anyio.run(_serve_stdio, mcp)
         return
     body_limit = server.max_body_kb * 1024
     log.warning(
