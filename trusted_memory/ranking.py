@@ -3,6 +3,7 @@
 retention = confidence × 0.5^(age_days / half_life) × trust_boost, where age runs from the last
 time the memory was recalled (so memories in use stay fresh) and pinned memories do not decay.
 composite = relevance_weight × relevance + (1 − relevance_weight) × retention.
+relevance = w × keyword + (1 − w) × vector, w per query (fused_keyword_weight).
 """
 
 from __future__ import annotations
