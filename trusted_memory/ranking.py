@@ -3,6 +3,7 @@
 retention = confidence × 0.5^(age_days / half_life) × trust_boost, where age runs from the last
 time the memory was recalled (so memories in use stay fresh) and pinned memories do not decay.
 composite = relevance_weight × relevance + (1 − relevance_weight) × retention.
+relevance = w × keyword + (1 − w) × vector, w per query (fused_keyword_weight).
 """
 
 from __future__ import annotations
@@ -18,6 +19,14 @@ DAY = 86400.0
 # max-normalised BM25.
 COSINE_FULL_SCALE = 0.6
 EXPANSION_DISCOUNT = 0.5
+# Fused keyword evidence (see fused_keyword): the share of it read relative to the query's best match.
+RELATIVE_KEYWORD_SHARE = 0.5
+# How a query's keyword weight follows its best keyword match (see fused_keyword_weight): the configured
+# weight holds for a query whose best match covers KEYWORD_PIVOT of its information, and each tenth more
+# (or less) moves it by a tenth of KEYWORD_WEIGHT_GAIN, within KEYWORD_WEIGHT_BOUNDS.
+KEYWORD_PIVOT = 0.375
+KEYWORD_WEIGHT_GAIN = 0.4
+KEYWORD_WEIGHT_BOUNDS = (0.05, 0.95)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +66,34 @@ def query_information(doc_counts: Sequence[int], total: int) -> float:
 def keyword_share(score: float, information: float) -> float:
     """BM25 as the share of the query's information matched (0–1)."""
     return min(1.0, score / information) if information > 0 else 0.0
+
+
+def fused_keyword(score: float, best: float, information: float) -> float:
+    """Keyword evidence fused with meaning: half its share of the query's information, half relative
+    to the query's best match.
+
+    The share alone reads a memory matching one of a question's two rare words as weak as one matching
+    a common word of five, and vector evidence then outweighs the best keyword hits of a chat question
+    ("which lumberyard did I say I'd get the cherry from?"); relative alone, a question whose words no
+    memory shares still calls its best accidental match full evidence. Measured on the conversation sets
+    with `hash`, hybrid R@10 +1 to +2.5 points over the share alone; one-line sets within a point.
+    """
+    return RELATIVE_KEYWORD_SHARE * keyword_part(score, best) + (1.0 - RELATIVE_KEYWORD_SHARE) * keyword_share(
+        score, information
+    )
+
+
+def fused_keyword_weight(configured: float, best_share: float) -> float:
+    """A query's keyword weight: the configured one, moved by how much of it its best keyword match covers.
+
+    A question whose rare words a memory holds (a name, "lumberyard") is answered by keyword; one that
+    shares only common words with every memory (a paraphrase) by meaning. `best_share` is the best
+    candidate's keyword_share. A configured 0 or 1 (one signal alone) is kept as it is.
+    """
+    if not 0.0 < configured < 1.0:
+        return configured
+    low, high = KEYWORD_WEIGHT_BOUNDS
+    return max(low, min(high, configured + KEYWORD_WEIGHT_GAIN * (best_share - KEYWORD_PIVOT)))
 
 
 def vector_part(cosine: float, floor: float = 0.0, full: float = COSINE_FULL_SCALE) -> float:

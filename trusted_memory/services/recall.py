@@ -23,8 +23,8 @@ from ..ranking import (
     EXPANSION_DISCOUNT,
     RankWeights,
     composite,
+    fused_keyword,
     keyword_part,
-    keyword_share,
     query_information,
     relevance,
     retention,
@@ -531,7 +531,7 @@ class RecallService:
                 stale.append(num)
                 continue
             keyword = (
-                keyword_share(cand.keyword, plan.information)
+                fused_keyword(cand.keyword, best_keyword, plan.information)
                 if plan.information > 0
                 else keyword_part(cand.keyword, best_keyword)
             )

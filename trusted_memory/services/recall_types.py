@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..config import Settings
 from ..model import Atom
 from ..queries import AtomFilter
-from ..ranking import word_overlap
+from ..ranking import fused_keyword_weight, keyword_share, word_overlap
 from ..text import STOP_WORDS, content_terms, content_words, negated, stem, tokenize
 
 if TYPE_CHECKING:
@@ -135,7 +135,8 @@ class Plan:
             return 0.0
         if self.query.mode == "keyword" or not self.has_vector:
             return 1.0
-        return hybrid_weight
+        # Fused: the weight follows how much of the query its best keyword match covers (none: 0).
+        return fused_keyword_weight(hybrid_weight, keyword_share(self.best_keyword, self.information))
 
     def why(self, num: int, text: str) -> str:
         """Why an atom matched this query (worked out only for the hits returned)."""
