@@ -124,7 +124,12 @@ async def test_every_mode_runs_through_the_tool_and_finds_plain_evidence(bench: 
 
 @pytest.mark.parametrize(
     ("folder", "min_questions"),
-    [("conversations", 400), ("conversations_heldout", 150), ("conversations_heldout2", 150)],
+    [
+        ("conversations", 400),
+        ("conversations_heldout", 150),
+        ("conversations_heldout2", 150),
+        ("conversations_heldout3", 150),
+    ],
 )
 def test_each_committed_set_loads_with_the_shape_the_issue_asks(
     bench: ModuleType, folder: str, min_questions: int
