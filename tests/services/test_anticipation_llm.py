@@ -191,3 +191,4 @@ async def test_a_burst_of_turns_costs_the_model_one_extraction(runtime: Runtime)
     assert len(predictions) <= 1
     stats = runtime.llm_stats.by_job
     assert stats["extract"]["dropped"] == len(turns) - 1
+    assert stats["predict"]["dropped"] >= len(turns) - 1  # superseded before its prompt was read

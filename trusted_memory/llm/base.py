@@ -260,6 +260,22 @@ async def run_job(
     return result
 
 
+async def settled(llm: MemoryLLM, job: str, key: str, settle_s: float, stats: LLMStats) -> bool:
+    """Wait out `settle_s` for `key` before preparing a job (see Gate.settle); False, counted as
+    dropped, when a newer job with the key superseded it meanwhile."""
+    if isinstance(llm, NullLLM) or settle_s <= 0:
+        return True
+    try:
+        await gate_for(llm).settle(job, key, settle_s)
+    except Dropped as exc:
+        stats.calls += 1
+        stats.dropped += 1
+        stats.fallbacks += 1
+        await stats.record(job, "dropped", error=exc.why)
+        return False
+    return True
+
+
 def drop_jobs(llm: MemoryLLM, key: str, why: str) -> int:
     """Stop the jobs with `key` on `llm`'s gate (see Gate.drop); they count as dropped."""
     if isinstance(llm, NullLLM):

@@ -120,6 +120,12 @@ class Gate:
             stopped += 1
         return stopped
 
+    async def settle(self, job: str, key: str, settle_s: float) -> None:
+        """Wait `settle_s` unless a newer job with `key` comes first (then raise Dropped): for a
+        caller with work to do before it builds its prompt, which a superseded job can skip."""
+        ticket = _Ticket(job, key, False, asyncio.get_running_loop().create_future())
+        await self._settle(ticket, key, settle_s)
+
     async def _settle(self, ticket: _Ticket, key: str, settle_s: float) -> None:
         older = self._settling.get(key)
         if older is not None and older.superseded is not None and not older.superseded.done():

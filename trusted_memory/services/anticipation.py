@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..config import Settings
 from ..grounding import check_grounded
-from ..llm.base import LLMStats, MemoryLLM, NullLLM, drop_jobs, run_job, runs_background_jobs
+from ..llm.base import LLMStats, MemoryLLM, NullLLM, drop_jobs, run_job, runs_background_jobs, settled
 from ..model import TURN_TYPE, Session
 from ..queries import AtomFilter
 from ..store.db import Store, now
@@ -119,6 +119,11 @@ class AnticipationService:
         from ..llm.anticipation_jobs import IntentsOut, intents_prompt  # lazy: pydantic models, LLM path only
         from ..llm.jobs import PROMPT_EXAMPLES
 
+        key = f"predict:{session.id}"  # the next turn's prediction supersedes this one while it waits
+        # Settled before the prompt is read together: a prediction the next turn supersedes costs
+        # no store reads either.
+        if not await settled(self._llm, "predict", key, self._settings.llm.settle_s, self._stats):
+            return
         async with self._store.read() as rx:
             recent = (await rx.sessions.user_lines(session.id, 4))[:-1]  # the last one is this message
         model = await self._user_state.model()
@@ -129,8 +134,7 @@ class AnticipationService:
             timeout_s=self._settings.llm.timeout_s,
             stats=self._stats,
             job="predict",
-            key=f"predict:{session.id}",  # the next turn's prediction supersedes this one while it waits
-            settle_s=self._settings.llm.settle_s,
+            key=key,
         )
         if out is None or not out.intents:
             return
