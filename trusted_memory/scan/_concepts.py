@@ -380,6 +380,18 @@ class ComboSet:
                         present.setdefault(i, set()).add(source)
         return present
 
+    def names(self) -> list[str]:
+        """The names of every concept of the set, sorted."""
+        return sorted(concept.name for concept in self._concepts)
+
+    def present_names(self, t: ScanText) -> list[str]:
+        """The names of the concepts one of whose gates occurs in the text (a superset of those that match).
+
+        The learned model reads these as features: a concept is an idea in many languages, so a
+        weight learned for "dismiss" in English texts also counts for "vergiss" and "忽略".
+        """
+        return sorted(self._concepts[i].name for i in self._present(t))
+
     def _add_patterns(self, t: ScanText, present: dict[int, set[str]]) -> None:
         # Raw patterns' gates ("@", "://", "|" …) are tested only for concepts that share a combo
         # with a concept already present: a typical note needs few of them.
