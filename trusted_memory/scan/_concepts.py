@@ -363,8 +363,10 @@ class ComboSet:
         """For each concept with a gate in the text, the term regexes worth searching."""
         present: dict[int, set[str]] = {}
         words = t.words
-        hits = [self._words[w] for w in self._words.keys() & words]
-        hits += [self._stems[k] for k in self._stems.keys() & {w[:_GATE] for w in words}]
+        # Iterate over the text's words, not the 1,600 gate words: a short segment has few.
+        table, stems = self._words, self._stems
+        hits = [table[w] for w in words if w in table]
+        hits += [stems[k] for k in {w[:_GATE] for w in words} if k in stems]
         for hit in hits:
             for i, source in hit:
                 present.setdefault(i, set()).add(source)

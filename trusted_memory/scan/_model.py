@@ -110,14 +110,21 @@ def _weights() -> _Weights:
     return _Weights(ngrams, dict(zip(names, map(float, values), strict=True)), bias, threshold)
 
 
-def _logit(low: str, w: _Weights) -> float:
-    # Concept weights already include CONCEPT_SCALE (the training script multiplies them in).
-    score = w.bias + sum(w.concepts.get(name, 0.0) for name in concept_names(low))
+def _ngram_logit(low: str, w: _Weights) -> float:
     buckets = features(low)
     if not len(buckets):
-        return score
+        return w.bias
     # Each occurrence counts 1/sqrt(n): the same scaling the training script gives its rows.
-    return score + float(w.ngrams[buckets].sum()) / float(np.sqrt(len(buckets)))
+    return w.bias + float(w.ngrams[buckets].sum()) / float(np.sqrt(len(buckets)))
+
+
+def _concept_logit(low: str, w: _Weights) -> float:
+    # Concept weights already include CONCEPT_SCALE (the training script multiplies them in).
+    return sum(w.concepts.get(name, 0.0) for name in concept_names(low))
+
+
+def _logit(low: str, w: _Weights) -> float:
+    return _ngram_logit(low, w) + _concept_logit(low, w)
 
 
 def _segments(low: str) -> list[tuple[int, int]]:
@@ -165,6 +172,24 @@ def injection_score(low: str) -> float:
 
 
 def model_flags(low: str) -> tuple[int, int] | None:
-    """The span (start, end) of the highest-scoring segment if the model calls it injection, else None."""
-    score, start, end = _best(low)
-    return (start, end) if score >= _weights().threshold else None
+    """The span (start, end) of the highest-scoring segment if the model calls it injection, else None.
+
+    The same answer as comparing ``injection_score`` with the threshold, cheaper on long texts: a
+    segment made of whole lines has at most the concepts of the whole text, so where its n-gram score
+    plus the whole text's positive concept weights stays below the threshold, its concepts are not
+    looked up (a 2 KB note then costs one concept lookup, not one per line group).
+    """
+    w = _weights()
+    if len(low) <= WINDOW:
+        return (0, len(low)) if _logit(low, w) >= w.threshold else None
+    bound = sum(max(0.0, w.concepts.get(name, 0.0)) for name in concept_names(low))
+    best: tuple[float, int, int] | None = None
+    for a, b in _segments(low):
+        score = _ngram_logit(low[a:b], w)
+        whole_lines = (a == 0 or low[a - 1] == "\n") and (b == len(low) or low[b] == "\n")
+        if whole_lines and score + bound < w.threshold:
+            continue
+        score += _concept_logit(low[a:b], w)
+        if score >= w.threshold and (best is None or score > best[0]):
+            best = (score, a, b)
+    return None if best is None else best[1:]
