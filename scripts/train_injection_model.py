@@ -21,7 +21,10 @@ concept present, value ``CONCEPT_SCALE``) on the scanner's folded view, so train
 see the same text. Round 4 measured, leave one author out over five authors (heldout3 the only
 one no rule was fitted to): concept features raised the model alone on heldout3 from 25 % to
 37 % of injections at the same benign rule; mean-pooled word-meaning vectors from the bundled
-lexicon (English only) added nothing (19-23 %), max pooling lowered it, so they are not used.
+lexicon (English only) added nothing (19-23 %), max pooling lowered it, so they are not used;
+concept-pair features changed nothing at seven authors. The figures per author are in
+benchmarks/RESULTS.md ("Round 4"). ``--dump PATH`` keeps the out-of-author scores for a look at
+other thresholds.
 """
 
 from __future__ import annotations

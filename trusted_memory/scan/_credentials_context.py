@@ -249,11 +249,30 @@ CONTEXT_RULES = (
     Rule(
         "password stated in text (password is …)",
         r"\b(?:password|passcode|passphrase|passwort|mot\s+de\s+passe|contraseña|senha|wachtwoord|hasło|пароль"
-        r"|pw|pwd|pass)(?:\s+(?:for|of|du|de|des|für|do|da|del|della)\s+(?:the\s+|le\s+|la\s+|das\s+|die\s+|den\s+)?[\w-]{1,20})?"
+        r"|haslo|heslo|kennwort|clave|parola|salasana|lösenord|pw|pwd|pass)(?:\s+(?:for|of|du|de|des|für|do|da|del|della)\s+(?:the\s+|le\s+|la\s+|das\s+|die\s+|den\s+)?[\w-]{1,20})?"
         r"(?:\s*(?:is|was|ist|est|es|é|è|is\s+now|=|:|-|—|–)\s*|\s+)[\"'“‘]?"
         r"(?P<val>[\w!#$%^&*+~][^\s\"'”’]{7,})",
-        words=("password passcode passphrase passwort passe contraseña senha wachtwoord hasło пароль pw pwd pass",),
-        at=("pass", "pw", "mot de passe", "contraseña", "senha", "wachtwoord", "hasło", "пароль"),
+        words=(
+            "password passcode passphrase passwort passe contraseña senha wachtwoord hasło пароль pw pwd pass"
+            " haslo heslo kennwort clave parola salasana lösenord",
+        ),
+        at=(
+            "pass",
+            "pw",
+            "mot de passe",
+            "contraseña",
+            "senha",
+            "wachtwoord",
+            "hasło",
+            "пароль",
+            "haslo",
+            "heslo",
+            "kennwort",
+            "clave",
+            "parola",
+            "salasana",
+            "lösenord",
+        ),
         anchored=True,
         ahead=200,
         on_text=True,
