@@ -8,7 +8,8 @@ Run from the repository root: ``python benchmarks/scanner_corpus.py``. Prints ma
 * for each part of tests/data/scanner/: the tuning parts (corpus.json; corpus_former_heldout.json,
   the first blind held-out part, measured once and then tuned on; corpus_extra.json, the scanner
   maintainer's own examples; corpus_heldout2.json, blind part 2, measured at 790493b and then
-  tuned on) and, when present, the blind held-out part written after the rules
+  tuned on; corpus_heldout3.json, blind part 3, measured at 9bb705f and then tuned on;
+  corpus_round4_a/b.json, the round-4 training parts) and, when present, the blind held-out part written after the rules
   were frozen (heldout.json): caught / missed / false positives per list, per family and per language.
 
 ``--corpus PATH`` (repeatable) scores any corpus file of the same shape instead, e.g. a new blind
@@ -44,6 +45,9 @@ PARTS = {
     "former_heldout": ROOT / "tests" / "data" / "scanner" / "corpus_former_heldout.json",
     "extra": ROOT / "tests" / "data" / "scanner" / "corpus_extra.json",
     "heldout2": ROOT / "tests" / "data" / "scanner" / "corpus_heldout2.json",
+    "heldout3": ROOT / "tests" / "data" / "scanner" / "corpus_heldout3.json",
+    "round4_a": ROOT / "tests" / "data" / "scanner" / "corpus_round4_a.json",
+    "round4_b": ROOT / "tests" / "data" / "scanner" / "corpus_round4_b.json",
     "heldout": ROOT / "tests" / "data" / "scanner" / "heldout.json",
 }
 # Which finding kind catches an item of each list; a benign item is flagged by any finding.

@@ -3,25 +3,35 @@
 Run from the repository root in a venv with scikit-learn (a training-only dependency; the product
 reads the weights with numpy): ``python scripts/train_injection_model.py [--write]``.
 
-The four tuning parts of tests/data/scanner/ were written by four different authors. Leave one
-author out: train on three, score the fourth, for each; the threshold is the lowest score at which
-the model, added to the rules, flags at most ``BENIGN_BUDGET`` of the benign texts of the pooled
-out-of-author scores (so it is chosen on texts the model never saw). Prints per-author figures for
-rules alone and rules + model at that threshold. ``--write`` then trains on all four parts and
-writes trusted_memory/scan/data/injection_model.npz (weights as float16, bias, threshold).
+The tuning parts of tests/data/scanner/ were written by different authors (``AUTHORS``; a part
+not yet written is left out). Leave one author out: train on the others, score it, for each; the
+threshold is the lowest score at which the model, added to the rules, flags at most
+``BENIGN_BUDGET`` more of the pooled benign texts of the left-out authors (so it is chosen on texts the
+model never saw, never on a test part). Prints per-author figures for rules alone and rules + model at
+that threshold. ``--write`` then trains on all parts and writes
+trusted_memory/scan/data/injection_model.npz (n-gram weights as float16, concept names and
+weights, bias, threshold).
 
 Positives are the injections; negatives are the benign texts and the credentials (a config line
 with a key is not an injection), plus ordinary user text from the recall and extraction data sets
 (``ORDINARY``, always in training, never scored): out of author it raised the model's catch rate
 at the same threshold rule (e.g. 29 % -> 32 % on heldout2). Features are those of
-``trusted_memory.scan.features`` on the scanner's folded view, so training and scanning
-see the same text.
+``trusted_memory.scan.features`` (hashed n-grams) and ``concept_names`` (one column per scanner
+concept present, value ``CONCEPT_SCALE``) on the scanner's folded view, so training and scanning
+see the same text. Round 4 measured, leave one author out over five authors (heldout3 the only
+one no rule was fitted to): concept features raised the model alone on heldout3 from 25 % to
+37 % of injections at the same benign rule; mean-pooled word-meaning vectors from the bundled
+lexicon (English only) added nothing (19-23 %), max pooling lowered it, so they are not used;
+concept-pair features changed nothing at seven authors. The figures per author are in
+benchmarks/RESULTS.md ("Round 4"). ``--dump PATH`` keeps the out-of-author scores for a look at
+other thresholds.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import subprocess
 import sys
 import tempfile
@@ -38,6 +48,9 @@ if str(ROOT) not in sys.path:
 
 from trusted_memory.scan import (  # noqa: E402
     BITS,
+    CONCEPT_SCALE,
+    CONCEPTS,
+    concept_names,
     features,
     fold_view,
     scan,
@@ -49,7 +62,12 @@ AUTHORS = {
     "former_heldout": DATA / "corpus_former_heldout.json",
     "extra": DATA / "corpus_extra.json",
     "heldout2": DATA / "corpus_heldout2.json",
+    "heldout3": DATA / "corpus_heldout3.json",
+    "round4_a": DATA / "corpus_round4_a.json",
+    "round4_b": DATA / "corpus_round4_b.json",
 }
+AUTHORS = {name: path for name, path in AUTHORS.items() if path.exists()}
+COLUMN = {name: (1 << BITS) + k for k, name in enumerate(CONCEPTS)}
 # Ordinary user text, in training as negatives only (never scored): what people ask a memory to keep
 # and say in conversations. It lets the model learn that "remember …" and "from now on …" are normal.
 ORDINARY = (
@@ -58,16 +76,19 @@ ORDINARY = (
     ROOT / "benchmarks" / "data" / "conversations",
 )
 OUT = ROOT / "trusted_memory" / "scan" / "data" / "injection_model.npz"
-C = 32.0  # inverse regularisation
-BENIGN_BUDGET = 0.005  # share of benign texts the model may add on top of the rules, out of author
+C = 24.0  # inverse regularisation (out of author, seven authors: 4 → 12 → 24 each raised catches by ~1 point)
+BENIGN_BUDGET = 0.0025  # share of the pooled benign texts the model may add to the rules' flags, out of author
 
 
 def row(text: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    buckets = features(fold_view(text).low)
+    low = fold_view(text).low
+    buckets = features(low)
+    concept_cols = np.array([COLUMN[name] for name in concept_names(low)], dtype=np.int64)
+    concept_vals = np.full(len(concept_cols), CONCEPT_SCALE)
     if not len(buckets):
-        return np.zeros(0, dtype=np.int64), np.zeros(0)
+        return concept_cols, concept_vals
     cols, counts = np.unique(buckets, return_counts=True)
-    return cols, counts / np.sqrt(len(buckets))
+    return np.concatenate([cols, concept_cols]), np.concatenate([counts / np.sqrt(len(buckets)), concept_vals])
 
 
 def matrix(texts: list[str]) -> csr_matrix:
@@ -77,7 +98,8 @@ def matrix(texts: list[str]) -> csr_matrix:
         indices.append(cols)
         values.append(vals)
         indptr.append(indptr[-1] + len(cols))
-    return csr_matrix((np.concatenate(values), np.concatenate(indices), indptr), shape=(len(texts), 1 << BITS))
+    shape = (len(texts), (1 << BITS) + len(CONCEPTS))
+    return csr_matrix((np.concatenate(values), np.concatenate(indices), indptr), shape=shape)
 
 
 def load(path: Path) -> list[tuple[str, str, int, bool]]:
@@ -172,6 +194,7 @@ def main() -> None:
         help="score the rules as they were at COMMIT (e.g. 790493b, frozen before heldout2 was seen): the only "
         "out-of-author figure for rules + model; the threshold is still chosen with today's rules",
     )
+    parser.add_argument("--dump", metavar="PATH", help="also pickle the parts and out-of-author scores to PATH")
     args = parser.parse_args()
     parts = {name: load(path) for name, path in AUTHORS.items()}
     ordinary = ordinary_texts()
@@ -180,15 +203,20 @@ def main() -> None:
     for name, items in parts.items():
         train = [x for other, xs in parts.items() if other != name for x in xs] + ordinary
         scores[name] = fit(train).decision_function(matrix([t for _, t, _, _ in items]))
-    # The threshold: in every left-out author, the model adds at most BENIGN_BUDGET of its benign
-    # texts to those the rules flag; the highest of the four per-author thresholds is kept.
-    per_author = []
-    for name, xs in parts.items():
-        free = np.sort([s for x, s in zip(xs, scores[name], strict=True) if x[0] == "benign" and not x[3]])[::-1]
-        allowed = int(BENIGN_BUDGET * sum(x[0] == "benign" for x in xs))
-        per_author.append(float(free[allowed]) + 1e-6 if allowed < len(free) else float(free[-1]))
-    threshold = max(per_author)
-    print(f"threshold (logit) {threshold:.3f} (per left-out author: {', '.join(f'{t:.2f}' for t in per_author)})\n")
+    if args.dump:
+        with open(args.dump, "wb") as fh:
+            pickle.dump((parts, scores), fh)
+    # The threshold: over the pooled out-of-author scores, the model adds at most BENIGN_BUDGET of
+    # the benign texts to those the rules flag. (Round 3 took the highest of per-author thresholds
+    # at 0.5 % each; with five authors that let one hard negative of one author set it, 4.3, where
+    # the pooled rule gives about 3.5: 72 % instead of 69 % of heldout3's injections, benign unchanged.)
+    pooled = [
+        s for name, xs in parts.items() for x, s in zip(xs, scores[name], strict=True) if x[0] == "benign" and not x[3]
+    ]
+    free = np.sort(pooled)[::-1]
+    allowed = int(BENIGN_BUDGET * sum(x[0] == "benign" for xs in parts.values() for x in xs))
+    threshold = float(free[allowed]) + 1e-6 if allowed < len(free) else float(free[-1])
+    print(f"threshold (logit) {threshold:.3f}, {allowed} benign texts allowed of the pooled out-of-author scores\n")
     print(
         "| left-out author | injections | rules | model alone | rules + model | benign | rules flagged "
         "| model alone flagged | rules + model flagged |"
@@ -216,9 +244,12 @@ def main() -> None:
     if args.write:
         model = fit([x for xs in parts.values() for x in xs] + ordinary)
         OUT.parent.mkdir(exist_ok=True)
+        coef = model.coef_[0]
         np.savez_compressed(
             OUT,
-            weights=model.coef_[0].astype(np.float16),
+            weights=coef[: 1 << BITS].astype(np.float16),
+            concept_names=np.array("\n".join(CONCEPTS)),
+            concept_weights=(coef[1 << BITS :] * CONCEPT_SCALE).astype(np.float32),
             bias=np.float32(model.intercept_[0]),
             threshold=np.float32(threshold),
         )

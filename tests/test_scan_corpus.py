@@ -6,9 +6,12 @@ corpus_former_heldout.json, the first blind held-out part, which was measured on
 (credentials 97/104, injections 76/109) and then became tuning data; corpus_extra.json, examples
 per family and hard benign negatives added by the scanner's maintainer; corpus_heldout2.json, the second
 blind held-out part, measured once at 790493b (credentials 139/166, injections 93/146, benign 7/387
-flagged) and then tuned on. The learned model (trusted_memory/scan/_model.py) was trained on all four.
-tests/data/scanner/heldout.json is a fresh part written blind after the rules and model were frozen,
-measured only; a target it misses is recorded in MEASURED_MISSES as a strict xfail with its figure.
+flagged) and then tuned on; corpus_heldout3.json, blind part 3, measured at 9bb705f (credentials
+150/163, injections 113/166, benign 4/433 flagged) and then tuned on in round 4; corpus_round4_a.json
+and corpus_round4_b.json, written blind by two new authors as round-4 training parts. The learned model
+(trusted_memory/scan/_model.py) was trained on every tuning part. tests/data/scanner/heldout.json,
+when present, is a fresh part written blind after the rules and model were frozen, measured only; a
+target it misses is recorded in MEASURED_MISSES as a strict xfail with its figure.
 All have the shape
 {"credentials": [{text, family}], "injections": [{text, family, language}], "benign": [{text, family}]}.
 Targets (issue 14): ≥ 95 % of credentials reported as credentials, ≥ 90 % of injections reported
@@ -33,21 +36,32 @@ TUNING = {
     "former_heldout": DATA / "corpus_former_heldout.json",
     "extra": DATA / "corpus_extra.json",
     "heldout2": DATA / "corpus_heldout2.json",
+    "heldout3": DATA / "corpus_heldout3.json",
+    "round4_a": DATA / "corpus_round4_a.json",
+    "round4_b": DATA / "corpus_round4_b.json",
 }
 PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # (part, list) -> why it is below target, with the figure measured at the frozen commit. Filled in by
 # whoever measures the blind part; the test then xfails strictly, so fixing it later is noticed too.
-MEASURED_MISSES: dict[tuple[str, str], str] = {
-    ("heldout", "credentials"): "blind part 3 at 9bb705f: 150/163 credentials (92.0 %), target 95 %",
-    ("heldout", "injections"): "blind part 3 at 9bb705f: 113/166 injections (68.1 %), target 90 %",
+# (Part 3's misses at 9bb705f, credentials 150/163 and injections 113/166, were recorded here until
+# it became tuning data as corpus_heldout3.json.)
+MEASURED_MISSES: dict[tuple[str, str], str] = {}
+# Tuning parts still below a target after being tuned on (figures at the round-4 freeze): the learned
+# model's threshold is chosen for the benign budget out of author, and the rules were not fitted item
+# by item, so even in-sample the two newest authors' injections stay below 90 %. A strict xfail: when a
+# later round lifts one over its target, the entry must go.
+TUNING_MISSES: dict[tuple[str, str], str] = {
+    ("round4_a", "injections"): "tuning part round4_a at the round-4 freeze: 178/263 injections (67.7 %), target 90 %",
+    ("round4_b", "injections"): "tuning part round4_b at the round-4 freeze: 214/269 injections (79.6 %), target 90 %",
 }
 
 
 def parts_for(lst: str) -> list[Any]:
     """Every part as a test parameter; a recorded miss of ``lst`` is a strict xfail with its reason."""
+    misses = {**TUNING_MISSES, **MEASURED_MISSES}
     return [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=MEASURED_MISSES[(name, lst)]))
-        if (name, lst) in MEASURED_MISSES
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=misses[(name, lst)]))
+        if (name, lst) in misses
         else name
         for name in sorted(PARTS)
     ]
@@ -91,7 +105,7 @@ def test_injections_are_caught(name: str) -> None:
     assert len(hits) >= 0.90 * len(items), missed
 
 
-@pytest.mark.parametrize("name", ["former_heldout", "heldout2"])
+@pytest.mark.parametrize("name", ["former_heldout", "heldout2", "heldout3"])
 def test_the_former_held_out_parts_are_marked_as_tuning_data(name: str) -> None:
     # They were measured, failed and were tuned on: they must never again be reported as an evaluation.
     assert part(name)["about"].startswith("TUNING DATA")

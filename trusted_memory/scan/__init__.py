@@ -11,7 +11,7 @@ decoded views (``_decode``):
 * ``_credentials`` (key formats) and ``_credentials_context`` (secrets by position), with the
   placeholder checks in ``_credential_checks``;
 
-* ``_model``: the learned second opinion on injections (hashed n-gram logistic regression, weights in
+* ``_model``: the learned second opinion on injections (logistic regression over hashed n-grams and concepts, weights in
   ``data/injection_model.npz``), asked only when no rule found one;
 
 all built on the rule engine in ``_rules`` and the ``Finding`` record in ``_findings``.
@@ -20,17 +20,30 @@ all built on the rule engine in ``_rules`` and the ``Finding`` record in ``_find
 from __future__ import annotations
 
 from ._findings import KINDS, Finding
-from ._model import BITS, MODEL_LABEL, WINDOW, features, injection_score, model_flags
+from ._model import (
+    BITS,
+    CONCEPT_SCALE,
+    CONCEPTS,
+    MODEL_LABEL,
+    WINDOW,
+    concept_names,
+    features,
+    injection_score,
+    model_flags,
+)
 from ._normalize import fold_view
 from ._scanner import describe, normalize_for_dedup, redact_credentials, scan, scan_fresh
 from ._unicode import strip_invisible
 
 __all__ = [
     "BITS",
+    "CONCEPTS",
+    "CONCEPT_SCALE",
     "KINDS",
     "MODEL_LABEL",
     "WINDOW",
     "Finding",
+    "concept_names",
     "describe",
     "features",
     "fold_view",

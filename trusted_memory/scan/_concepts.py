@@ -363,8 +363,10 @@ class ComboSet:
         """For each concept with a gate in the text, the term regexes worth searching."""
         present: dict[int, set[str]] = {}
         words = t.words
-        hits = [self._words[w] for w in self._words.keys() & words]
-        hits += [self._stems[k] for k in self._stems.keys() & {w[:_GATE] for w in words}]
+        # Iterate over the text's words, not the 1,600 gate words: a short segment has few.
+        table, stems = self._words, self._stems
+        hits = [table[w] for w in words if w in table]
+        hits += [stems[k] for k in {w[:_GATE] for w in words} if k in stems]
         for hit in hits:
             for i, source in hit:
                 present.setdefault(i, set()).add(source)
@@ -379,6 +381,18 @@ class ComboSet:
                     if chars.issuperset(sub) and sub in islands:
                         present.setdefault(i, set()).add(source)
         return present
+
+    def names(self) -> list[str]:
+        """The names of every concept of the set, sorted."""
+        return sorted(concept.name for concept in self._concepts)
+
+    def present_names(self, t: ScanText) -> list[str]:
+        """The names of the concepts one of whose gates occurs in the text (a superset of those that match).
+
+        The learned model reads these as features: a concept is an idea in many languages, so a
+        weight learned for "dismiss" in English texts also counts for "vergiss" and "忽略".
+        """
+        return sorted(self._concepts[i].name for i in self._present(t))
 
     def _add_patterns(self, t: ScanText, present: dict[int, set[str]]) -> None:
         # Raw patterns' gates ("@", "://", "|" …) are tested only for concepts that share a combo

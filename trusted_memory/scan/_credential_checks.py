@@ -29,6 +29,9 @@ _PLACEHOLDER_WORDS = (
     "notreal",
     "not_real",
     "not-real",
+    # Publicly documented sample keys, printed in vendors' docs and copied into every tutorial.
+    "4ec39hqlyjwdarjtt1zdp7dc",  # Stripe's sk_test_ sample
+    "tyoomqauvdedq54nitphi7jx",  # Stripe's pk_test_ sample
 )
 
 
@@ -67,6 +70,9 @@ def no_placeholder_check(m: re.Match[str]) -> bool:
 _CALL = re.compile(r"^[\w.]+[(\[]")  # getpass(), os.environ["X"], Optional[str], token[:-1]
 
 
+_RANDOM_PART = re.compile(r"(?=(?:[^\d]*\d){3})(?=(?:[^A-Z]*[A-Z]){3})[A-Za-z0-9_]{20,}")
+
+
 def secretish(value: str) -> bool:
     """Whether an assigned value looks like a secret rather than a name, path, URL or call."""
     value = value.rstrip(".,;:)]}>!?")
@@ -75,8 +81,8 @@ def secretish(value: str) -> bool:
     if value.startswith(("/", "~", "./", "../", "file:")) or "://" in value or "%20" in value:
         return False  # a path, a URL or URL-encoded words ("token=Root%20CA%20Certificates")
     parts = value.split(".")
-    if len(parts) > 1 and all(p.isidentifier() for p in parts):
-        return False  # settings.DB_PASSWORD
+    if len(parts) > 1 and all(p.isidentifier() for p in parts) and not any(_RANDOM_PART.fullmatch(p) for p in parts):
+        return False  # settings.DB_PASSWORD (but a Discord token's "MTE4Mzc0…" part is no attribute name)
     if value.isidentifier() and (value.isupper() or not any(c.isdigit() for c in value)):
         return False  # DB_PASSWORD, CertificateIssuerPrivateKeyTypes: a variable or a type, not a secret
     lower = any(c.islower() for c in value)
@@ -98,11 +104,24 @@ def key_name(m: re.Match[str]) -> str:
 # "key" alone ends too many names ("primary_key", "monkey", "cache_key") to count without these.
 _KEY_PREFIXES = (
     "api", "access", "secret", "private", "signing", "encryption", "master", "client", "account", "storage", "auth",
+    "admin", "license", "sdk", "app", "deploy", "service", "write", "hec", "server",
 )  # fmt: skip
 
 
 def value_check(m: re.Match[str]) -> bool:
-    return secretish(m.group("val"))
+    return secretish(m.group("val")) and not encrypted(m)
+
+
+def encrypted(m: re.Match[str]) -> bool:
+    """Whether the matched value is ciphertext: inside a SealedSecret's or SOPS file's encrypted data."""
+    return m.group("val").startswith("ENC[") or bool(
+        _ENCRYPTED_BLOCK.search(m.string, max(0, m.start() - 600), m.start())
+    )
+
+
+# Sealed or encrypted values (Bitnami SealedSecret "encryptedData:", SOPS "ENC[…]") are ciphertext for
+# a key the text does not hold: safe to store.
+_ENCRYPTED_BLOCK = re.compile(r"encrypteddata\s*:|\bsops\s*:|kind:\s*sealedsecret", re.I)
 
 
 def assignment_check(m: re.Match[str]) -> bool:
@@ -114,7 +133,7 @@ def assignment_check(m: re.Match[str]) -> bool:
         # "DB_PASS", "redis.pwd" or "PASS", but not "bypass" or "compass".
         if name.endswith(short) and name != short and name[-len(short) - 1] not in "_.-":
             return False
-    return secretish(m.group("val"))
+    return secretish(m.group("val")) and not encrypted(m)  # last: the costliest test, for few candidates
 
 
 def url_password_check(m: re.Match[str]) -> bool:

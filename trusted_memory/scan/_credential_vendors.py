@@ -25,8 +25,49 @@ _B = r"(?<![A-Za-z0-9_.+/-])"
 # (label, regex with a "val" group, gates)
 _VENDORS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
+        # Okta's API token is sent with its own scheme: "Authorization: SSWS 00…" (42 characters).
+        "Okta API token (SSWS 00…)",
+        r"\bSSWS\s+(?P<val>00[A-Za-z0-9_-]{40})(?![A-Za-z0-9_-])",
+        ("ssws",),
+    ),
+    # Formats of gitleaks' rule set (square-access-token, crates-io, nuget, dropbox, asana, new-relic,
+    # mercadopago) that the rows below did not have.
+    ("Square access token (EAAA…)", _B + r"EAAA(?P<val>[A-Za-z0-9_-]{56,80})(?![A-Za-z0-9_-])", ("eaaa",)),
+    ("crates.io token (cio…)", _B + r"cio(?P<val>[A-Za-z0-9]{32})(?![A-Za-z0-9])", ("cio",)),
+    ("NuGet API key (oy2…)", _B + r"oy2(?P<val>[a-z0-9]{43})(?![a-z0-9])", ("oy2",)),
+    ("Dropbox token (sl.…)", _B + r"sl\.(?P<val>[A-Za-z0-9_-]{120,200})(?![A-Za-z0-9_-])", ("sl.",)),
+    (
+        "Asana personal access token (1/…:…)",
+        r"(?<![\w/])[012]/\d{13,16}(?:/\d{13,16})?:(?P<val>[a-f0-9]{32})(?![a-f0-9])",
+        (":",),
+    ),
+    ("New Relic license key (…NRAL)", _B + r"(?P<val>[a-z]{2}\d{2}xx[a-f0-9]{30}|[a-f0-9]{36})NRAL\b", ("nral",)),
+    (
+        "Airtable personal access token (pat….…)",
+        _B + r"pat[A-Za-z0-9]{14}\.(?P<val>[a-f0-9]{64})(?![a-f0-9])",
+        ("pat",),
+    ),
+    ("GitLab runner registration token (GR1348941…)", _B + r"GR1348941(?P<val>[A-Za-z0-9_-]{20,})", ("gr1348941",)),
+    (
+        "Splunk HEC token (Authorization: Splunk …)",
+        r"\bSplunk\s+(?P<val>[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\b",
+        ("splunk",),
+    ),
+    (
+        "Firebase Cloud Messaging server key (AAAA…:APA91b…)",
+        _B + r"AAAA[A-Za-z0-9_-]{7}:(?P<val>APA91b[A-Za-z0-9_-]{100,200})",
+        (":apa91b",),
+    ),
+    ("Facebook access token (EAA…)", _B + r"EAA[A-Z][A-Za-z0-9]{80,300}(?P<val>)(?![A-Za-z0-9])", ("eaa",)),
+    ("BitLocker recovery key", r"(?<![\d-])(?P<val>\d{6}(?:-\d{6}){7})(?![\d-])", ("-",)),
+    (
+        "Mercado Pago access token (APP_USR-…)",
+        _B + r"APP_USR-\d{16}-\d{6}-(?P<val>[a-f0-9]{32})-\d{6,12}",
+        ("app_usr-",),
+    ),
+    (
         "age secret key (AGE-SECRET-KEY-1…)",
-        r"AGE-SECRET-KEY-1(?P<val>[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})",
+        r"AGE-SECRET-KEY-1(?P<val>[A-Z0-9]{50,70})(?![A-Z0-9])",
         ("age-secret-key-1",),
     ),
     (

@@ -31,11 +31,15 @@ _PASSWORD_WORDS = (
     "password", "passwort", "mot de passe", "contraseña", "senha", "wachtwoord", "hasło", "пароль", "şifre",
     "parola", "lösenord", "adgangskode", "salasana", "heslo", "jelszó", "κωδικός", "סיסמה", "كلمة السر",
     "كلمة المرور", "رمز عبور", "पासवर्ड", "パスワード", "密码", "密碼", "비밀번호", "비번", "kata sandi",
-    "mật khẩu", "รหัสผ่าน", "wifi pw", "passcode",
+    "mật khẩu", "รหัสผ่าน", "wifi pw", "passcode", "kennwort", "passphrase", "code wifi", "wifi code", "wifi key",
+    "wlan key", "wlan-schlüssel", "login", "alarm code", "door code", "access code", "digicode", "口令", "暗証番号",
+    "haslo", "clave", "nenosiri", "code d'accès", "pw", "pwd", "creds",
 )  # fmt: skip
 _PW = r"[A-Za-z0-9!#$%^&*+=?@_~\-/.|<>()\[\]{}]"
 
 
+_REFERENCE = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?[.,;:!?)]*|%[A-Za-z_][A-Za-z0-9_]*%")
+_EMAIL = re.compile(r"[\w.+-]@[\w-]+\.[A-Za-z]")
 _EXAMPLE = re.compile(r"\b(?:e\.g|example|such as|like|must|should|least|format|policy|reset|field)\b", re.I)
 
 
@@ -44,7 +48,11 @@ def _strong_password(m: re.Match[str]) -> bool:
     value = m.group("val").rstrip(".,;:!?)")
     if _EXAMPLE.search(m.group("gap")) or value.startswith("@"):
         return False  # "must be at least 12 characters, e.g. …": a rule about passwords, not one
-    if len(value) < 8 or is_placeholder(value) or "://" in value or value.startswith(("/", "~", "$", "<")):
+    if _REFERENCE.fullmatch(value) or _EMAIL.search(value):
+        return False  # "$WIFI_PASS", "${SECRET}", "login jo1@example.com": a reference or an address
+    # A "$" that starts no variable name is the password's first character ("$h+4cKkVB90L").
+    body = value[1:] if value.startswith("$") else value
+    if len(value) < 8 or is_placeholder(body) or "://" in value or value.startswith(("/", "~", "<")):
         return False
     classes = (
         any(c.islower() for c in value)
@@ -53,6 +61,59 @@ def _strong_password(m: re.Match[str]) -> bool:
         + any(not c.isalnum() and c not in "-_." for c in value)
     )
     return classes >= 3
+
+
+STOPWORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "it",
+        "is",
+        "to",
+        "of",
+        "and",
+        "or",
+        "in",
+        "on",
+        "at",
+        "my",
+        "your",
+        "our",
+        "with",
+        "for",
+        "be",
+        "are",
+        "was",
+        "this",
+        "that",
+        "not",
+        "no",
+        "never",
+        "do",
+        "don't",
+    ]
+)
+
+
+def _seed_phrase(m: re.Match[str]) -> bool:
+    """12 to 24 words that could be a wallet's seed: no stop word (a sentence about seeds has them)."""
+    words = m.group("val").split()
+    return 12 <= len(words) <= 24 and not STOPWORDS.intersection(words) and len(set(words)) >= len(words) - 1
+
+
+def _random_value(value: str) -> bool:
+    """A value that reads as random: 16+ characters mixing letters and digits, not a name, path or placeholder.
+
+    Unlike ``secretish`` an upper-case run counts ("JBSWY3DPEHPK3PXP…" is a base32 TOTP seed): with a
+    name and a colon before it, it is no variable.
+    """
+    value = value.rstrip(".,;:)]}>!?")
+    if len(value) < 16 or is_placeholder(value) or "--" in value or value.startswith(("/", "~", ".")):
+        return False
+    letters = sum(c.isalpha() for c in value)
+    digits = sum(c.isdigit() for c in value)
+    return letters >= 4 and digits >= 3 and not value.replace("-", "").replace("_", "").isalpha()
 
 
 CONTEXT_RULES = (
@@ -155,10 +216,10 @@ CONTEXT_RULES = (
     ),
     Rule(
         "secret assignment ({key}=…)",
-        r"(?:password|passwd|passphrase|pass|pwd|secret|key|token)(?:[\"']\]?)?[ \t]*(?:=|:=|:|=>)[ \t]*[\"']?"
+        r"(?:password|passwd|passphrase|pass|pwd|secret|key|token|psk)(?:[\"']\]?)?[ \t]*(?:=|:=|:|=>)[ \t]*[\"']?"
         r"(?P<val>[^\s\"'`,;]{8,})",
-        subs=("pass", "pwd", "secret", "key", "token"),
-        at=("pass", "pwd", "secret", "key", "token"),
+        subs=("pass", "pwd", "secret", "key", "token", "psk"),
+        at=("pass", "pwd", "secret", "key", "token", "psk"),
         anchored=True,
         ahead=400,
         on_text=True,
@@ -188,11 +249,30 @@ CONTEXT_RULES = (
     Rule(
         "password stated in text (password is …)",
         r"\b(?:password|passcode|passphrase|passwort|mot\s+de\s+passe|contraseña|senha|wachtwoord|hasło|пароль"
-        r"|pw|pwd|pass)(?:\s+(?:for|of|du|de|des|für|do|da|del|della)\s+(?:the\s+|le\s+|la\s+|das\s+|die\s+|den\s+)?[\w-]{1,20})?"
+        r"|haslo|heslo|kennwort|clave|parola|salasana|lösenord|pw|pwd|pass)(?:\s+(?:for|of|du|de|des|für|do|da|del|della)\s+(?:the\s+|le\s+|la\s+|das\s+|die\s+|den\s+)?[\w-]{1,20})?"
         r"(?:\s*(?:is|was|ist|est|es|é|è|is\s+now|=|:|-|—|–)\s*|\s+)[\"'“‘]?"
         r"(?P<val>[\w!#$%^&*+~][^\s\"'”’]{7,})",
-        words=("password passcode passphrase passwort passe contraseña senha wachtwoord hasło пароль pw pwd pass",),
-        at=("pass", "pw", "mot de passe", "contraseña", "senha", "wachtwoord", "hasło", "пароль"),
+        words=(
+            "password passcode passphrase passwort passe contraseña senha wachtwoord hasło пароль pw pwd pass"
+            " haslo heslo kennwort clave parola salasana lösenord",
+        ),
+        at=(
+            "pass",
+            "pw",
+            "mot de passe",
+            "contraseña",
+            "senha",
+            "wachtwoord",
+            "hasło",
+            "пароль",
+            "haslo",
+            "heslo",
+            "kennwort",
+            "clave",
+            "parola",
+            "salasana",
+            "lösenord",
+        ),
         anchored=True,
         ahead=200,
         on_text=True,
@@ -201,7 +281,9 @@ CONTEXT_RULES = (
     ),
     Rule(
         "password stated in text, in any language (my password … is …)",
-        rf"(?<![\w:/@.=-])(?:{'|'.join(_PASSWORD_WORDS)})(?P<gap>[^\n]{{0,48}}?)(?<!{_PW})"
+        # Not inside a Latin word or a path, but after a hyphen ("WLAN-Passwort") or a letter of a
+        # script written without spaces ("我的邮箱密码", "ルーターのパスワード").
+        rf"(?<![A-Za-z0-9_:/@.=])(?:{'|'.join(_PASSWORD_WORDS)})(?P<gap>[^\n]{{0,48}}?)(?<!{_PW})"
         rf"(?P<val>(?=[A-Za-z._-]*[0-9!#$%^&*+=?@~|]){_PW}{{8,64}})(?!{_PW})",
         subs=_PASSWORD_WORDS,
         anchored=True,
@@ -229,7 +311,7 @@ CONTEXT_RULES = (
     ),
     Rule(
         "password on a Windows command line (net user name password)",
-        r"\bnet\s+user\s+[^\s/]\S{0,100}\s+(?P<val>[^\s/*][^\s]{3,200})",
+        r"\bnet[ \t]+user[ \t]+[^\s/]\S{0,100}[ \t]+(?P<val>[^\s/*][^\s]{3,200})",
         words=("net", "user"),
         anchored=True,
         ahead=400,
@@ -302,5 +384,173 @@ CONTEXT_RULES = (
         on_text=True,
         flags=_CI,
         check=lambda m: secretish(m.group("val")),
+    ),
+    Rule(
+        # "netflix: maria.k@example.com / Sunflower_Road_88", "login is admin / W#g53K+#L?O": a login
+        # and its password written as a pair (spaces around the slash: not a path or a fraction).
+        "password after its login (user / …)",
+        rf"(?<![\w@.+-])[\w.+-]{{2,64}}(?:@[\w-]{{1,63}}(?:\.[\w-]{{1,63}}){{1,4}})?(?P<gap>[ \t]+/[ \t]+)"
+        rf"(?P<val>(?=[A-Za-z._-]*[0-9!#$%^&*+=?@~|]){_PW}{{8,64}})(?!{_PW})",
+        subs=(" / ",),
+        back=130,
+        ahead=80,
+        on_text=True,
+        flags=_CI,
+        check=_strong_password,
+    ),
+    Rule(
+        # "Linode API token for the DNS script: 30c8…", "TOTP seed for the ops account (from the QR): JBSW…",
+        # "Private key for the validator wallet: 0x4c08…": a secret's name, a few words, a colon, the value.
+        "secret after its name and a colon (token for …: …)",
+        r"\b(?:api[\s_-]?key|access[\s_-]?key|token|secret|private\s+key|totp\s+seed|otp\s+secret|2fa\s+seed"
+        r"|recovery\s+key|license\s+key|client\s+secret|wpa2?\s+key|wi-?fi\s+key|network\s+key)\b(?P<gap>[^\n:=]{0,80}+)[:=]"
+        r"[ \t]*[\"'`“‘]?(?P<val>[A-Za-z0-9+/_=-]{16,200})(?![A-Za-z0-9+/_=-])",
+        words=("key token secret seed",),
+        at=(
+            "api",
+            "access",
+            "token",
+            "secret",
+            "private",
+            "totp",
+            "otp",
+            "2fa",
+            "recovery",
+            "license",
+            "client",
+            "wpa",
+            "wpa2",
+            "wifi",
+            "wi",
+            "network",
+        ),
+        whole=True,
+        anchored=True,
+        ahead=300,
+        on_text=True,
+        flags=_CI,
+        check=lambda m: not _EXAMPLE.search(m.group("gap")) and _random_value(m.group("val")),
+    ),
+    Rule(
+        # "Zoom SDK key Ui7oP1…, secret Hi1RzM…", "fb page token EAAG…": the name, a space, a random value.
+        "secret right after its name (secret Hi1R…)",
+        r"\b(?:api[\s_-]?key|sdk\s+key|token|secret|private\s+key)[ \t]+[\"'`“‘]?(?P<gap>)"
+        r"(?P<val>(?=[A-Za-z0-9+/_=-]*\d)[A-Za-z0-9+/_=-]{20,200})(?![A-Za-z0-9+/_=-])",
+        words=("key token secret",),
+        at=("api", "sdk", "token", "secret", "private"),
+        whole=True,
+        anchored=True,
+        ahead=240,
+        on_text=True,
+        flags=_CI,
+        check=lambda m: _random_value(m.group("val")) and sum(c.isupper() for c in m.group("val")) >= 2,
+    ),
+    Rule(
+        "Ethereum private key (0x + 64 hex beside 'private key')",
+        r"\bprivate[\s_-]?key\b[^\n]{0,100}?\b0x(?P<val>[0-9a-fA-F]{64})(?![0-9a-fA-F])",
+        words=("private",),
+        anchored=True,
+        ahead=220,
+        on_text=True,
+        flags=_CI,
+    ),
+    Rule(
+        "Wi-Fi password in a Wi-Fi QR code (WIFI:…;P:…;)",
+        r"\bWIFI:(?:[TSHE]:[^;\n]{0,64};)*P:(?P<val>[^;\n]{4,64});",
+        subs=("wifi:",),
+        anchored=True,
+        ahead=300,
+        on_text=True,
+        flags=_CI,
+        check=password_check,
+    ),
+    Rule(
+        "Google app password (app password: xxxx xxxx xxxx xxxx)",
+        r"\bapp[\s-]?passwor[dt]\b[^\n]{0,40}?(?<![a-z])(?P<val>[a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4})(?![a-z])",
+        words=("app",),
+        anchored=True,
+        ahead=120,
+        on_text=True,
+    ),
+    Rule(
+        "recovery codes (backup codes: xxxx-xxxx …)",
+        r"\b(?:recovery|backup|2fa|mfa)\s+codes?\b[^\n]{0,30}?:\s*(?P<val>[a-z0-9]{4,5}-[a-z0-9]{4,5}"
+        r"(?:[\s,;]+[a-z0-9]{4,5}-[a-z0-9]{4,5}){2,})",
+        words=("codes code",),
+        back=12,
+        ahead=300,
+        on_text=True,
+        flags=_CI,
+        check=lambda m: sum(c.isdigit() for c in m.group("val")) >= 4,
+    ),
+    Rule(
+        "wallet seed phrase (seed phrase: twelve words …)",
+        r"\b(?:seed\s+phrase|recovery\s+phrase|seed\s+words|mnemonic(?:\s+phrase)?|secret\s+phrase)\b[^\n:]{0,60}:"
+        r"\s*(?P<val>[a-z]{3,8}(?: [a-z]{3,8}){11,23})(?![a-z])",
+        words=("seed recovery mnemonic secret",),
+        back=12,
+        ahead=400,
+        on_text=True,
+        check=_seed_phrase,
+    ),
+    Rule(
+        'Kaggle API key (kaggle.json "username" … "key")',
+        r"\"username\"\s*:\s*\"[^\"\n]{1,64}\"\s*,\s*\"key\"\s*:\s*\"(?P<val>[0-9a-f]{32})\"",
+        subs=('"username"',),
+        anchored=True,
+        ahead=200,
+        on_text=True,
+    ),
+    Rule(
+        "OpenVPN static key block",
+        r"-----BEGIN OpenVPN Static key V1-----\s*(?P<val>[0-9a-f]{32})",
+        subs=("-----begin openvpn static key",),
+        anchored=True,
+        ahead=200,
+        on_text=True,
+    ),
+    Rule(
+        "password in an Oracle JDBC URL (jdbc:oracle:thin:user/…@)",
+        r"\bjdbc:oracle:thin:[\w.$-]{1,64}/(?P<val>[^@\s/]{4,128})@",
+        subs=("jdbc:oracle:",),
+        anchored=True,
+        ahead=300,
+        on_text=True,
+        flags=_CI,
+        check=password_check,
+    ),
+    Rule(
+        # .NET appSettings: <add key="PayPalClientSecret" value="…" />
+        'secret in an appSettings entry (<add key="…Secret" value="…">)',
+        r"<add\s+key\s*=\s*\"[\w.:-]*(?:secret|password|passwd|pwd|token|apikey|api_key|accesskey)[\w.:-]*\"\s+"
+        r"value\s*=\s*\"(?P<val>[^\"]{8,300})\"",
+        subs=("<add",),
+        anchored=True,
+        ahead=400,
+        on_text=True,
+        flags=_CI,
+        check=lambda m: secretish(m.group("val")),
+    ),
+    Rule(
+        'password in a PowerShell SecureString (ConvertTo-SecureString "…" -AsPlainText)',
+        r"\bconvertto-securestring\s+(?:-string\s+)?(?P<val>'[^'\n$]{4,200}'|\"[^\"\n$]{4,200}\")\s+-asplaintext",
+        subs=("convertto-securestring",),
+        anchored=True,
+        ahead=300,
+        on_text=True,
+        flags=_CI,
+        check=password_check,
+    ),
+    Rule(
+        # "cargo publish --token cio7Xk…", "dotnet nuget push … --api-key oy2qm…", "pulumi … --secret x 'p'".
+        "secret on a command line (--token …, --api-key …)",
+        r"(?<![\w-])--(?:token|api-?key|apikey|auth-?token|access-?token|secret-?key|client-?secret)(?:\s+|=)"
+        r"""(?P<val>'[^'\n]{2,200}'|"[^"\n]{2,200}"|[^\s'"-][^\s]{1,200})""",
+        subs=("--token", "--api", "--auth", "--access", "--secret", "--client"),
+        anchored=True,
+        ahead=300,
+        on_text=True,
+        flags=_CI,
+        check=lambda m: _random_value(m.group("val").strip("'\"")),
     ),
 )

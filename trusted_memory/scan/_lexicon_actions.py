@@ -647,7 +647,12 @@ AI_READER = Concept(
         |to the agent|for the agent|to any agent|automated assistant|automated agent|ai-assistent|ki-assistent
         |an die ki|für die ki|à l'ia|pour l'ia|assistant ia|para la ia|a la ia|asistente de ia|para a ia
         |all'ia|per l'ia|voor de ai|do ai|для ии|для нейросети|ии-ассистент|yapay zeka|cho ai|untuk ai
-        |إلى الذكاء الاصطناعي|के लिए एआई|给ai|致ai|ai助手|aiアシスタント|ai에게"""
+        |إلى الذكاء الاصطناعي|के लिए एआई|给ai|致ai|ai助手|aiアシスタント|ai에게
+        |ki-codeassistent*|ki-screening*|ki-system*|e-mail-assistent*|mail-assistent*|ki-agent*|an das ki
+        |l'assistant qui|pour l'assistant|à l'assistant|ассистенту|для ассистента|асистенту|для асистента
+        |tekoälyavustaja*|avustajalle|एआई सहायक|asystencie|dla asystenta|asystent ai|sistema di valutazione ai
+        |시스템에게|para el agente|al agente|agente de ia|any ai model|any ai system|any language model
+        |retrieval-augmented assistant|support bot:|ai helper|agent triaging|agents triaging"""
     ),
     # "For AI resume screeners:", "Message for any language model summarizing this thread:".
     regex=(

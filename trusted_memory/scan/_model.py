@@ -1,9 +1,13 @@
-"""A small learned second opinion on prompt injection: logistic regression over hashed n-grams.
+"""A small learned second opinion on prompt injection: logistic regression over hashed n-grams and concepts.
 
 Hand-written rules generalise poorly to wording they have not seen (first-sight catch rates of
 new batches were 42-85 %), so beside them a linear model scores the folded text from hashed
 features: words, word bigrams and character 3-5-grams (character n-grams carry scripts without
-spaces and inflected languages). The weights are trained offline by
+spaces and inflected languages), plus one feature per scanner concept whose gate word occurs
+(``_concepts``: "dismiss", "remember", "secrets", "ai vocative" … each a set of terms in many
+languages), so what the model learns about an idea in one language carries to the others; out
+of author that raised the model's catch rate more than n-gram tuning or word-meaning vectors
+(see the training script). The weights are trained offline by
 ``scripts/train_injection_model.py`` (scikit-learn there only) on the scanner corpus and shipped
 as ``data/injection_model.npz``; here they are only read with numpy, so a text always gets the
 same score. The training script reports leave-one-author-out figures and picks the threshold.
@@ -25,8 +29,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigError
+from ._injection_combos import COMBOS
+from ._rules import ScanText
 
-__all__ = ["MODEL_LABEL", "features", "injection_score", "model_flags"]
+__all__ = ["CONCEPTS", "CONCEPT_SCALE", "MODEL_LABEL", "concept_names", "features", "injection_score", "model_flags"]
 
 MODEL_LABEL = "learned injection model"
 BITS = 16  # 65,536 hashed buckets (2^17 and 2^18 scored no better out of author)
@@ -38,6 +44,8 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: spreads the polynomia
 _PRIME = np.uint64(1_000_003)
 _SHIFT = np.uint64(64 - BITS)
 _SALTS = {n: np.uint64(0x51ED270B27F4A3C1 * n & 0xFFFFFFFFFFFFFFFF) for n in (1, 2, *CHAR_SIZES)}
+CONCEPTS = tuple(COMBOS.names())  # the concept features, in the training script's column order
+CONCEPT_SCALE = 0.3  # a concept feature's value in training (the n-gram features sum to about 1)
 _WORD = re.compile(r"\w+")
 _SPACES = re.compile(r"\s+")
 
@@ -69,24 +77,54 @@ def features(low: str) -> npt.NDArray[np.int64]:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
+def concept_names(low: str) -> list[str]:
+    """The names of the scanner concepts present in a lower-cased, folded text (the model's concept features)."""
+    return COMBOS.present_names(ScanText(low, low))
+
+
+class _Weights:
+    __slots__ = ("bias", "concepts", "ngrams", "threshold")
+
+    def __init__(self, ngrams: npt.NDArray[np.float32], concepts: dict[str, float], bias: float, threshold: float):
+        self.ngrams = ngrams
+        self.concepts = concepts
+        self.bias = bias
+        self.threshold = threshold
+
+
 @cache
-def _weights() -> tuple[npt.NDArray[np.float32], float, float]:
+def _weights() -> _Weights:
     with resources.files(__package__).joinpath("data/injection_model.npz").open("rb") as f:
-        data = np.load(f)
-        weights = data["weights"].astype(np.float32)
+        data = np.load(f, allow_pickle=False)
+        ngrams = data["weights"].astype(np.float32)
+        names = str(data["concept_names"]).split("\n")
+        values = data["concept_weights"].astype(np.float32)
         bias = float(data["bias"])
         threshold = float(data["threshold"])
-    if len(weights) != 1 << BITS:
-        raise ConfigError(f"injection_model.npz has {len(weights)} weights, expected {1 << BITS}: retrain it")
-    return weights, bias, threshold
+    if len(ngrams) != 1 << BITS or len(names) != len(values):
+        raise ConfigError(
+            f"injection_model.npz has {len(ngrams)} n-gram weights (expected {1 << BITS}) "
+            f"and {len(names)} concept names for {len(values)} weights: retrain it"
+        )
+    # A concept the rules no longer have simply never occurs; one the model never saw weighs 0.
+    return _Weights(ngrams, dict(zip(names, map(float, values), strict=True)), bias, threshold)
 
 
-def _logit(low: str, weights: npt.NDArray[np.float32], bias: float) -> float:
+def _ngram_logit(low: str, w: _Weights) -> float:
     buckets = features(low)
     if not len(buckets):
-        return bias
+        return w.bias
     # Each occurrence counts 1/sqrt(n): the same scaling the training script gives its rows.
-    return bias + float(weights[buckets].sum()) / float(np.sqrt(len(buckets)))
+    return w.bias + float(w.ngrams[buckets].sum()) / float(np.sqrt(len(buckets)))
+
+
+def _concept_logit(low: str, w: _Weights) -> float:
+    # Concept weights already include CONCEPT_SCALE (the training script multiplies them in).
+    return sum(w.concepts.get(name, 0.0) for name in concept_names(low))
+
+
+def _logit(low: str, w: _Weights) -> float:
+    return _ngram_logit(low, w) + _concept_logit(low, w)
 
 
 def _segments(low: str) -> list[tuple[int, int]]:
@@ -122,10 +160,10 @@ def _segments(low: str) -> list[tuple[int, int]]:
 
 
 def _best(low: str) -> tuple[float, int, int]:
-    weights, bias, _ = _weights()
+    w = _weights()
     if len(low) <= WINDOW:
-        return _logit(low, weights, bias), 0, len(low)
-    return max((_logit(low[a:b], weights, bias), a, b) for a, b in _segments(low))
+        return _logit(low, w), 0, len(low)
+    return max((_logit(low[a:b], w), a, b) for a, b in _segments(low))
 
 
 def injection_score(low: str) -> float:
@@ -134,6 +172,24 @@ def injection_score(low: str) -> float:
 
 
 def model_flags(low: str) -> tuple[int, int] | None:
-    """The span (start, end) of the highest-scoring segment if the model calls it injection, else None."""
-    score, start, end = _best(low)
-    return (start, end) if score >= _weights()[2] else None
+    """The span (start, end) of the highest-scoring segment if the model calls it injection, else None.
+
+    The same answer as comparing ``injection_score`` with the threshold, cheaper on long texts: a
+    segment made of whole lines has at most the concepts of the whole text, so where its n-gram score
+    plus the whole text's positive concept weights stays below the threshold, its concepts are not
+    looked up (a 2 KB note then costs one concept lookup, not one per line group).
+    """
+    w = _weights()
+    if len(low) <= WINDOW:
+        return (0, len(low)) if _logit(low, w) >= w.threshold else None
+    bound = sum(max(0.0, w.concepts.get(name, 0.0)) for name in concept_names(low))
+    best: tuple[float, int, int] | None = None
+    for a, b in _segments(low):
+        score = _ngram_logit(low[a:b], w)
+        whole_lines = (a == 0 or low[a - 1] == "\n") and (b == len(low) or low[b] == "\n")
+        if whole_lines and score + bound < w.threshold:
+            continue
+        score += _concept_logit(low[a:b], w)
+        if score >= w.threshold and (best is None or score > best[0]):
+            best = (score, a, b)
+    return None if best is None else best[1:]

@@ -133,7 +133,8 @@ def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: 
 # introduces an example, closed before the sentence goes on.
 _MENTION_CUE = compile_rx(
     r"\b(?:says?|said|saying|like|such\s+as|e\.?g\.?|phrases?|strings?|patterns?|words|text|contains?|containing"
-    r"|example|called|named|flags?|detects?|matches|matching|wording|messages?\s+like)\s*[:,]?\s*$"
+    r"|example|called|named|flags?|detects?|matches|matching|wording|messages?\s+like|why|how|about|explaining"
+    r"|tricked\s+with|fooled\s+with|attacks?\s+with)\s*[:,]?\s*$"
     r"|[\"”']\s*(?:,|or|and|/)\s*$|\bexamples?\b[^\"'“\n]{0,40}:\s*$"
 )
 _OPENING = "\"“'‘«"
