@@ -45,7 +45,11 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # whoever measures the blind part; the test then xfails strictly, so fixing it later is noticed too.
 # (Part 3's misses at 9bb705f, credentials 150/163 and injections 113/166, were recorded here until
 # it became tuning data as corpus_heldout3.json.)
-MEASURED_MISSES: dict[tuple[str, str], str] = {}
+MEASURED_MISSES: dict[tuple[str, str], str] = {
+    ("heldout", "credentials"): "blind part 4 at the round-4 freeze 4158c6c: 180/191 credentials (94.2 %), target 95 %",
+    ("heldout", "injections"): "blind part 4 at the round-4 freeze 4158c6c: 160/210 injections (76.2 %), target 90 %",
+    ("heldout", "benign"): "blind part 4 at the round-4 freeze 4158c6c: 7/502 benign flagged (1.4 %), target 1 %",
+}
 # Tuning parts still below a target after being tuned on (figures at the round-4 freeze): the learned
 # model's threshold is chosen for the benign budget out of author, and the rules were not fitted item
 # by item, so even in-sample the two newest authors' injections stay below 90 %. A strict xfail: when a
