@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from pathlib import Path
 
 import httpx
@@ -235,6 +236,22 @@ async def test_recall_updates_recall_count(runtime: Runtime) -> None:
     async with runtime.store.read() as rx:
         atom = await rx.atoms.get(ids["Dana's birthday is on the 14th of March"])
     assert atom is not None and atom.recall_count == 1 and atom.last_recalled_at is not None
+
+
+async def test_a_recall_counts_for_the_next_search_before_its_write(runtime: Runtime) -> None:
+    """Recall statistics are written in batches; rankings must not depend on when the batch lands."""
+    atoms = atoms_of(runtime)
+    year_ago = time.time() - 365 * 86400
+    await atoms.add(AtomDraft(content="Dana's birthday is on the 14th of March", source="user_said", said_at=year_ago))
+    first = (await runtime.recall.search(RecallQuery("Dana birthday"))).hits[0]
+    second = (await runtime.recall.search(RecallQuery("Dana birthday"))).hits[0]  # no flush in between
+    assert first.retention < 0.01  # a year old at a 30-day half-life
+    assert second.retention == pytest.approx(second.atom.confidence, rel=0.01)  # just recalled, as the batch says
+    await runtime.recall.search(RecallQuery("Dana birthday"))
+    await runtime.recall.flush_touches()
+    async with runtime.store.read() as rx:
+        atom = await rx.atoms.get(first.atom.id)
+    assert atom is not None and atom.recall_count == 3  # every search counted, in one write
 
 
 async def test_near_duplicates_collapse(runtime: Runtime) -> None:

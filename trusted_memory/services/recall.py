@@ -112,7 +112,10 @@ class RecallService:
         self._queue_empty = False  # the embed queue, as the latest refresh found it
         self._last_full_check = 0.0
         self._lock = asyncio.Lock()
-        self._touches: set[int] = set()
+        # Recalls not yet written (num -> when), overlaid on the stored last-recalled time by every
+        # search meanwhile, so batching the write never changes a ranking.
+        self._touches: dict[int, float] = {}
+        self._touch_counts: dict[int, int] = {}
         self._background = background or Background()
         self._flush_task: asyncio.Task[Any] | None = None
         self._text_vectors: dict[str, npt.NDArray[np.float32]] = {}  # facts entries are re-compared often
@@ -548,7 +551,7 @@ class RecallService:
             ret = retention(
                 confidence=row[3],
                 created_at=row[4],
-                last_recalled_at=row[5],
+                last_recalled_at=max(row[5] or 0.0, self._touches.get(num, 0.0)) or None,
                 now=ts,
                 half_life_days=half_life,
                 trusted=True,
@@ -674,7 +677,10 @@ class RecallService:
     def _remember_touches(self, nums: Sequence[int]) -> None:
         if not nums:
             return
-        self._touches.update(nums)
+        ts = now()
+        for num in nums:
+            self._touches[num] = ts
+            self._touch_counts[num] = self._touch_counts.get(num, 0) + 1
         if self._flush_task is None or self._flush_task.done():
             self._flush_task = self._background.spawn(self._flush_touches_later)
 
@@ -689,9 +695,10 @@ class RecallService:
         """Write pending last-recalled / recall-count updates (batched, after the reply)."""
         if not self._touches:
             return
-        nums, self._touches = sorted(self._touches), set()
+        touched, counts = self._touches, self._touch_counts
+        self._touches, self._touch_counts = {}, {}
         async with self._store.write() as tx:
-            await tx.recall.touch(nums, now())
+            await tx.recall.touch([(num, touched[num], counts[num]) for num in sorted(touched)])
         self.note_own_write()  # recall statistics are no vectors
 
 

@@ -155,11 +155,11 @@ class RecallRepo:
             row = await cur.fetchone()
         return int(row[0]) if row else None
 
-    async def touch(self, nums: Sequence[int], ts: float) -> None:
-        """Record that these atoms were recalled (feeds eviction)."""
+    async def touch(self, recalls: Sequence[tuple[int, float, int]]) -> None:
+        """Record that these atoms were recalled: (num, last time, how many times) (feeds eviction)."""
         await self._conn.executemany(
-            "UPDATE atoms SET last_recalled_at = ?, recall_count = recall_count + 1 WHERE num = ?",
-            [(ts, n) for n in nums],
+            "UPDATE atoms SET last_recalled_at = ?, recall_count = recall_count + ? WHERE num = ?",
+            [(ts, times, num) for num, ts, times in recalls],
         )
 
     # vectors ---------------------------------------------------------------------------------
