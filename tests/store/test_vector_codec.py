@@ -1,0 +1,38 @@
+"""The stored layout of int8 vectors: the same codes come back, in fewer bytes when many are zero."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from trusted_memory.store.vector_codec import SPARSE_MARK, decode, decode_many, encode
+
+
+def test_every_vector_comes_back_as_it_was() -> None:
+    rng = np.random.default_rng(7)
+    blobs = []
+    for i in range(400):
+        dims = int(rng.integers(1, 700))
+        codes = rng.integers(-128, 128, dims).astype(np.int8)
+        codes[rng.random(dims) < rng.random()] = 0
+        if i % 5 == 0:
+            codes[0] = -128  # 0x80 first: never a quantized code, but a file may bring one
+        blobs.append(codes.tobytes())
+    stored = [encode(b) for b in blobs]
+    assert [decode(s) for s in stored] == blobs
+    assert decode_many(stored) == blobs
+
+
+def test_a_vector_with_many_zeros_is_stored_smaller() -> None:
+    codes = np.zeros(512, dtype=np.int8)
+    codes[::3] = 5  # a third filled, like the hashing embedder's words
+    blob = codes.tobytes()
+    stored = encode(blob)
+    assert stored[0] == SPARSE_MARK and len(stored) == 3 + 64 + 171
+    assert decode(stored) == blob
+
+
+def test_dense_vectors_and_those_stored_before_are_read_as_they_are() -> None:
+    dense = np.arange(1, 129, dtype=np.int8).tobytes()  # no zeros: sparse would be longer
+    assert encode(dense) == dense
+    assert decode(dense) == dense
+    assert decode_many([dense, encode(bytes(64)), dense]) == [dense, bytes(64), dense]
