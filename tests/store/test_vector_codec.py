@@ -27,8 +27,16 @@ def test_a_vector_with_many_zeros_is_stored_smaller() -> None:
     codes[::3] = 5  # a third filled, like the hashing embedder's words
     blob = codes.tobytes()
     stored = encode(blob)
-    assert stored[0] == SPARSE_MARK and len(stored) == 3 + 64 + 171
+    assert stored[0] == SPARSE_MARK and len(stored) == 5 + 64 + 171
     assert decode(stored) == blob
+
+
+def test_only_the_part_with_zeros_is_stored_behind_a_bitmap() -> None:
+    codes = np.full(512, 9, dtype=np.int8)
+    codes[:384:2] = 0  # the hashed part half empty, the meaning part after it dense
+    stored = encode(codes.tobytes())
+    assert len(stored) == 5 + 48 + 192 + 128
+    assert decode(stored) == codes.tobytes()
 
 
 def test_dense_vectors_and_those_stored_before_are_read_as_they_are() -> None:

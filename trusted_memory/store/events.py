@@ -36,6 +36,12 @@ def kind_sql(kinds: Sequence[str]) -> str:
     return term if any(k in PER_TURN_KINDS for k in kinds) else f"{term} AND {_RARE}"
 
 
+def subject_sql() -> str:
+    """The WHERE term for events of one subject (bind it twice): the index of subjects' last 12
+    characters narrows, the whole subject decides (`+` keeps SQLite on that index)."""
+    return "substr(subject, -12) IS substr(?, -12) AND +subject IS ?"
+
+
 def _dumps(detail: Mapping[str, object]) -> str:
     return json.dumps(dict(detail), ensure_ascii=False, sort_keys=True)
 
@@ -66,8 +72,8 @@ async def keep_previews(conn: Connection, atoms: Sequence[tuple[str, str]]) -> N
     rows = [(preview(text, ATOM_PREVIEW_CHARS), f"{_ATOM_SUBJECT}{atom_id}") for atom_id, text in atoms]
     await conn.executemany(
         "INSERT OR IGNORE INTO event_previews(event_id, preview) SELECT id, ? FROM events "
-        f"WHERE subject = ? AND kind = '{_DERIVED_KIND}' AND derived_preview = 1",
-        rows,
+        f"WHERE {subject_sql()} AND kind = '{_DERIVED_KIND}' AND derived_preview = 1",
+        [(text, subject, subject) for text, subject in rows],
     )
 
 
@@ -149,9 +155,9 @@ class EventsRepo:
         if _derived_atom(event.kind, event.subject, event.detail) is not None:
             forms.append(_dumps({k: v for k, v in event.detail.items() if k != "preview"}))
         async with self._conn.execute(
-            f"SELECT * FROM events WHERE {kind_sql([event.kind])} AND ts = ? AND actor = ? AND subject IS ? "
+            f"SELECT * FROM events WHERE {kind_sql([event.kind])} AND ts = ? AND actor = ? AND {subject_sql()} "
             f"AND detail IN ({', '.join('?' * len(forms))})",
-            (event.kind, event.ts, event.actor, event.subject, *forms),
+            (event.kind, event.ts, event.actor, event.subject, event.subject, *forms),
         ) as cur:
             rows = await cur.fetchall()
         # A row without its preview is the same event only if the preview it rebuilds is this one.
@@ -179,8 +185,8 @@ class EventsRepo:
             clauses.append("actor = ?")
             params.append(actor)
         if subject:
-            clauses.append("subject = ?")
-            params.append(subject)
+            clauses.append(subject_sql())
+            params += [subject, subject]
         if since is not None:
             clauses.append("ts >= ?")
             params.append(since)

@@ -1,14 +1,16 @@
 """How an atom's int8 vector is laid out in `vectors.vec`: dense, or its non-zero codes behind a bitmap.
 
-The hashing embedder's vectors are ~30 % zeros (words hash into a few of the 384 dimensions of its
-hashed part), so storing the non-zero codes behind a bitmap of which dimensions they fill takes
-~420 bytes instead of 512 for the same codes: ~110 bytes a vector, ~140 bytes an observed turn.
+The hashing embedder's vectors are ~30 % zeros, nearly all in the first 384 dimensions (its hashed
+part: a text's words fill a few of them), while the meaning part after them is dense. Storing the
+non-zero codes of a prefix behind a bitmap of which dimensions they fill, and the rest as they are,
+takes ~400 bytes instead of 512 for the same codes: ~110 bytes a vector, ~140 an observed turn.
 Lossless: the same int8 codes come back, so nothing that ranks by them changes.
 
-A sparse blob is `0x80, dims (uint16 little-endian), bitmap (ceil(dims / 8) bytes, dimension i is
-bit i % 8 of byte i // 8), the non-zero codes in dimension order`. Quantized codes lie in
+A sparse blob is `0x80, dims and prefix (each uint16 little-endian), the prefix's bitmap (ceil(prefix
+/ 8) bytes, dimension i is bit i % 8 of byte i // 8), the prefix's non-zero codes in order, the codes
+after the prefix`. The prefix is chosen per vector to make the blob shortest. Quantized codes lie in
 [-127, 127], so a dense blob never starts with 0x80 (-128), except one from outside (an import):
-such a blob is always stored sparse, so a blob that starts with 0x80 is always sparse. Blobs stored
+such a blob is always stored sparse, so a stored blob that starts with 0x80 is sparse. Blobs stored
 before this layout are dense and read as they are; every reader gets dense bytes back.
 """
 
@@ -17,12 +19,36 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["SPARSE_MARK", "decode", "decode_many", "encode"]
 
 SPARSE_MARK = 0x80
-_HEADER = 3  # the mark and dims
+_HEADER = 5  # the mark, dims and prefix
 _MAX_DIMS = 0xFFFF
+_BLOCK = 64
+
+_Parts = tuple[int, int, bytes, bytes, bytes]  # dims, prefix, bitmap, the prefix's non-zero codes, the rest
+
+
+def _best_prefix(zero: npt.NDArray[np.bool_]) -> tuple[int, int]:
+    """(prefix, stored size) that makes the sparse blob shortest: a bitmap byte costs 1, a zero saves 1.
+
+    Prefixes are whole 64-dimension blocks (or every dimension), so a load meets few shapes."""
+    dims = len(zero)
+    full = dims - dims % _BLOCK
+    per_block = np.count_nonzero(zero[:full].reshape(-1, _BLOCK), axis=1).tolist() if full else []
+    best, best_size, zeros = 0, _HEADER + dims, 0
+    for k, count in enumerate(per_block, start=1):
+        zeros += count
+        size = _HEADER + k * _BLOCK // 8 + dims - zeros
+        if size < best_size:
+            best, best_size = k * _BLOCK, size
+    if full < dims:
+        size = _HEADER + (dims + 7) // 8 + dims - int(np.count_nonzero(zero))
+        if size < best_size:
+            best, best_size = dims, size
+    return best, best_size
 
 
 def encode(blob: bytes) -> bytes:
@@ -31,25 +57,35 @@ def encode(blob: bytes) -> bytes:
     if dims == 0 or dims > _MAX_DIMS:
         return blob
     codes = np.frombuffer(blob, dtype=np.int8)
-    nonzero = codes != 0
-    size = _HEADER + (dims + 7) // 8 + int(nonzero.sum())
+    zero = codes == 0
+    prefix, size = _best_prefix(zero)
     if size >= dims and blob[0] != SPARSE_MARK:
         return blob
-    bitmap = np.packbits(nonzero, bitorder="little")
-    return (
-        bytes((SPARSE_MARK,)) + dims.to_bytes(2, "little") + bytes(bitmap.tobytes()) + bytes(codes[nonzero].tobytes())
+    head = codes[:prefix]
+    keep = ~zero[:prefix]
+    return b"".join(
+        (
+            bytes((SPARSE_MARK,)),
+            dims.to_bytes(2, "little"),
+            prefix.to_bytes(2, "little"),
+            bytes(np.packbits(keep, bitorder="little").tobytes()),
+            bytes(head[keep].tobytes()),
+            blob[prefix:],
+        )
     )
 
 
-def _parts(blob: bytes) -> tuple[int, bytes, bytes] | None:
-    """(dims, bitmap, codes) of a well-formed sparse blob, None for a dense one."""
+def _parts(blob: bytes) -> _Parts | None:
+    """The parts of a well-formed sparse blob, None for a dense one."""
     if len(blob) < _HEADER or blob[0] != SPARSE_MARK:
         return None
-    dims = int.from_bytes(blob[1:3], "little")
-    width = (dims + 7) // 8
-    if len(blob) < _HEADER + width:
+    dims, prefix = int.from_bytes(blob[1:3], "little"), int.from_bytes(blob[3:5], "little")
+    width = (prefix + 7) // 8
+    rest = len(blob) - _HEADER - width - (dims - prefix)
+    if prefix > dims or rest < 0:
         return None
-    return dims, blob[_HEADER : _HEADER + width], blob[_HEADER + width :]
+    body = blob[_HEADER + width :]
+    return dims, prefix, blob[_HEADER : _HEADER + width], body[:rest], body[rest:]
 
 
 def decode(blob: bytes) -> bytes:
@@ -58,33 +94,29 @@ def decode(blob: bytes) -> bytes:
 
 
 def decode_many(blobs: Sequence[bytes]) -> list[bytes]:
-    """Dense bytes of many stored vectors; the sparse ones of one width are expanded in one numpy pass
+    """Dense bytes of many stored vectors; the sparse ones of one shape are expanded in one numpy pass
     (an index load reads tens of thousands of rows)."""
     out: list[bytes] = list(blobs)
-    groups: dict[int, list[tuple[int, bytes, bytes]]] = {}
+    groups: dict[tuple[int, int], list[tuple[int, _Parts]]] = {}
     for i, blob in enumerate(blobs):
         parts = _parts(blob)
         if parts is not None:
-            groups.setdefault(parts[0], []).append((i, parts[1], parts[2]))
-    for dims, rows in groups.items():
-        bitmaps = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.uint8).reshape(len(rows), -1)
-        mask = np.unpackbits(bitmaps, axis=1, count=dims, bitorder="little").astype(bool)
-        lengths = np.fromiter((len(r[2]) for r in rows), dtype=np.int64, count=len(rows))
-        if not np.array_equal(mask.sum(axis=1), lengths):
-            # Not this layout after all (a dense blob from outside that starts with 0x80): as stored.
-            for i, bitmap, codes in rows:
-                one = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), count=dims, bitorder="little")
-                if int(one.sum()) == len(codes):
-                    out[i] = _expand(dims, one.astype(bool), codes)
-            continue
+            groups.setdefault((parts[0], parts[1]), []).append((i, parts))
+    for (dims, prefix), rows in groups.items():
+        bitmaps = np.frombuffer(b"".join(p[2] for _, p in rows), dtype=np.uint8).reshape(len(rows), -1)
+        mask = np.unpackbits(bitmaps, axis=1, count=prefix, bitorder="little").astype(bool)
+        counts = np.fromiter((len(p[3]) for _, p in rows), dtype=np.int64, count=len(rows))
+        fits = mask.sum(axis=1) == counts  # else a dense blob from outside that starts with 0x80: as stored
         dense = np.zeros((len(rows), dims), dtype=np.int8)
-        dense[mask] = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8)
-        for (i, _, _), row in zip(rows, dense, strict=True):
+        good = [r for r, ok in zip(rows, fits, strict=True) if ok]
+        if not good:
+            continue
+        head = dense[: len(good), :prefix]
+        head[mask[fits]] = np.frombuffer(b"".join(p[3] for _, p in good), dtype=np.int8)
+        if prefix < dims:
+            dense[: len(good), prefix:] = np.frombuffer(b"".join(p[4] for _, p in good), dtype=np.int8).reshape(
+                len(good), dims - prefix
+            )
+        for (i, _), row in zip(good, dense, strict=False):
             out[i] = row.tobytes()
     return out
-
-
-def _expand(dims: int, mask: np.ndarray[tuple[int], np.dtype[np.bool_]], codes: bytes) -> bytes:
-    dense = np.zeros(dims, dtype=np.int8)
-    dense[mask] = np.frombuffer(codes, dtype=np.int8)
-    return dense.tobytes()
