@@ -44,3 +44,9 @@ def test_dense_vectors_and_those_stored_before_are_read_as_they_are() -> None:
     assert encode(dense) == dense
     assert decode(dense) == dense
     assert decode_many([dense, encode(bytes(64)), dense]) == [dense, bytes(64), dense]
+
+
+def test_a_dense_blob_from_outside_that_looks_sparse_is_read_as_stored() -> None:
+    odd = bytes([SPARSE_MARK, 4, 0, 4, 0, 0b1111, 7])  # says 4 codes follow, holds 1
+    assert decode(odd) == odd
+    assert decode_many([odd, odd, encode(bytes(8))]) == [odd, odd, bytes(8)]

@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import numpy.typing as npt
 
 __all__ = ["SPARSE_MARK", "decode", "decode_many", "encode"]
 
@@ -31,21 +30,20 @@ _BLOCK = 64
 _Parts = tuple[int, int, bytes, bytes, bytes]  # dims, prefix, bitmap, the prefix's non-zero codes, the rest
 
 
-def _best_prefix(zero: npt.NDArray[np.bool_]) -> tuple[int, int]:
+def _best_prefix(blob: bytes) -> tuple[int, int]:
     """(prefix, stored size) that makes the sparse blob shortest: a bitmap byte costs 1, a zero saves 1.
 
-    Prefixes are whole 64-dimension blocks (or every dimension), so a load meets few shapes."""
-    dims = len(zero)
-    full = dims - dims % _BLOCK
-    per_block = np.count_nonzero(zero[:full].reshape(-1, _BLOCK), axis=1).tolist() if full else []
+    Prefixes are whole 64-dimension blocks (or every dimension), so a load meets few shapes. Counted
+    with bytes methods: this runs on every write, where a numpy call per step costs more than the work."""
+    dims = len(blob)
     best, best_size, zeros = 0, _HEADER + dims, 0
-    for k, count in enumerate(per_block, start=1):
-        zeros += count
-        size = _HEADER + k * _BLOCK // 8 + dims - zeros
+    for end in range(_BLOCK, dims + 1, _BLOCK):
+        zeros += blob.count(0, end - _BLOCK, end)
+        size = _HEADER + end // 8 + dims - zeros
         if size < best_size:
-            best, best_size = k * _BLOCK, size
-    if full < dims:
-        size = _HEADER + (dims + 7) // 8 + dims - int(np.count_nonzero(zero))
+            best, best_size = end, size
+    if dims % _BLOCK:
+        size = _HEADER + (dims + 7) // 8 + dims - blob.count(0)
         if size < best_size:
             best, best_size = dims, size
     return best, best_size
@@ -56,20 +54,18 @@ def encode(blob: bytes) -> bytes:
     dims = len(blob)
     if dims == 0 or dims > _MAX_DIMS:
         return blob
-    codes = np.frombuffer(blob, dtype=np.int8)
-    zero = codes == 0
-    prefix, size = _best_prefix(zero)
+    prefix, size = _best_prefix(blob)
     if size >= dims and blob[0] != SPARSE_MARK:
         return blob
-    head = codes[:prefix]
-    keep = ~zero[:prefix]
+    head = blob[:prefix]
+    bitmap = np.packbits(np.frombuffer(head, dtype=np.uint8) != 0, bitorder="little")
     return b"".join(
         (
             bytes((SPARSE_MARK,)),
             dims.to_bytes(2, "little"),
             prefix.to_bytes(2, "little"),
-            bytes(np.packbits(keep, bitorder="little").tobytes()),
-            bytes(head[keep].tobytes()),
+            bytes(bitmap.tobytes()),
+            head.replace(b"\0", b""),  # the prefix's non-zero codes, in order
             blob[prefix:],
         )
     )
@@ -97,6 +93,11 @@ def decode_many(blobs: Sequence[bytes]) -> list[bytes]:
     """Dense bytes of many stored vectors; the sparse ones of one shape are expanded in one numpy pass
     (an index load reads tens of thousands of rows)."""
     out: list[bytes] = list(blobs)
+    if len(blobs) == 1:  # a write's own vector: no grouping
+        parts = _parts(blobs[0])
+        if parts is not None:
+            out[0] = _expand(parts) or blobs[0]
+        return out
     groups: dict[tuple[int, int], list[tuple[int, _Parts]]] = {}
     for i, blob in enumerate(blobs):
         parts = _parts(blob)
@@ -120,3 +121,14 @@ def decode_many(blobs: Sequence[bytes]) -> list[bytes]:
         for (i, _), row in zip(good, dense, strict=False):
             out[i] = row.tobytes()
     return out
+
+
+def _expand(parts: _Parts) -> bytes | None:
+    """The dense bytes of one sparse blob's parts, None if they do not fit together."""
+    _, prefix, bitmap, codes, rest = parts
+    mask = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), count=prefix, bitorder="little").view(np.bool_)
+    head = np.zeros(prefix, dtype=np.int8)
+    if int(np.count_nonzero(mask)) != len(codes):
+        return None
+    head[mask] = np.frombuffer(codes, dtype=np.int8)
+    return bytes(head.tobytes()) + rest
