@@ -10,6 +10,7 @@ import pytest
 
 from trusted_memory.model import Atom
 from trusted_memory.store.db import Store
+from trusted_memory.store.events import kind_sql, subject_sql
 from trusted_memory.text import preview
 
 pytestmark = pytest.mark.anyio
@@ -95,3 +96,22 @@ async def test_a_preview_that_is_not_the_atoms_own_is_stored_as_given(tmp_path: 
             "no such atom",
         ]
     await store.close()
+
+
+async def test_event_look_ups_use_the_smaller_indexes(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    await (await Store.open(path)).close()
+    conn = sqlite3.connect(path)
+    try:
+
+        def plan(sql: str, params: tuple[object, ...]) -> str:
+            return " ".join(str(r[3]) for r in conn.execute(f"EXPLAIN QUERY PLAN {sql}", params))
+
+        rare = f"SELECT * FROM events WHERE id > ? AND {kind_sql(['atom_evicted'])} ORDER BY id DESC LIMIT 5"
+        assert "events_kind" in plan(rare, (0, "atom_evicted"))
+        common = f"SELECT * FROM events WHERE id > ? AND {kind_sql(['atom_added'])} ORDER BY id DESC LIMIT 5"
+        assert "events_kind" not in plan(common, (0, "atom_added"))  # most rows are this kind: walk ids
+        by_subject = f"SELECT * FROM events WHERE {subject_sql()} ORDER BY id DESC LIMIT 5"
+        assert "events_subject" in plan(by_subject, ("atom:" + "a" * 32,) * 2)
+    finally:
+        conn.close()
