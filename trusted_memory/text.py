@@ -6,7 +6,7 @@ import functools
 import re
 import unicodedata
 
-__all__ = ["STOP_WORDS", "content_terms", "content_words", "fold", "negated", "stem", "tokenize"]
+__all__ = ["STOP_WORDS", "content_terms", "content_words", "fold", "negated", "preview", "stem", "tokenize"]
 
 # Word tokens: runs of letters/digits (underscore splits, so snake_case yields both parts),
 # optionally with one apostrophe part ("dana's", "don't").
@@ -593,3 +593,9 @@ def content_terms(text: str) -> list[str]:
         if token not in STOP_WORDS and token not in seen:
             seen.append(token)
     return seen
+
+
+def preview(text: str, limit: int) -> str:
+    """A one-line preview of `text`: whitespace runs as one space, cut to `limit` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -25,6 +25,7 @@ from ..model import TARGETS, Actor, FactEntry, Target
 from ..scan import describe, normalize_for_dedup, scan
 from ..store.db import Store, Tx, now
 from ..text import content_terms, negated
+from ..text import preview as text_preview
 
 MAX_FIELD_BYTES = 2048
 MAX_KEY_CHARS = 64
@@ -99,8 +100,7 @@ class FactWrite:
 
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
     """A one-line preview of `text`, cut with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return text_preview(text, limit)
 
 
 def check_target(target: str) -> Target:

@@ -12,6 +12,7 @@ import aiosqlite
 from ..model import Atom
 from ..queries import AtomFilter
 from .conn import Connection
+from .events import keep_previews
 
 COLUMNS = (
     "id",
@@ -82,9 +83,12 @@ def atom_from_row(row: aiosqlite.Row) -> Atom:
     )
 
 
-def dedup_digest(norm: str) -> str:
-    """The stored dedup key: a digest of the normalised text (a second copy of the text cost ~200 bytes an atom)."""
-    return hashlib.blake2b(norm.encode("utf-8"), digest_size=12).hexdigest()
+def dedup_digest(norm: str) -> bytes:
+    """The stored dedup key: a digest of the normalised text (a second copy of the text cost ~200 bytes an atom).
+
+    Stored as its 12 bytes (a blob): as hex it took 24 in the row and 24 in `atoms_norm`.
+    """
+    return hashlib.blake2b(norm.encode("utf-8"), digest_size=12).digest()
 
 
 def atom_to_row(atom: Atom, norm: str) -> tuple[object, ...]:
@@ -188,9 +192,11 @@ class AtomsRepo:
 
     async def find_by_norm(self, norm: str) -> Atom | None:
         """The oldest atom whose normalised text equals `norm` (quarantined ones first)."""
+        digest = dedup_digest(norm)
         async with self._conn.execute(
-            "SELECT * FROM atoms WHERE norm = ? ORDER BY status = 'quarantined' DESC, created_at LIMIT 1",
-            (dedup_digest(norm),),
+            # Atoms stored before the digest was kept as bytes hold it as hex text; both are looked up.
+            "SELECT * FROM atoms WHERE norm IN (?, ?) ORDER BY status = 'quarantined' DESC, created_at LIMIT 1",
+            (digest, digest.hex()),
         ) as cur:
             row = await cur.fetchone()
         return atom_from_row(row) if row else None
@@ -231,8 +237,8 @@ class AtomsRepo:
         await self._conn.execute("UPDATE atoms SET related = ? WHERE id = ?", (json.dumps(list(related)), atom_id))
 
     async def delete(self, atom_id: str) -> None:
-        """Remove an atom."""
-        await self._conn.execute("DELETE FROM atoms WHERE id = ?", (atom_id,))
+        """Remove an atom (its events keep their preview of it)."""
+        await self.delete_many([atom_id])
 
     async def expired_quarantine(self, now: float) -> builtins.list[Atom]:
         """Quarantined atoms whose review window has passed."""
@@ -277,7 +283,14 @@ class AtomsRepo:
         return (int(row[0]), int(row[1])) if row else (0, 0)
 
     async def delete_many(self, atom_ids: Sequence[str]) -> None:
-        """Remove atoms (eviction)."""
+        """Remove atoms (forget, eviction); their events keep their preview of them."""
+        texts: builtins.list[tuple[str, str]] = []
+        for i in range(0, len(atom_ids), 500):
+            part = list(atom_ids[i : i + 500])
+            sql = f"SELECT id, text FROM atoms WHERE id IN ({', '.join('?' * len(part))})"
+            async with self._conn.execute(sql, part) as cur:
+                texts += [(str(r[0]), str(r[1])) for r in await cur.fetchall()]
+        await keep_previews(self._conn, texts)
         await self._conn.executemany("DELETE FROM atoms WHERE id = ?", [(i,) for i in atom_ids])
 
     async def ids_of_turn(self, session_id: str, turn: int) -> set[str]:

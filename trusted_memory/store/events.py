@@ -1,26 +1,79 @@
-"""The append-only audit log."""
+"""The append-only audit log.
+
+An `atom_added` event carries an 80-character preview of the atom's text. While the atom exists
+that preview is its own text's, so it is not stored twice (~100 bytes an observed turn): the row
+is marked `derived_preview = 1` and the preview is rebuilt from the atom on every read. Before an
+atom's text goes (forget, eviction) its preview is kept in `event_previews`, so a reader sees the
+same event before and after. Live atoms' text never changes, and a stored preview is only left out
+when rebuilding it gives the same string, so every event reads back exactly as it was appended.
+"""
 
 from __future__ import annotations
 
 import builtins
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import aiosqlite
 
 from ..model import Actor, Event
+from ..text import preview
 from .conn import Connection
 
+ATOM_PREVIEW_CHARS = 80
+# The kinds every observed turn appends, left out of the partial index events_kind (migration 18).
+PER_TURN_KINDS = ("turn_observed", "atom_added")
+_RARE = "kind NOT IN ('turn_observed', 'atom_added')"  # exactly the index's condition, so SQLite uses it
+_DERIVED_KIND = "atom_added"
+_ATOM_SUBJECT = "atom:"
+_CHUNK = 500  # ids per IN (...) look-up
 
-def _event(row: aiosqlite.Row) -> Event:
+
+def kind_sql(kinds: Sequence[str]) -> str:
+    """The WHERE term for events of these kinds (one ? each), naming the kind index's condition when it holds."""
+    term = "kind = ?" if len(kinds) == 1 else f"kind IN ({', '.join('?' * len(kinds))})"
+    return term if any(k in PER_TURN_KINDS for k in kinds) else f"{term} AND {_RARE}"
+
+
+def subject_sql() -> str:
+    """The WHERE term for events of one subject (bind it twice): the index of subjects' last 12
+    characters narrows, the whole subject decides (`+` keeps SQLite on that index)."""
+    return "substr(subject, -12) IS substr(?, -12) AND +subject IS ?"
+
+
+def _dumps(detail: Mapping[str, object]) -> str:
+    return json.dumps(dict(detail), ensure_ascii=False, sort_keys=True)
+
+
+def _derived_atom(kind: str, subject: str | None, detail: Mapping[str, object]) -> str | None:
+    """The atom id whose text an event's preview may be rebuilt from, or None."""
+    if kind != _DERIVED_KIND or not subject or not subject.startswith(_ATOM_SUBJECT):
+        return None
+    return subject[len(_ATOM_SUBJECT) :] if isinstance(detail.get("preview"), str) else None
+
+
+def _event(row: aiosqlite.Row, previews: Mapping[int, str]) -> Event:
+    detail = json.loads(row["detail"])
+    if row["derived_preview"] and row["id"] in previews:
+        detail["preview"] = previews[row["id"]]
     return Event(
         id=row["id"],
         ts=row["ts"],
         actor=row["actor"],
         kind=row["kind"],
         subject=row["subject"],
-        detail=json.loads(row["detail"]),
+        detail=detail,
+    )
+
+
+async def keep_previews(conn: Connection, atoms: Sequence[tuple[str, str]]) -> None:
+    """Before (id, text) atoms are deleted: keep the previews their `atom_added` events rebuild from them."""
+    rows = [(preview(text, ATOM_PREVIEW_CHARS), f"{_ATOM_SUBJECT}{atom_id}") for atom_id, text in atoms]
+    await conn.executemany(
+        "INSERT OR IGNORE INTO event_previews(event_id, preview) SELECT id, ? FROM events "
+        f"WHERE {subject_sql()} AND kind = '{_DERIVED_KIND}' AND derived_preview = 1",
+        [(text, subject, subject) for text, subject in rows],
     )
 
 
@@ -39,53 +92,77 @@ class EventsRepo:
         ts: float | None = None,
     ) -> int:
         """Record one event; returns its id."""
+        stored, derived = await self._stored_detail(kind, subject, detail or {})
         cur = await self._conn.execute(
-            "INSERT INTO events(ts, actor, kind, subject, detail) VALUES (?, ?, ?, ?, ?)",
-            (
-                time.time() if ts is None else ts,
-                actor,
-                kind,
-                subject,
-                json.dumps(dict(detail or {}), ensure_ascii=False, sort_keys=True),
-            ),
+            "INSERT INTO events(ts, actor, kind, subject, detail, derived_preview) VALUES (?, ?, ?, ?, ?, ?)",
+            (time.time() if ts is None else ts, actor, kind, subject, _dumps(stored), derived),
         )
         return int(cur.lastrowid or 0)
 
     async def insert_raw(self, event: Event) -> bool:
         """Insert an event with its original id (import); False if that id already exists."""
+        stored, derived = await self._stored_detail(event.kind, event.subject, event.detail)
         cur = await self._conn.execute(
-            "INSERT OR IGNORE INTO events(id, ts, actor, kind, subject, detail) VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                event.id,
-                event.ts,
-                event.actor,
-                event.kind,
-                event.subject,
-                json.dumps(event.detail, ensure_ascii=False, sort_keys=True),
-            ),
+            "INSERT OR IGNORE INTO events(id, ts, actor, kind, subject, detail, derived_preview) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (event.id, event.ts, event.actor, event.kind, event.subject, _dumps(stored), derived),
         )
         return bool(cur.rowcount > 0)
+
+    async def _stored_detail(
+        self, kind: str, subject: str | None, detail: Mapping[str, object]
+    ) -> tuple[Mapping[str, object], int | None]:
+        """(detail as stored, derived_preview): the preview is left out when the atom's text rebuilds it."""
+        atom_id = _derived_atom(kind, subject, detail)
+        if atom_id is None:
+            return detail, None
+        async with self._conn.execute("SELECT text FROM atoms WHERE id = ?", (atom_id,)) as cur:
+            row = await cur.fetchone()
+        if row is None or preview(str(row[0]), ATOM_PREVIEW_CHARS) != detail["preview"]:
+            return detail, None
+        return {k: v for k, v in detail.items() if k != "preview"}, 1
+
+    async def _events(self, rows: Sequence[aiosqlite.Row]) -> builtins.list[Event]:
+        """Events of rows, previews rebuilt: from the atom while it exists, else as kept when it went."""
+        derived = {int(r["id"]): str(r["subject"])[len(_ATOM_SUBJECT) :] for r in rows if r["derived_preview"]}
+        previews: dict[int, str] = {}
+        if derived:
+            texts: dict[str, str] = {}
+            ids = sorted(set(derived.values()))
+            for i in range(0, len(ids), _CHUNK):
+                part = ids[i : i + _CHUNK]
+                sql = f"SELECT id, text FROM atoms WHERE id IN ({', '.join('?' * len(part))})"
+                async with self._conn.execute(sql, part) as cur:
+                    texts.update({str(r[0]): str(r[1]) for r in await cur.fetchall()})
+            previews = {eid: preview(texts[aid], ATOM_PREVIEW_CHARS) for eid, aid in derived.items() if aid in texts}
+            gone = sorted(eid for eid in derived if eid not in previews)
+            for i in range(0, len(gone), _CHUNK):
+                eids = gone[i : i + _CHUNK]
+                sql = f"SELECT event_id, preview FROM event_previews WHERE event_id IN ({', '.join('?' * len(eids))})"
+                async with self._conn.execute(sql, eids) as cur:
+                    previews.update({int(r[0]): str(r[1]) for r in await cur.fetchall()})
+        return [_event(r, previews) for r in rows]
 
     async def get(self, event_id: int) -> Event | None:
         """One event by id."""
         async with self._conn.execute("SELECT * FROM events WHERE id = ?", (event_id,)) as cur:
             row = await cur.fetchone()
-        return _event(row) if row else None
+        return (await self._events([row]))[0] if row else None
 
     async def find_same(self, event: Event) -> int | None:
         """The id of an event with the same time, actor, kind, subject and detail (import dedup)."""
+        forms = [_dumps(event.detail)]
+        if _derived_atom(event.kind, event.subject, event.detail) is not None:
+            forms.append(_dumps({k: v for k, v in event.detail.items() if k != "preview"}))
         async with self._conn.execute(
-            "SELECT id FROM events WHERE kind = ? AND ts = ? AND actor = ? AND subject IS ? AND detail = ? LIMIT 1",
-            (
-                event.kind,
-                event.ts,
-                event.actor,
-                event.subject,
-                json.dumps(event.detail, ensure_ascii=False, sort_keys=True),
-            ),
+            f"SELECT * FROM events WHERE {kind_sql([event.kind])} AND ts = ? AND actor = ? AND {subject_sql()} "
+            f"AND detail IN ({', '.join('?' * len(forms))})",
+            (event.kind, event.ts, event.actor, event.subject, event.subject, *forms),
         ) as cur:
-            row = await cur.fetchone()
-        return int(row[0]) if row else None
+            rows = await cur.fetchall()
+        # A row without its preview is the same event only if the preview it rebuilds is this one.
+        same = [e.id for e in await self._events(rows) if e.detail == event.detail]
+        return same[0] if same else None
 
     async def list(
         self,
@@ -102,27 +179,29 @@ class EventsRepo:
         clauses: builtins.list[str] = ["id > ?"]
         params: builtins.list[object] = [after_id]
         if kind:
-            clauses.append("kind = ?")
+            clauses.append(kind_sql([kind]))
             params.append(kind)
         if actor:
             clauses.append("actor = ?")
             params.append(actor)
         if subject:
-            clauses.append("subject = ?")
-            params.append(subject)
+            clauses.append(subject_sql())
+            params += [subject, subject]
         if since is not None:
             clauses.append("ts >= ?")
             params.append(since)
         order = "DESC" if newest else "ASC"
         sql = f"SELECT * FROM events WHERE {' AND '.join(clauses)} ORDER BY id {order} LIMIT ?"
         async with self._conn.execute(sql, (*params, limit)) as cur:
-            events = [_event(r) for r in await cur.fetchall()]
+            events = await self._events(await cur.fetchall())
         return events[::-1] if newest else events
 
     async def count(self, kind: str | None = None) -> int:
         """How many events there are (of one kind)."""
         sql, params = (
-            ("SELECT COUNT(*) FROM events WHERE kind = ?", (kind,)) if kind else ("SELECT COUNT(*) FROM events", ())
+            (f"SELECT COUNT(*) FROM events WHERE {kind_sql([kind])}", (kind,))
+            if kind
+            else ("SELECT COUNT(*) FROM events", ())
         )
         async with self._conn.execute(sql, params) as cur:
             row = await cur.fetchone()
@@ -132,6 +211,7 @@ class EventsRepo:
         """(field_path, value) of every inference about the user a person rejected."""
         async with self._conn.execute(
             "SELECT json_extract(detail, '$.field_path'), json_extract(detail, '$.value') FROM events "
-            "WHERE kind = 'pending_rejected'",
+            f"WHERE {kind_sql(['pending_rejected'])}",
+            ("pending_rejected",),
         ) as cur:
             return {(str(r[0]), str(r[1])) for r in await cur.fetchall() if r[0] is not None}

@@ -11,6 +11,7 @@ import builtins
 from ..model import Atom
 from .atoms import atom_from_row
 from .conn import Connection
+from .events import kind_sql
 from .recall import link_kind_sql, link_weight_sql
 
 DAY_S = 86400.0
@@ -48,10 +49,9 @@ class InsightsRepo:
         """(kind, day number, count) of the given event kinds from `since`."""
         if not kinds:
             return []
-        marks = ", ".join("?" for _ in kinds)
         async with self._conn.execute(
             f"SELECT kind, CAST(ts / ? AS INTEGER) AS day, COUNT(*) FROM events "
-            f"WHERE kind IN ({marks}) AND ts >= ? GROUP BY kind, day ORDER BY day",
+            f"WHERE {kind_sql(kinds)} AND ts >= ? GROUP BY kind, day ORDER BY day",
             (DAY_S, *kinds, since),
         ) as cur:
             return [(str(r[0]), int(r[1]), int(r[2])) for r in await cur.fetchall()]
@@ -73,9 +73,9 @@ class InsightsRepo:
         """The scan-finding summaries of the latest `limit` quarantine events (the atoms may be gone)."""
         async with self._conn.execute(
             "SELECT json_extract(detail, '$.findings') FROM events "
-            "WHERE kind = 'atom_quarantined' AND json_extract(detail, '$.findings') IS NOT NULL "
+            f"WHERE {kind_sql(['atom_quarantined'])} AND json_extract(detail, '$.findings') IS NOT NULL "
             "ORDER BY id DESC LIMIT ?",
-            (limit,),
+            ("atom_quarantined", limit),
         ) as cur:
             return [str(r[0]) for r in await cur.fetchall()]
 

@@ -484,6 +484,57 @@ M016_LLM_CALLS = Migration(
     ),
 )
 
+M017_NOTES_WITHOUT_TEXT_INDEX = Migration(
+    17,
+    "session notes: duplicates found among the session's notes, not by an index over every note's text",
+    (
+        # UNIQUE (session_id, text) kept a second copy of every note's text (~50 bytes an observed
+        # turn); store/sessions.py add_notes now skips a text the session has among its few notes.
+        """CREATE TABLE session_notes_plain (
+            id         INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            category   TEXT NOT NULL CHECK (category IN ('decision', 'context', 'progress', 'issue', 'learnings')),
+            text       TEXT NOT NULL,
+            created_at REAL NOT NULL
+        )""",
+        "INSERT INTO session_notes_plain(id, session_id, category, text, created_at) "
+        "SELECT id, session_id, category, text, created_at FROM session_notes",
+        "DROP TABLE session_notes",
+        "ALTER TABLE session_notes_plain RENAME TO session_notes",
+        "CREATE INDEX session_notes_session ON session_notes(session_id, id)",
+    ),
+)
+
+M018_EVENT_PREVIEWS = Migration(
+    18,
+    "events: atom_added rebuilds its preview from the atom; smaller kind and subject indexes",
+    (
+        # The 80-character preview of every atom_added was a second copy of the atom's text (~100
+        # bytes an observed turn). A row marked derived_preview = 1 was appended without it; readers
+        # rebuild it from the atom (store/events.py), or from event_previews, where it is kept just
+        # before the atom is deleted. Rows appended before this version keep their preview inline.
+        "ALTER TABLE events ADD COLUMN derived_preview INTEGER",
+        """CREATE TABLE event_previews (
+            event_id INTEGER PRIMARY KEY,
+            preview  TEXT NOT NULL
+        )""",
+        # Part of the audit log: as append-only as the events themselves.
+        """CREATE TRIGGER event_previews_append_only_update BEFORE UPDATE ON event_previews
+           BEGIN SELECT RAISE(ABORT, 'events are append-only'); END""",
+        """CREATE TRIGGER event_previews_append_only_delete BEFORE DELETE ON event_previews
+           BEGIN SELECT RAISE(ABORT, 'events are append-only'); END""",
+        # turn_observed and atom_added are most of the log (two or three an observed turn): a query
+        # for either finds them by walking ids, so the kind index holds only the rarer kinds (~55
+        # bytes a turn). Queries for those name the condition (store/events.py kind_sql) to use it.
+        "DROP INDEX events_kind",
+        "CREATE INDEX events_kind ON events(kind, id) WHERE kind NOT IN ('turn_observed', 'atom_added')",
+        # Subjects ("atom:" and 32 hex digits, "session:" and its id) are found by their last 12
+        # characters, then compared whole on the row (store/events.py subject_sql): ~40 bytes a turn.
+        "DROP INDEX events_subject",
+        "CREATE INDEX events_subject ON events(substr(subject, -12))",
+    ),
+)
+
 MIGRATIONS = (
     M001_FOUNDATION,
     M002_ATOMS,
@@ -501,4 +552,6 @@ MIGRATIONS = (
     M014_SESSION_CONTEXT,
     M015_COMPACT_LINKS,
     M016_LLM_CALLS,
+    M017_NOTES_WITHOUT_TEXT_INDEX,
+    M018_EVENT_PREVIEWS,
 )

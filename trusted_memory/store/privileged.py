@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..model import PendingReview
 from .conn import Connection
+from .events import keep_previews
 
 
 class PrivilegedOps:
@@ -20,8 +21,12 @@ class PrivilegedOps:
             (ts, atom_id),
         )
 
-    async def edit_quarantined_text(self, atom_id: str, text: str, digest: str, ts: float) -> None:
+    async def edit_quarantined_text(self, atom_id: str, text: str, digest: bytes, ts: float) -> None:
         """Replace a quarantined atom's text with the reviewer's edit (before it is promoted)."""
+        async with self._conn.execute("SELECT text FROM atoms WHERE id = ?", (atom_id,)) as cur:
+            row = await cur.fetchone()
+        if row is not None:  # any event that rebuilds its preview from this text keeps it as it was
+            await keep_previews(self._conn, [(atom_id, str(row[0]))])
         await self._conn.execute(
             "UPDATE atoms SET text = ?, norm = ?, updated_at = ? WHERE id = ? AND status = 'quarantined'",
             (text, digest, ts, atom_id),

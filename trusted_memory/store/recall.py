@@ -10,6 +10,7 @@ from ..model import Atom
 from ..queries import AtomFilter
 from .atoms import atom_from_row, filter_sql
 from .conn import Connection
+from .vector_codec import decode_many, encode
 
 # What ranking needs of an atom: (id, status, source class, confidence, created, last recalled, pinned).
 RankFields = tuple[str, str, str, float, float, float | None, int]
@@ -184,7 +185,7 @@ class RecallRepo:
         seq = int(row[0]) if row else 0
         await self._conn.executemany(
             "INSERT OR REPLACE INTO vectors(atom_num, space, seq, scale, vec) VALUES (?, ?, ?, ?, ?)",
-            [(num, space, seq + i + 1, scale, blob) for i, (num, space, scale, blob) in enumerate(rows)],
+            [(num, space, seq + i + 1, scale, encode(blob)) for i, (num, space, scale, blob) in enumerate(rows)],
         )
         await self._conn.executemany("DELETE FROM embed_queue WHERE atom_num = ?", [(r[0],) for r in rows])
         if rows:
@@ -200,7 +201,9 @@ class RecallRepo:
             "SELECT atom_num, seq, scale, vec FROM vectors WHERE space = ? AND seq > ? ORDER BY seq LIMIT ?",
             (space, seq, limit),
         ) as cur:
-            return [(int(r[0]), int(r[1]), float(r[2]), bytes(r[3])) for r in await cur.fetchall()]
+            rows = await cur.fetchall()
+        blobs = decode_many([bytes(r[3]) for r in rows])
+        return [(int(r[0]), int(r[1]), float(r[2]), blob) for r, blob in zip(rows, blobs, strict=True)]
 
     async def vector_count(self, space: str) -> int:
         """How many vectors of one space are stored."""

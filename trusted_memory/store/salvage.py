@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # Tables worth saving, in an order that never breaks a reference. meta is rebuilt by migrations.
-TABLES: tuple[str, ...] = ("facts", "atoms", "pending_reviews", "user_model", "events")
+TABLES: tuple[str, ...] = ("facts", "atoms", "pending_reviews", "user_model", "events", "event_previews")
 # Columns holding JSON the rest of the code parses blindly: a damaged value would crash readers.
 JSON_COLUMNS: dict[str, dict[str, type]] = {
     "facts": {"keywords": list},

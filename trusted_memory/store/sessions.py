@@ -198,14 +198,21 @@ class SessionsRepo:
     async def add_notes(
         self, session_id: str, notes: Sequence[tuple[str, str]], ts: float, *, max_notes: int, max_chars: int
     ) -> int:
-        """Add (category, text) notes (duplicates ignored), then evict the oldest over either cap."""
-        added = 0
+        """Add (category, text) notes (a text the session already has is ignored), then evict the oldest
+        over either cap."""
+        # Duplicates are found here, among the session's few notes (at most `max_notes`), rather than
+        # by a UNIQUE (session_id, text) index, which copied every note's text (~50 bytes a turn).
+        seen = {n.text for n in await self.notes(session_id)} if notes else set()
+        fresh: builtins.list[tuple[str, str]] = []
         for category, text in notes:
-            cur = await self._conn.execute(
-                "INSERT OR IGNORE INTO session_notes(session_id, category, text, created_at) VALUES (?, ?, ?, ?)",
-                (session_id, category, text, ts),
-            )
-            added += max(cur.rowcount, 0)
+            if text not in seen:
+                seen.add(text)
+                fresh.append((category, text))
+        await self._conn.executemany(
+            "INSERT INTO session_notes(session_id, category, text, created_at) VALUES (?, ?, ?, ?)",
+            [(session_id, category, text, ts) for category, text in fresh],
+        )
+        added = len(fresh)
         notes_now = await self.notes(session_id)
         total = sum(len(n.text) for n in notes_now)
         drop: builtins.list[int] = []

@@ -15,6 +15,7 @@ from ..model import Episode, Session, SessionNote
 from .conn import Connection
 from .recall import link_kind_sql, link_weight_sql, stored_link
 from .sessions import session_from_row
+from .vector_codec import decode_many
 
 # (atom id, space, scale, int8 blob) of one stored vector.
 VectorRow = tuple[str, str, float, bytes]
@@ -172,7 +173,9 @@ class TransferRepo:
             "JOIN atoms ON atoms.num = v.atom_num "
             "WHERE v.atom_num NOT IN (SELECT atom_num FROM embed_queue) ORDER BY v.seq"
         ) as cur:
-            return [(str(r[0]), str(r[1]), float(r[2]), bytes(r[3])) for r in await cur.fetchall()]
+            rows = await cur.fetchall()
+        blobs = decode_many([bytes(r[3]) for r in rows])  # a file carries the dense int8 bytes, as ever
+        return [(str(r[0]), str(r[1]), float(r[2]), blob) for r, blob in zip(rows, blobs, strict=True)]
 
     async def vector_target(self, atom_id: str) -> tuple[int, bool] | None:
         """(num, has a vector already) of a live atom, or None when the atom is missing or not live."""
