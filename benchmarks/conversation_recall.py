@@ -80,6 +80,9 @@ from _common import DATA, machine, table, today
 from trusted_memory.config import Settings, load_settings
 
 MODES = ("verbatim", "observe", "keyword", "vector", "hybrid")
+# Seconds between observed turns (--pause-s): 0 replays back to back; a pause lets a memory model's
+# background jobs (which settle for llm.settle_s and are superseded by the next turn) actually run.
+PAUSE_S = 0.0
 # The modes asked over the verbatim store, and the keyword weight each sets (None: the default).
 WEIGHT_MODES: dict[str, float | None] = {"verbatim": None, "keyword": 1.0, "vector": 0.0, "hybrid": None}
 KIND_ORDER = (
@@ -467,6 +470,8 @@ async def load_observe(memory: Memory, conv: Conversation) -> tuple[dict[tuple[s
                 stats.calls += 1
             place[(session_id, int(out["session"]["turns"]))] = turn.id
             stats.statuses["atoms returned"] += len(out.get("atoms") or ())
+            if PAUSE_S:
+                await asyncio.sleep(PAUSE_S)
         if turns:
             started = time.perf_counter()
             try:
@@ -879,6 +884,8 @@ def embedding_space(settings: Settings) -> str:
 
 
 async def evaluate(args: argparse.Namespace) -> str:
+    global PAUSE_S
+    PAUSE_S = args.pause_s
     config = RunConfig(args.embedder, args.model, args.dims, args.budget_chars)
     if config.embedder == "local" and importlib.util.find_spec("sentence_transformers") is None:
         return (
@@ -947,6 +954,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write the raw per-question results here")
     parser.add_argument("--llm", help="memory model: an OpenAI-compatible base URL, or `real` (local SmolLM2)")
     parser.add_argument("--llm-timeout-s", type=float, default=20.0, help="llm.timeout_s with --llm")
+    parser.add_argument("--pause-s", type=float, default=0.0, help="seconds between observed turns (observe mode)")
     args = parser.parse_args()
     with contextlib.ExitStack() as stack:
         if args.llm:
