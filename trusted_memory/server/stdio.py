@@ -74,12 +74,13 @@ class _Lines(asyncio.Protocol):
         self._transport = transport
 
     def data_received(self, data: bytes) -> None:
-        self._buffer += data
-        end = self._buffer.rfind(b"\n")
+        # Only the new bytes are searched: a long line arriving in many chunks stays linear.
+        end = data.rfind(b"\n")
         if end < 0:
+            self._buffer += data
             return
-        complete = bytes(self._buffer[: end + 1])
-        del self._buffer[: end + 1]
+        complete = bytes(self._buffer) + data[: end + 1]
+        self._buffer = bytearray(data[end + 1 :])
         self._lines.extend(complete.splitlines(keepends=True))
         if len(self._lines) >= READ_AHEAD_LINES and self._transport is not None and not self._paused:
             self._paused = True
