@@ -120,8 +120,8 @@ class AnticipationService:
         from ..llm.jobs import PROMPT_EXAMPLES
 
         key = f"predict:{session.id}"  # the next turn's prediction supersedes this one while it waits
-        # Settled before the prompt is read together: a prediction the next turn supersedes costs
-        # no store reads either.
+        # It settles before its prompt is read: a prediction the next turn supersedes costs no
+        # store reads either.
         if not await settled(self._llm, "predict", key, self._settings.llm.settle_s, self._stats):
             return
         async with self._store.read() as rx:
