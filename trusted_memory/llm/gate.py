@@ -105,11 +105,7 @@ class Gate:
     def drop(self, key: str, why: str) -> int:
         """Stop every job with `key`: settling, waiting or in flight (e.g. a session's prediction once
         the session ended). How many were stopped."""
-        stopped = 0
-        settling = self._settling.get(key)
-        if settling is not None and settling.superseded is not None and not settling.superseded.done():
-            settling.superseded.set_result(why)
-            stopped += 1
+        stopped = int(self._supersede_settling(key, why))
         for waiting in [t for t in self._waiting if t.key == key]:
             self._drop(waiting, why)
             stopped += 1
@@ -127,9 +123,7 @@ class Gate:
         await self._settle(ticket, key, settle_s)
 
     async def _settle(self, ticket: _Ticket, key: str, settle_s: float) -> None:
-        older = self._settling.get(key)
-        if older is not None and older.superseded is not None and not older.superseded.done():
-            older.superseded.set_result(f"superseded by a newer {ticket.job} job")
+        self._supersede_settling(key, f"superseded by a newer {ticket.job} job")
         ticket.superseded = asyncio.get_running_loop().create_future()
         self._settling[key] = ticket
         try:
@@ -139,6 +133,14 @@ class Gate:
                 del self._settling[key]
         if ticket.superseded.done():
             raise Dropped(ticket.superseded.result())
+
+    def _supersede_settling(self, key: str, why: str) -> bool:
+        """End the settling wait of the job with `key`, if one is settling; whether one was."""
+        settling = self._settling.get(key)
+        if settling is None or settling.superseded is None or settling.superseded.done():
+            return False
+        settling.superseded.set_result(why)
+        return True
 
     async def _acquire(self, ticket: _Ticket) -> None:
         if self._current is None and not self._waiting:
