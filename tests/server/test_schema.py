@@ -126,3 +126,12 @@ async def test_an_unknown_atom_type_is_refused_naming_the_types_and_what_add_ato
     text = result.content[0].text  # type: ignore[union-attr]
     assert result.is_error and "atom_type" in text and "'preference'" in text and "'note'" in text
     assert "action=add_atom takes: content*, source*, atom_type" in text
+
+
+@pytest.mark.anyio
+async def test_unknown_parameter_names_are_quoted_and_capped_in_one_paragraph(client: Client) -> None:
+    extras = {"\n\n": 1, "x" * 500: 2, "colour": 3} | {f"extra{i}": i for i in range(10)}
+    result = await client.call_tool("memory", {"action": "search", "query": "ficus"} | extras)
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert result.is_error and "\n\n" not in text and "'\\n\\n'" in text and "colour" in text
+    assert "x" * 60 not in text and "more." in text and "action=search takes:" in text

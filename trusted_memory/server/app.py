@@ -111,6 +111,14 @@ class StaticTokenVerifier(TokenVerifier):
         return None
 
 
+def _parameter_names(names: list[str], shown: int = 8, longest: int = 40) -> str:
+    """The unknown names as they can be read back: quoted when not a plain word (a name of blank lines
+    must not split the error into paragraphs), each and their number capped (no name floods it)."""
+    quoted = [name if name.isidentifier() else repr(name) for name in names[:shown]]
+    text = ", ".join(q if len(q) <= longest else q[: longest - 1] + "…" for q in quoted)
+    return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
 def _result(result: MemoryResult) -> CallToolResult:
     data = result.model_dump(mode="json", exclude_none=True)
     return CallToolResult(
@@ -159,7 +167,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         unknown = sorted(set(raw) - set(arguments) - {"action"})
         if unknown:
             raise InvalidInput(
-                f"unknown parameter(s) {', '.join(unknown)}. "
+                f"unknown parameter(s) {_parameter_names(unknown)}. "
                 f"action={spec.name} takes: {spec.signature()} (* = required)."
             )
         agent = ctx.request_context.lifespan_context.agent
