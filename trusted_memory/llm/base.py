@@ -213,8 +213,8 @@ async def run_job(
         # A backend may hand back a dict or a foreign model; the schema is the only contract.
         result = raw if raw is None or isinstance(raw, schema) else schema.model_validate(raw)
     except Dropped as exc:
-        stats.dropped += 1
-        outcome, why = "dropped", exc.why
+        await _dropped(stats, llm, job, exc.why)
+        return None
     except (TimeoutError, LLMTimeout) as exc:
         stats.timeouts += 1
         outcome = "timeout"
@@ -234,13 +234,8 @@ async def run_job(
         log.exception("memory LLM %s failed unexpectedly; falling back to the heuristic path", llm.name)
         await stats.record(job, "error", error=f"unexpected {type(exc).__name__}")
         return None
-    if outcome == "dropped":
-        # Normal under load (a newer turn superseded it): counted, not worth a warning each time.
-        stats.fallbacks += 1
-        log.debug("memory LLM %s: %s; falling back to the heuristic path", llm.name, why)
-    elif outcome != "ok":
-        _fallback(stats, llm, why)
     if outcome != "ok":
+        _fallback(stats, llm, why)
         await stats.record(job, outcome, error=why)
         return None
     if result is None:
@@ -269,9 +264,7 @@ async def settled(llm: MemoryLLM, job: str, key: str, settle_s: float, stats: LL
         await gate_for(llm).settle(job, key, settle_s)
     except Dropped as exc:
         stats.calls += 1
-        stats.dropped += 1
-        stats.fallbacks += 1
-        await stats.record(job, "dropped", error=exc.why)
+        await _dropped(stats, llm, job, exc.why)
         return False
     return True
 
@@ -281,6 +274,14 @@ def drop_jobs(llm: MemoryLLM, key: str, why: str) -> int:
     if isinstance(llm, NullLLM):
         return 0
     return gate_for(llm).drop(key, why)
+
+
+async def _dropped(stats: LLMStats, llm: MemoryLLM, job: str, why: str) -> None:
+    # Normal under load (a newer turn superseded it): counted, not worth a warning each time.
+    stats.dropped += 1
+    stats.fallbacks += 1
+    log.debug("memory LLM %s: %s; falling back to the heuristic path", llm.name, why)
+    await stats.record(job, "dropped", error=why)
 
 
 def _fallback(stats: LLMStats, llm: MemoryLLM, why: str) -> None:
