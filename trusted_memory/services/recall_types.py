@@ -16,7 +16,7 @@ from ..config import Settings
 from ..model import Atom
 from ..queries import AtomFilter
 from ..ranking import fused_keyword_weight, keyword_share, word_overlap
-from ..text import STOP_WORDS, content_terms, content_words, negated, stem, tokenize
+from ..text import content_terms, content_words, negated, stem
 
 if TYPE_CHECKING:
     import numpy as np
@@ -208,8 +208,14 @@ def stemmed(text: str) -> list[tuple[str, str]]:
     return [(term, _stem(term)) for term in content_terms(text)]
 
 
+@functools.lru_cache(maxsize=8192)
+def content_stems(text: str) -> frozenset[str]:
+    """The stems of a text's content words (memoised like content_words: the same hits recur)."""
+    return frozenset(_stem(word) for word in content_words(text))
+
+
 def matched_stems(query_terms: list[tuple[str, str]], text: str) -> list[str]:
-    stems = {_stem(t) for t in tokenize(text) if t not in STOP_WORDS}  # content_terms, as a set
+    stems = content_stems(text)
     return [term for term, stemmed in query_terms if stemmed in stems]
 
 
