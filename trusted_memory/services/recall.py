@@ -83,8 +83,10 @@ COLLAPSE_SPARE = 6  # whole rows fetched beyond k, to stand in for near-duplicat
 # From this many indexed vectors the index's first stage (~0.6 ms a query at 100k) runs beside the
 # FTS queries in a worker thread; below it, handing it over costs more CPU than it saves time.
 OVERLAP_MIN_ROWS = 65536
-# Vectors read per statement when the index loads: bounds the rows held in memory at once.
-LOAD_CHUNK = 8192
+# Vectors read per statement when the index loads: bounds the rows held in memory at once. Each
+# chunk's row objects are freed into the allocator's arenas, which keep what they cannot give back:
+# at 100k vectors 2,048 a statement leave the server ~6 MB smaller than 8,192 did, its peak ~30 MB lower.
+LOAD_CHUNK = 2048
 # A filtered vector search checks the filter on the best `fetch × NARROW_OVERFETCH` rows, then on
 # four times as many, up to NARROW_MAX_CHECKED rows, before it lists every atom the filter admits.
 NARROW_OVERFETCH = 4

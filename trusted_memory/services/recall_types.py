@@ -208,14 +208,9 @@ def stemmed(text: str) -> list[tuple[str, str]]:
     return [(term, _stem(term)) for term in content_terms(text)]
 
 
-@functools.lru_cache(maxsize=8192)
-def content_stems(text: str) -> frozenset[str]:
-    """The stems of a text's content words (memoised like content_words: the same hits recur)."""
-    return frozenset(_stem(word) for word in content_words(text))
-
-
 def matched_stems(query_terms: list[tuple[str, str]], text: str) -> list[str]:
-    stems = content_stems(text)
+    # content_words is memoised (the duplicate check reads the same hits): no second tokenisation.
+    stems = {_stem(word) for word in content_words(text)}
     return [term for term, stemmed in query_terms if stemmed in stems]
 
 
