@@ -127,6 +127,30 @@ async def test_another_process_sees_writes_on_its_next_query(settings: Settings)
         assert await texts(second, "what breed is my dog") == []
 
 
+async def test_term_counts_kept_between_searches_follow_writes_of_any_process(settings: Settings) -> None:
+    # Fused ranking reads how many memories hold each query word. A process keeps those counts
+    # between searches, through its own recall-statistics writes, but never past a write that
+    # changed them: its scores stay those of a process that counts afresh.
+    question = "which database do we use for the ledger service"
+    async with open_runtime(settings) as first, open_runtime(settings) as second:
+        await seed(atoms_of(first))
+        await seed(atoms_of(first), [("We picked Postgres 16 for the ledger service", "decision")])
+        await first.recall.search(RecallQuery(question))
+        await first.recall.flush_touches()  # its own write of recall statistics: the counts still hold
+        await seed(
+            atoms_of(second),
+            [
+                ("The ledger service moved to a new database host", "fact"),
+                ("Ledger exports run every night from the service account", "convention"),
+            ],
+        )
+        kept = await first.recall.search(RecallQuery(question, touch=False))
+        async with open_runtime(settings) as fresh:
+            counted = await fresh.recall.search(RecallQuery(question, touch=False))
+    assert [(h.atom.text, h.relevance) for h in kept.hits] == [(h.atom.text, h.relevance) for h in counted.hits]
+    assert any(h.atom.text.startswith("The ledger service moved") for h in kept.hits)
+
+
 async def test_session_associations_expand_one_hop(runtime: Runtime) -> None:
     atoms = atoms_of(runtime)
     await seed(

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 import threading
+from array import array
+from bisect import bisect_left
 from collections.abc import Iterable
 from importlib import resources
 
@@ -34,7 +36,16 @@ class Lexicon:
         """Index ``words`` (most frequent first) against the rows of ``vectors``."""
         if len(words) != vectors.shape[0]:
             raise ValueError(f"lexicon has {len(words)} words but {vectors.shape[0]} vectors")
-        self._row = {word: i for i, word in enumerate(words)}
+        # Word -> row without a dict of 40,000 str keys (~4 MB with the words): the words' hashes in
+        # order, each with its row, and the words in one string to confirm a match (~1 MB in all).
+        hashes = np.fromiter(map(hash, words), dtype=np.int64, count=len(words))
+        by_hash = np.argsort(hashes, kind="stable")
+        self._hashes = array("q", hashes[by_hash].tobytes())
+        self._by_hash = array("i", by_hash.astype(np.int32).tobytes())
+        self._text = "\n".join(words)
+        ends = np.cumsum(np.fromiter(map(len, words), dtype=np.int64, count=len(words)) + 1)
+        # Word i is text[starts[i] : starts[i + 1] - 1].
+        self._starts = array("i", np.concatenate(([0], ends)).astype(np.int32).tobytes())
         # Kept as int8 (5 MB, not 40 as float64): a text touches only a few rows.
         self._vectors = vectors
         # Rank weighting (log of the frequency rank): common words say little.
@@ -51,8 +62,19 @@ class Lexicon:
 
     def rows(self, words: Iterable[str]) -> list[int]:
         """The table rows of the given words that are in it (repeats kept: they count again)."""
-        get = self._row.get
-        return [row for row in map(get, words) if row is not None]
+        return [row for row in map(self.row, words) if row is not None]
+
+    def row(self, word: str) -> int | None:
+        """The table row of a word, or None if it is not in the table."""
+        key = hash(word)
+        hashes, starts = self._hashes, self._starts
+        at = bisect_left(hashes, key)
+        while at < len(hashes) and hashes[at] == key:  # equal hashes: the word itself decides
+            row = self._by_hash[at]
+            if self._text[starts[row] : starts[row + 1] - 1] == word:
+                return row
+            at += 1
+        return None
 
     def embed_rows(self, rows: list[int], dims: int) -> npt.NDArray[np.float64]:
         """The L2-normalised weighted sum of ``rows``' first ``dims`` components (zeros if none)."""

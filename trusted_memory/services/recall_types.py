@@ -16,7 +16,7 @@ from ..config import Settings
 from ..model import Atom
 from ..queries import AtomFilter
 from ..ranking import fused_keyword_weight, keyword_share, word_overlap
-from ..text import STOP_WORDS, content_terms, content_words, negated, stem, tokenize
+from ..text import content_terms, content_words, negated, stem
 
 if TYPE_CHECKING:
     import numpy as np
@@ -209,7 +209,8 @@ def stemmed(text: str) -> list[tuple[str, str]]:
 
 
 def matched_stems(query_terms: list[tuple[str, str]], text: str) -> list[str]:
-    stems = {_stem(t) for t in tokenize(text) if t not in STOP_WORDS}  # content_terms, as a set
+    # content_words is memoised (the duplicate check reads the same hits): no second tokenisation.
+    stems = {_stem(word) for word in content_words(text)}
     return [term for term, stemmed in query_terms if stemmed in stems]
 
 
