@@ -323,10 +323,13 @@ _GATE = 4  # bytes of a stem that gate it: a superset test, made exact by the co
 class ComboSet:
     """Combos with one index from gate words, stems and substrings to the terms they gate."""
 
-    __slots__ = ("_concepts", "_groups", "_partners", "_patterns", "_stems", "_subs", "_words", "combos")
+    __slots__ = ("_concepts", "_groups", "_last", "_partners", "_patterns", "_stems", "_subs", "_words", "combos")
 
     def __init__(self, *combos: Combo) -> None:
         self.combos = combos
+        # The gates found in the last text `run` read: the learned model asks for the same text's
+        # concept names right after (one tuple, replaced whole, so threads never see half of one).
+        self._last: tuple[str, frozenset[int]] | None = None
         self._concepts: list[Concept] = []
         seen: dict[int, int] = {}
         for combo in combos:
@@ -376,7 +379,8 @@ class ComboSet:
             # so 64 KiB of Latin text with one Chinese word costs one regex pass, not 300 scans.
             islands = "\n".join(compile_rx(_ISLAND).findall(low))
             chars = set(islands)  # a term needs all its characters present; repetitive text has few
-            for script, _ in _SUBSTRING_SCRIPTS:
+            # Most non-ASCII text ("€", "—", accents) has no run of these scripts: no term can occur.
+            for script, _ in _SUBSTRING_SCRIPTS if islands else ():
                 for sub, i, source in self._subs.get(script, ()):
                     if chars.issuperset(sub) and sub in islands:
                         present.setdefault(i, set()).add(source)
@@ -392,7 +396,9 @@ class ComboSet:
         The learned model reads these as features: a concept is an idea in many languages, so a
         weight learned for "dismiss" in English texts also counts for "vergiss" and "忽略".
         """
-        return sorted(self._concepts[i].name for i in self._present(t))
+        last = self._last
+        gated = last[1] if last is not None and last[0] == t.low else self._present(t).keys()
+        return sorted(self._concepts[i].name for i in gated)
 
     def _add_patterns(self, t: ScanText, present: dict[int, set[str]]) -> None:
         # Raw patterns' gates ("@", "://", "|" …) are tested only for concepts that share a combo
@@ -408,6 +414,7 @@ class ComboSet:
     def run(self, t: ScanText) -> list[tuple[str, int, int]]:
         """(label, start, end) for each combo that fires, offsets of the view ``t`` was built from."""
         present = self._present(t)
+        self._last = (t.low, frozenset(present))
         if not present:
             return []
         self._add_patterns(t, present)
