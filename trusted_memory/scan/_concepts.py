@@ -323,7 +323,18 @@ _GATE = 4  # bytes of a stem that gate it: a superset test, made exact by the co
 class ComboSet:
     """Combos with one index from gate words, stems and substrings to the terms they gate."""
 
-    __slots__ = ("_concepts", "_groups", "_last", "_partners", "_patterns", "_stems", "_subs", "_words", "combos")
+    __slots__ = (
+        "_combos_of",
+        "_concepts",
+        "_groups",
+        "_last",
+        "_partners",
+        "_patterns",
+        "_stems",
+        "_subs",
+        "_words",
+        "combos",
+    )
 
     def __init__(self, *combos: Combo) -> None:
         self.combos = combos
@@ -340,6 +351,14 @@ class ComboSet:
                         self._concepts.append(concept)
         # Per combo, per group, the indexes of its concepts.
         self._groups = tuple(tuple(frozenset(seen[id(c)] for c in g) for g in combo.groups) for combo in combos)
+        # For each concept, the combos one of whose groups it is in: a text with few concepts present
+        # tests those few combos, not all fifty.
+        combos_of: dict[int, set[int]] = {}
+        for c, groups in enumerate(self._groups):
+            for group in groups:
+                for i in group:
+                    combos_of.setdefault(i, set()).add(c)
+        self._combos_of = {i: frozenset(cs) for i, cs in combos_of.items()}
         self._words: dict[bytes, list[tuple[int, str]]] = {}
         # Stems are keyed by their first _GATE bytes: a cheap superset test, made exact by the regex.
         self._stems: dict[bytes, list[tuple[int, str]]] = {}
@@ -423,7 +442,12 @@ class ComboSet:
         positions: dict[str, list[int] | None] = {}
         breaks: dict[str, list[int]] = {}
         out: list[tuple[str, int, int]] = []
-        for combo, groups in zip(self.combos, self._groups):
+        combos_of = self._combos_of
+        candidates: set[int] = set()
+        for i in keys:
+            candidates |= combos_of.get(i, frozenset())
+        for c in sorted(candidates):  # in declaration order, as when every combo was tested
+            combo, groups = self.combos[c], self._groups[c]
             if any(keys.isdisjoint(group) for group in groups):
                 continue
             lists = []
