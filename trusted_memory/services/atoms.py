@@ -270,7 +270,13 @@ class AtomsService:
                 "preview": preview(atom.text, 80),
             }
             # Absent means none: a live write has no quarantine reason or findings (~35 bytes a turn).
-            await tx.events.append(actor, kind, f"atom:{atom.id}", {k: v for k, v in detail.items() if v is not None})
+            await tx.events.append(
+                actor,
+                kind,
+                f"atom:{atom.id}",
+                {k: v for k, v in detail.items() if v is not None},
+                atom_text=atom.text,  # just inserted: no read-back
+            )
         if self._recall is not None and vector is not None and atom.status == "live":
             self._recall.note_indexed_write()
         await self._budget.settle()
