@@ -354,11 +354,11 @@ class ComboSet:
         # For each concept, the combos one of whose groups it is in: a text with few concepts present
         # tests those few combos, not all fifty.
         combos_of: dict[int, set[int]] = {}
-        for c, groups in enumerate(self._groups):
-            for group in groups:
-                for i in group:
-                    combos_of.setdefault(i, set()).add(c)
-        self._combos_of = {i: frozenset(cs) for i, cs in combos_of.items()}
+        for combo_index, combo_groups in enumerate(self._groups):
+            for concept_group in combo_groups:
+                for member in concept_group:
+                    combos_of.setdefault(member, set()).add(combo_index)
+        self._combos_of = {member: frozenset(found) for member, found in combos_of.items()}
         self._words: dict[bytes, list[tuple[int, str]]] = {}
         # Stems are keyed by their first _GATE bytes: a cheap superset test, made exact by the regex.
         self._stems: dict[bytes, list[tuple[int, str]]] = {}

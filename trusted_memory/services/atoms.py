@@ -283,7 +283,7 @@ class AtomsService:
         return AtomWrite(atom.status if atom.status == "quarantined" else "added", atom, _write_message(atom))
 
     def note_write_without_atoms(self) -> None:
-        """After a write of this process that changed no atom or vector (a session's turn): recall's index stays current."""
+        """After a write of this process that changed no atom or vector (a turn's session write)."""
         if self._recall is not None:
             self._recall.note_indexed_write()
 

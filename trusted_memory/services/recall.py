@@ -394,7 +394,8 @@ class RecallService:
         unit and moved the counter by exactly one since the index was last brought up to date, the
         next write's link search need not re-read the store.
         """
-        if self._queue_empty and self._store.last_write_units == 1 and self._store.last_write_counter == self._counter + 1:
+        store = self._store
+        if self._queue_empty and store.last_write_units == 1 and store.last_write_counter == self._counter + 1:
             self._counter += 1
 
     async def search(self, query: RecallQuery) -> RecallResult:
