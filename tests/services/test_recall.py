@@ -151,6 +151,34 @@ async def test_term_counts_kept_between_searches_follow_writes_of_any_process(se
     assert any(h.atom.text.startswith("The ledger service moved") for h in kept.hits)
 
 
+async def semantic_links(runtime: Runtime, atom_id: str) -> set[str]:
+    """The ids of the atoms a write-time semantic link joins to this one (either end)."""
+    async with runtime.store.read() as rx:
+        num = await rx.recall.num_of(atom_id)
+        assert num is not None
+        return {row[4][0] for row in await rx.recall.neighbours([num]) if row[2] == "semantic" and row[4]}
+
+
+async def test_write_time_links_reach_this_and_another_process_s_latest_writes(settings: Settings) -> None:
+    # A write loads only its own vector when nothing else was committed since its index was current;
+    # a vector another process stored in between must still be linked to.
+    dog = [
+        "My dog Biscuit is a three year old beagle",
+        "Biscuit, my beagle, turned three years old",
+        "my three year old beagle Biscuit loves the park",
+        "Biscuit the beagle is three and loves walks",
+    ]
+    async with open_runtime(settings) as first, open_runtime(settings) as second:
+        mine, theirs = atoms_of(first), atoms_of(second)
+        a = (await mine.add(AtomDraft(content=dog[0], source="user_said"))).atom.id
+        b = (await mine.add(AtomDraft(content=dog[1], source="user_said"))).atom.id
+        c = (await theirs.add(AtomDraft(content=dog[2], source="user_said"))).atom.id
+        d = (await mine.add(AtomDraft(content=dog[3], source="user_said"))).atom.id
+        assert a in await semantic_links(first, b)  # this process's own previous write
+        assert c in await semantic_links(first, d)  # the other process's write since
+        assert c in [h.atom.id for h in (await first.recall.search(RecallQuery("beagle Biscuit", k=10))).hits]
+
+
 async def test_session_associations_expand_one_hop(runtime: Runtime) -> None:
     atoms = atoms_of(runtime)
     await seed(

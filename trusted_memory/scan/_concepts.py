@@ -323,10 +323,24 @@ _GATE = 4  # bytes of a stem that gate it: a superset test, made exact by the co
 class ComboSet:
     """Combos with one index from gate words, stems and substrings to the terms they gate."""
 
-    __slots__ = ("_concepts", "_groups", "_partners", "_patterns", "_stems", "_subs", "_words", "combos")
+    __slots__ = (
+        "_combos_of",
+        "_concepts",
+        "_groups",
+        "_last",
+        "_partners",
+        "_patterns",
+        "_stems",
+        "_subs",
+        "_words",
+        "combos",
+    )
 
     def __init__(self, *combos: Combo) -> None:
         self.combos = combos
+        # The gates found in the last text `run` read: the learned model asks for the same text's
+        # concept names right after (one tuple, replaced whole, so threads never see half of one).
+        self._last: tuple[str, frozenset[int]] | None = None
         self._concepts: list[Concept] = []
         seen: dict[int, int] = {}
         for combo in combos:
@@ -337,6 +351,14 @@ class ComboSet:
                         self._concepts.append(concept)
         # Per combo, per group, the indexes of its concepts.
         self._groups = tuple(tuple(frozenset(seen[id(c)] for c in g) for g in combo.groups) for combo in combos)
+        # For each concept, the combos one of whose groups it is in: a text with few concepts present
+        # tests those few combos, not all fifty.
+        combos_of: dict[int, set[int]] = {}
+        for combo_index, combo_groups in enumerate(self._groups):
+            for concept_group in combo_groups:
+                for member in concept_group:
+                    combos_of.setdefault(member, set()).add(combo_index)
+        self._combos_of = {member: frozenset(found) for member, found in combos_of.items()}
         self._words: dict[bytes, list[tuple[int, str]]] = {}
         # Stems are keyed by their first _GATE bytes: a cheap superset test, made exact by the regex.
         self._stems: dict[bytes, list[tuple[int, str]]] = {}
@@ -376,7 +398,8 @@ class ComboSet:
             # so 64 KiB of Latin text with one Chinese word costs one regex pass, not 300 scans.
             islands = "\n".join(compile_rx(_ISLAND).findall(low))
             chars = set(islands)  # a term needs all its characters present; repetitive text has few
-            for script, _ in _SUBSTRING_SCRIPTS:
+            # Most non-ASCII text ("€", "—", accents) has no run of these scripts: no term can occur.
+            for script, _ in _SUBSTRING_SCRIPTS if islands else ():
                 for sub, i, source in self._subs.get(script, ()):
                     if chars.issuperset(sub) and sub in islands:
                         present.setdefault(i, set()).add(source)
@@ -392,7 +415,9 @@ class ComboSet:
         The learned model reads these as features: a concept is an idea in many languages, so a
         weight learned for "dismiss" in English texts also counts for "vergiss" and "忽略".
         """
-        return sorted(self._concepts[i].name for i in self._present(t))
+        last = self._last
+        gated = last[1] if last is not None and last[0] == t.low else self._present(t).keys()
+        return sorted(self._concepts[i].name for i in gated)
 
     def _add_patterns(self, t: ScanText, present: dict[int, set[str]]) -> None:
         # Raw patterns' gates ("@", "://", "|" …) are tested only for concepts that share a combo
@@ -408,6 +433,7 @@ class ComboSet:
     def run(self, t: ScanText) -> list[tuple[str, int, int]]:
         """(label, start, end) for each combo that fires, offsets of the view ``t`` was built from."""
         present = self._present(t)
+        self._last = (t.low, frozenset(present))
         if not present:
             return []
         self._add_patterns(t, present)
@@ -416,7 +442,12 @@ class ComboSet:
         positions: dict[str, list[int] | None] = {}
         breaks: dict[str, list[int]] = {}
         out: list[tuple[str, int, int]] = []
-        for combo, groups in zip(self.combos, self._groups):
+        combos_of = self._combos_of
+        candidates: set[int] = set()
+        for i in keys:
+            candidates |= combos_of.get(i, frozenset())
+        for c in sorted(candidates):  # in declaration order, as when every combo was tested
+            combo, groups = self.combos[c], self._groups[c]
             if any(keys.isdisjoint(group) for group in groups):
                 continue
             lists = []

@@ -51,8 +51,7 @@ _SPACES = re.compile(r"\s+")
 
 
 def _bucket(h: npt.NDArray[np.uint64], n: int) -> npt.NDArray[np.int64]:
-    with np.errstate(over="ignore"):
-        mixed = (h ^ _SALTS[n]) * _MIX
+    mixed = (h ^ _SALTS[n]) * _MIX  # wraps around: called under errstate(over="ignore")
     return (mixed >> _SHIFT).astype(np.int64)
 
 
@@ -62,13 +61,15 @@ def features(low: str) -> npt.NDArray[np.int64]:
     cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64)
     parts: list[npt.NDArray[np.int64]] = []
     with np.errstate(over="ignore"):
-        for n in CHAR_SIZES:
-            if len(cps) < n:
-                continue
-            h = np.zeros(len(cps) - n + 1, dtype=np.uint64)
-            for k in range(n):
-                h = h * _PRIME + cps[k : len(cps) - n + 1 + k]
-            parts.append(_bucket(h, n))
+        # The polynomial hash of each n-gram, h_n[i] = sum of cps[i + k] * PRIME^(n-1-k) (mod 2^64),
+        # extends the one of the (n-1)-gram at i: h_n[i] = h_{n-1}[i] * PRIME + cps[i + n - 1].
+        h = cps
+        for size in range(2, CHAR_SIZES[-1] + 1):
+            if len(cps) < size:
+                break
+            h = h[:-1] * _PRIME + cps[size - 1 :]
+            if size in CHAR_SIZES:
+                parts.append(_bucket(h, size))
         words = np.array([zlib.crc32(w.encode("utf-8", "surrogatepass")) for w in _WORD.findall(text)], dtype=np.uint64)
         if len(words):
             parts.append(_bucket(words, 1))

@@ -270,9 +270,22 @@ class AtomsService:
                 "preview": preview(atom.text, 80),
             }
             # Absent means none: a live write has no quarantine reason or findings (~35 bytes a turn).
-            await tx.events.append(actor, kind, f"atom:{atom.id}", {k: v for k, v in detail.items() if v is not None})
+            await tx.events.append(
+                actor,
+                kind,
+                f"atom:{atom.id}",
+                {k: v for k, v in detail.items() if v is not None},
+                atom_text=atom.text,  # just inserted: no read-back
+            )
+        if self._recall is not None and vector is not None and atom.status == "live":
+            self._recall.note_indexed_write()
         await self._budget.settle()
         return AtomWrite(atom.status if atom.status == "quarantined" else "added", atom, _write_message(atom))
+
+    def note_write_without_atoms(self) -> None:
+        """After a write of this process that changed no atom or vector (a turn's session write)."""
+        if self._recall is not None:
+            self._recall.note_indexed_write()
 
     async def supersede(self, newer: Atom, statement: str, *, actor: Actor = "agent") -> Atom | None:
         """The user corrected an earlier memory with `newer`: link them and let the newer one rank first.

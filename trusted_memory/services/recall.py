@@ -318,10 +318,10 @@ class RecallService:
                 links.append((num, same_task, "task", 0.5))
         if vector is not None:
             space, scale, blob, vec = vector
-            await tx.recall.put_vectors([(num, space, scale, blob)])
+            seq = await tx.recall.put_vectors([(num, space, scale, blob)])
             # Link against everything stored so far, not only what the last search loaded; this
-            # transaction's own vector is loaded too (the counter has not moved yet: force it).
-            await self._refresh(tx, force=True)
+            # transaction's own vector is loaded too (the counter has not moved yet).
+            await self._refresh(tx, own=(num, blob, seq))
             if self._index is not None and len(self._index):
                 shortlist = max(LINK_SHORTLIST, len(self._index) // LINK_SHORTLIST_SHARE)
                 for other, cosine in self._index.search(vec, 4, shortlist=shortlist):
@@ -339,12 +339,24 @@ class RecallService:
                 await tx.recall.link(links)
 
     # search ----------------------------------------------------------------------------------
-    async def _refresh(self, rx: Reader, *, force: bool = False) -> None:
-        """Bring the in-memory index up to date with what any process has written."""
+    async def _refresh(self, rx: Reader, *, own: tuple[int, bytes, int] | None = None) -> None:
+        """Bring the in-memory index up to date with what any process has written.
+
+        `own` is the (num, blob, seq) of a vector the caller's write transaction just stored: it is
+        loaded even though the change counter has not moved yet.
+        """
         counter = await rx.change_counter()
         self._seen_counter = counter
-        if (counter == self._counter and not force) or self._embedder is None:
+        if self._embedder is None or (counter == self._counter and own is None):
             return
+        index = self._index
+        if own is not None and index is not None and counter == self._counter and self._queue_empty:
+            num, blob, seq = own
+            if index.seq == seq - 1:
+                # Nothing was committed since the last refresh and no vector stored before this one
+                # is missing: the write's own vector is all there is to load, and it is at hand.
+                index.upsert_codes([num], [blob], seq=seq)
+                return
         index = self._index_obj()
         space = self.embedder().space.fingerprint()
         monotonic = time.monotonic()
@@ -381,6 +393,18 @@ class RecallService:
         up to date (the counter moved by exactly one), the index is still current.
         """
         if self._queue_empty and self._store.last_write_counter == self._counter + 1:
+            self._counter += 1
+
+    def note_indexed_write(self) -> None:
+        """After a write of this process that left the index current, if that write committed alone.
+
+        Such a write (an atom and the vector index_written loaded, or a session's turn) stores no
+        other vector, deletes no atom and queues none for embedding; when its commit held only that
+        unit and moved the counter by exactly one since the index was last brought up to date, the
+        next write's link search need not re-read the store.
+        """
+        store = self._store
+        if self._queue_empty and store.last_write_units == 1 and store.last_write_counter == self._counter + 1:
             self._counter += 1
 
     async def search(self, query: RecallQuery) -> RecallResult:

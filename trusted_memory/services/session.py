@@ -263,6 +263,7 @@ class SessionService:
                 await tx.events.append("system", "session_relayed", f"session:{session_id}", {"reason": RELAYED_REASON})
             await tx.events.append(actor, "turn_observed", f"session:{session_id}", {"turn": session.turns})
             session = await tx.sessions.get(session_id) or session
+        self._atoms.note_write_without_atoms()
         said = datetime.fromtimestamp(ts)
         dates = time_refs(own_words, said)
         writes = [

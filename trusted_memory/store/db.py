@@ -160,6 +160,7 @@ class Store:
         self._writer: SyncWriter | None = None
         # meta.change_counter as this process's latest write committed it (see RecallService).
         self.last_write_counter: int | None = None
+        self.last_write_units = 0  # how many units (Store.write bodies) that commit held
         self._read_lock = asyncio.Lock()
         self._group: _Group | None = None
 
@@ -416,6 +417,7 @@ class Store:
                     counter = raw.execute("SELECT value FROM meta WHERE key = 'change_counter'").fetchone()
                     raw.execute("COMMIT")
                     self.last_write_counter = int(counter[0])
+                    self.last_write_units = group.landed
                     return
             except BaseException:
                 if raw.in_transaction:  # SQLite may have rolled back already (e.g. disk full)

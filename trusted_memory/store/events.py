@@ -90,9 +90,15 @@ class EventsRepo:
         subject: str | None = None,
         detail: Mapping[str, object] | None = None,
         ts: float | None = None,
+        *,
+        atom_text: str | None = None,
     ) -> int:
-        """Record one event; returns its id."""
-        stored, derived = await self._stored_detail(kind, subject, detail or {})
+        """Record one event; returns its id.
+
+        `atom_text` is the text of the subject atom as this transaction wrote it, when the caller
+        has it at hand (it is read back otherwise).
+        """
+        stored, derived = await self._stored_detail(kind, subject, detail or {}, atom_text)
         cur = await self._conn.execute(
             "INSERT INTO events(ts, actor, kind, subject, detail, derived_preview) VALUES (?, ?, ?, ?, ?, ?)",
             (time.time() if ts is None else ts, actor, kind, subject, _dumps(stored), derived),
@@ -110,15 +116,18 @@ class EventsRepo:
         return bool(cur.rowcount > 0)
 
     async def _stored_detail(
-        self, kind: str, subject: str | None, detail: Mapping[str, object]
+        self, kind: str, subject: str | None, detail: Mapping[str, object], atom_text: str | None = None
     ) -> tuple[Mapping[str, object], int | None]:
         """(detail as stored, derived_preview): the preview is left out when the atom's text rebuilds it."""
         atom_id = _derived_atom(kind, subject, detail)
         if atom_id is None:
             return detail, None
-        async with self._conn.execute("SELECT text FROM atoms WHERE id = ?", (atom_id,)) as cur:
-            row = await cur.fetchone()
-        if row is None or preview(str(row[0]), ATOM_PREVIEW_CHARS) != detail["preview"]:
+        text = atom_text
+        if text is None:
+            async with self._conn.execute("SELECT text FROM atoms WHERE id = ?", (atom_id,)) as cur:
+                row = await cur.fetchone()
+            text = None if row is None else str(row[0])
+        if text is None or preview(text, ATOM_PREVIEW_CHARS) != detail["preview"]:
             return detail, None
         return {k: v for k, v in detail.items() if k != "preview"}, 1
 

@@ -178,8 +178,11 @@ class RecallRepo:
         )
         return int(cur.rowcount)
 
-    async def put_vectors(self, rows: Sequence[tuple[int, str, float, bytes]]) -> None:
-        """Store (num, space, scale, blob) vectors and take those atoms off the embed queue."""
+    async def put_vectors(self, rows: Sequence[tuple[int, str, float, bytes]]) -> int:
+        """Store (num, space, scale, blob) vectors and take those atoms off the embed queue.
+
+        Returns the seq of the last row stored (rows get consecutive seqs, after every earlier one).
+        """
         async with self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM vectors") as cur:
             row = await cur.fetchone()
         seq = int(row[0]) if row else 0
@@ -194,6 +197,7 @@ class RecallRepo:
                 "UPDATE meta SET value = ? WHERE key = 'embedding_space' AND value = ''",
                 (rows[0][1],),
             )
+        return seq + len(rows)
 
     async def vectors_since(self, space: str, seq: int, limit: int = 50_000) -> list[tuple[int, int, float, bytes]]:
         """Vectors of one space stored after `seq`, as (num, seq, scale, blob), in seq order."""
