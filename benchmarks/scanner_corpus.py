@@ -48,6 +48,8 @@ PARTS = {
     "heldout3": ROOT / "tests" / "data" / "scanner" / "corpus_heldout3.json",
     "round4_a": ROOT / "tests" / "data" / "scanner" / "corpus_round4_a.json",
     "round4_b": ROOT / "tests" / "data" / "scanner" / "corpus_round4_b.json",
+    "heldout4": ROOT / "tests" / "data" / "scanner" / "corpus_heldout4.json",
+    "round5_b": ROOT / "tests" / "data" / "scanner" / "corpus_round5_b.json",
     "heldout": ROOT / "tests" / "data" / "scanner" / "heldout.json",
 }
 # Which finding kind catches an item of each list; a benign item is flagged by any finding.

@@ -51,7 +51,7 @@ from trusted_memory.scan import (  # noqa: E402
     CONCEPT_SCALE,
     CONCEPTS,
     concept_names,
-    features,
+    feature_blocks,
     fold_view,
     scan,
 )
@@ -65,6 +65,8 @@ AUTHORS = {
     "heldout3": DATA / "corpus_heldout3.json",
     "round4_a": DATA / "corpus_round4_a.json",
     "round4_b": DATA / "corpus_round4_b.json",
+    "heldout4": DATA / "corpus_heldout4.json",
+    "round5_b": DATA / "corpus_round5_b.json",
 }
 AUTHORS = {name: path for name, path in AUTHORS.items() if path.exists()}
 COLUMN = {name: (1 << BITS) + k for k, name in enumerate(CONCEPTS)}
@@ -76,19 +78,21 @@ ORDINARY = (
     ROOT / "benchmarks" / "data" / "conversations",
 )
 OUT = ROOT / "trusted_memory" / "scan" / "data" / "injection_model.npz"
-C = 24.0  # inverse regularisation (out of author, seven authors: 4 → 12 → 24 each raised catches by ~1 point)
+C = 64.0  # inverse regularisation (out of author, nine authors, blocks scaled apart: 24 -> 64 +1 point, 200 no more)
 BENIGN_BUDGET = 0.0025  # share of the pooled benign texts the model may add to the rules' flags, out of author
 
 
 def row(text: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     low = fold_view(text).low
-    buckets = features(low)
     concept_cols = np.array([COLUMN[name] for name in concept_names(low)], dtype=np.int64)
-    concept_vals = np.full(len(concept_cols), CONCEPT_SCALE)
-    if not len(buckets):
-        return concept_cols, concept_vals
-    cols, counts = np.unique(buckets, return_counts=True)
-    return np.concatenate([cols, concept_cols]), np.concatenate([counts / np.sqrt(len(buckets)), concept_vals])
+    cols, vals = [concept_cols], [np.full(len(concept_cols), CONCEPT_SCALE)]
+    for block in feature_blocks(low):  # character n-grams, then words: each scaled by its own length
+        if len(block):
+            block_cols, counts = np.unique(block, return_counts=True)
+            cols.append(block_cols)
+            vals.append(counts / np.sqrt(len(block)))
+    # A word bucket may equal a character bucket: the matrix sums duplicate entries, as the scanner does.
+    return np.concatenate(cols), np.concatenate(vals)
 
 
 def matrix(texts: list[str]) -> csr_matrix:
@@ -99,7 +103,9 @@ def matrix(texts: list[str]) -> csr_matrix:
         values.append(vals)
         indptr.append(indptr[-1] + len(cols))
     shape = (len(texts), (1 << BITS) + len(CONCEPTS))
-    return csr_matrix((np.concatenate(values), np.concatenate(indices), indptr), shape=shape)
+    out = csr_matrix((np.concatenate(values), np.concatenate(indices), indptr), shape=shape)
+    out.sum_duplicates()
+    return out
 
 
 def load(path: Path) -> list[tuple[str, str, int, bool]]:

@@ -2,7 +2,7 @@
 
 Hand-written rules generalise poorly to wording they have not seen (first-sight catch rates of
 new batches were 42-85 %), so beside them a linear model scores the folded text from hashed
-features: words, word bigrams and character 3-5-grams (character n-grams carry scripts without
+features: words, word bigrams and character 2-5-grams (character n-grams carry scripts without
 spaces and inflected languages), plus one feature per scanner concept whose gate word occurs
 (``_concepts``: "dismiss", "remember", "secrets", "ai vocative" … each a set of terms in many
 languages), so what the model learns about an idea in one language carries to the others; out
@@ -32,11 +32,20 @@ from ..errors import ConfigError
 from ._injection_combos import COMBOS
 from ._rules import ScanText
 
-__all__ = ["CONCEPTS", "CONCEPT_SCALE", "MODEL_LABEL", "concept_names", "features", "injection_score", "model_flags"]
+__all__ = [
+    "CONCEPTS",
+    "CONCEPT_SCALE",
+    "MODEL_LABEL",
+    "concept_names",
+    "feature_blocks",
+    "features",
+    "injection_score",
+    "model_flags",
+]
 
 MODEL_LABEL = "learned injection model"
 BITS = 16  # 65,536 hashed buckets (2^17 and 2^18 scored no better out of author)
-CHAR_SIZES = (3, 4, 5)
+CHAR_SIZES = (2, 3, 4, 5)
 WINDOW = 800  # characters per scored window; training texts are mostly shorter
 STRIDE = 400
 MIN_SEGMENT = 160  # a long text is scored per line; shorter lines are joined to the next
@@ -56,11 +65,18 @@ def _bucket(h: npt.NDArray[np.uint64], n: int) -> npt.NDArray[np.int64]:
     return (mixed >> _SHIFT).astype(np.int64)
 
 
-def features(low: str) -> npt.NDArray[np.int64]:
-    """The hashed feature buckets of a lower-cased, folded text (one entry per occurrence)."""
+def feature_blocks(low: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The hashed buckets of a lower-cased, folded text: character n-grams, then words and word bigrams.
+
+    One entry per occurrence. The two blocks are scaled apart (each by one over the square root of
+    its length): character n-grams outnumber words about five to one, and scaled together they
+    drowned the words; apart, the model caught more of a left-out author's injections at the same
+    benign rate (benchmarks/RESULTS.md, round 5).
+    """
     text = " " + _SPACES.sub(" ", low).strip() + " "
     cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64)
-    parts: list[npt.NDArray[np.int64]] = []
+    chars: list[npt.NDArray[np.int64]] = []
+    words: list[npt.NDArray[np.int64]] = []
     with np.errstate(over="ignore"):
         for n in CHAR_SIZES:
             if len(cps) < n:
@@ -68,13 +84,21 @@ def features(low: str) -> npt.NDArray[np.int64]:
             h = np.zeros(len(cps) - n + 1, dtype=np.uint64)
             for k in range(n):
                 h = h * _PRIME + cps[k : len(cps) - n + 1 + k]
-            parts.append(_bucket(h, n))
-        words = np.array([zlib.crc32(w.encode("utf-8", "surrogatepass")) for w in _WORD.findall(text)], dtype=np.uint64)
-        if len(words):
-            parts.append(_bucket(words, 1))
-        if len(words) > 1:
-            parts.append(_bucket(words[:-1] * _PRIME + words[1:], 2))
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+            chars.append(_bucket(h, n))
+        hashed = np.array(
+            [zlib.crc32(w.encode("utf-8", "surrogatepass")) for w in _WORD.findall(text)], dtype=np.uint64
+        )
+        if len(hashed):
+            words.append(_bucket(hashed, 1))
+        if len(hashed) > 1:
+            words.append(_bucket(hashed[:-1] * _PRIME + hashed[1:], 2))
+    empty = np.zeros(0, dtype=np.int64)
+    return (np.concatenate(chars) if chars else empty), (np.concatenate(words) if words else empty)
+
+
+def features(low: str) -> npt.NDArray[np.int64]:
+    """Every hashed feature bucket of a lower-cased, folded text (both blocks of ``feature_blocks``)."""
+    return np.concatenate(feature_blocks(low))
 
 
 def concept_names(low: str) -> list[str]:
@@ -111,11 +135,12 @@ def _weights() -> _Weights:
 
 
 def _ngram_logit(low: str, w: _Weights) -> float:
-    buckets = features(low)
-    if not len(buckets):
-        return w.bias
-    # Each occurrence counts 1/sqrt(n): the same scaling the training script gives its rows.
-    return w.bias + float(w.ngrams[buckets].sum()) / float(np.sqrt(len(buckets)))
+    # Each occurrence counts 1/sqrt(n), n the length of its block: the training script's scaling.
+    logit = w.bias
+    for block in feature_blocks(low):
+        if len(block):
+            logit += float(w.ngrams[block].sum()) / float(np.sqrt(len(block)))
+    return logit
 
 
 def _concept_logit(low: str, w: _Weights) -> float:
