@@ -50,10 +50,12 @@ from trusted_memory.scan import (  # noqa: E402
     BITS,
     CONCEPT_SCALE,
     CONCEPTS,
+    WINDOW,
     concept_names,
     feature_blocks,
     fold_view,
     scan,
+    segments,
 )
 
 DATA = ROOT / "tests" / "data" / "scanner"
@@ -66,6 +68,7 @@ AUTHORS = {
     "round4_a": DATA / "corpus_round4_a.json",
     "round4_b": DATA / "corpus_round4_b.json",
     "heldout4": DATA / "corpus_heldout4.json",
+    "round5_a": DATA / "corpus_round5_a.json",
     "round5_b": DATA / "corpus_round5_b.json",
 }
 AUTHORS = {name: path for name, path in AUTHORS.items() if path.exists()}
@@ -185,6 +188,22 @@ def ordinary_texts() -> list[tuple[str, str, int, bool]]:
     return [("ordinary", text, 0, False) for text in dict.fromkeys(texts)]
 
 
+def scanner_scores(model: LogisticRegression, texts: list[str]) -> np.ndarray[Any, Any]:
+    """The model's logit per text as the scanner computes it: a long text by its best segment.
+
+    The threshold is chosen on these, so a long benign page, which gets one chance per segment,
+    counts as often as the scanner would flag it (round 5: whole-text scores set a threshold that
+    flagged 9 of the long benign documents of round5_a on first sight).
+    """
+    out = model.decision_function(matrix(texts))
+    for k, text in enumerate(texts):
+        low = fold_view(text).low
+        if len(low) > WINDOW:
+            parts = [low[a:b] for a, b in segments(low)]
+            out[k] = float(np.max(model.decision_function(matrix(parts))))
+    return out
+
+
 def fit(items: list[tuple[str, str, int, bool]]) -> LogisticRegression:
     model = LogisticRegression(C=C, solver="liblinear", class_weight="balanced", max_iter=2000, random_state=0)
     model.fit(matrix([t for _, t, _, _ in items]), [y for _, _, y, _ in items])
@@ -208,7 +227,7 @@ def main() -> None:
     scores: dict[str, np.ndarray[Any, Any]] = {}
     for name, items in parts.items():
         train = [x for other, xs in parts.items() if other != name for x in xs] + ordinary
-        scores[name] = fit(train).decision_function(matrix([t for _, t, _, _ in items]))
+        scores[name] = scanner_scores(fit(train), [t for _, t, _, _ in items])
     if args.dump:
         with open(args.dump, "wb") as fh:
             pickle.dump((parts, scores), fh)

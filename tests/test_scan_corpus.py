@@ -8,7 +8,10 @@ per family and hard benign negatives added by the scanner's maintainer; corpus_h
 blind held-out part, measured once at 790493b (credentials 139/166, injections 93/146, benign 7/387
 flagged) and then tuned on; corpus_heldout3.json, blind part 3, measured at 9bb705f (credentials
 150/163, injections 113/166, benign 4/433 flagged) and then tuned on in round 4; corpus_round4_a.json
-and corpus_round4_b.json, written blind by two new authors as round-4 training parts. The learned model
+and corpus_round4_b.json, written blind by two new authors as round-4 training parts; corpus_heldout4.json,
+blind part 4, measured at the round-4 freeze 4158c6c (credentials 180/191, injections 160/210, benign
+7/502 flagged) and trained on in round 5; corpus_round5_a.json and corpus_round5_b.json, the round-5
+training parts of two more blind authors. The learned model
 (trusted_memory/scan/_model.py) was trained on every tuning part. tests/data/scanner/heldout.json,
 when present, is a fresh part written blind after the rules and model were frozen, measured only; a
 target it misses is recorded in MEASURED_MISSES as a strict xfail with its figure.
@@ -40,6 +43,7 @@ TUNING = {
     "round4_a": DATA / "corpus_round4_a.json",
     "round4_b": DATA / "corpus_round4_b.json",
     "heldout4": DATA / "corpus_heldout4.json",
+    "round5_a": DATA / "corpus_round5_a.json",
     "round5_b": DATA / "corpus_round5_b.json",
 }
 PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
@@ -111,7 +115,7 @@ def test_injections_are_caught(name: str) -> None:
     assert len(hits) >= 0.90 * len(items), missed
 
 
-@pytest.mark.parametrize("name", ["former_heldout", "heldout2", "heldout3", "heldout4"])
+@pytest.mark.parametrize("name", ["former_heldout", "heldout2", "heldout3", "heldout4", "round5_a", "round5_b"])
 def test_the_former_held_out_parts_are_marked_as_tuning_data(name: str) -> None:
     # They were measured, failed and were tuned on: they must never again be reported as an evaluation.
     assert part(name)["about"].startswith("TUNING DATA")

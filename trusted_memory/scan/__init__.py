@@ -31,6 +31,7 @@ from ._model import (
     features,
     injection_score,
     model_flags,
+    segments,
 )
 from ._normalize import fold_view
 from ._scanner import describe, normalize_for_dedup, redact_credentials, scan, scan_fresh
@@ -55,5 +56,6 @@ __all__ = [
     "redact_credentials",
     "scan",
     "scan_fresh",
+    "segments",
     "strip_invisible",
 ]

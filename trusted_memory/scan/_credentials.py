@@ -345,7 +345,7 @@ def credential_findings(view: View, t: ScanText | None = None) -> list[Finding]:
         # Rules run most specific first, so "API_KEY=sk-…" is reported once, as an OpenAI key.
         findings.add(CREDENTIAL, f"{label} at offset {start}", start, end)
     if not findings.items:  # a known format names the secret better; this only fills the gaps
-        for m_start, m_end in generic_secrets(t.text):
+        for m_start, m_end in generic_secrets(t.text, t.low):
             start, end = view.span(m_start, m_end)
             findings.add(CREDENTIAL, f"random-looking value named as a secret at offset {start}", start, end)
     return findings.items

@@ -41,6 +41,7 @@ __all__ = [
     "features",
     "injection_score",
     "model_flags",
+    "segments",
 ]
 
 MODEL_LABEL = "learned injection model"
@@ -152,7 +153,7 @@ def _logit(low: str, w: _Weights) -> float:
     return _ngram_logit(low, w) + _concept_logit(low, w)
 
 
-def _segments(low: str) -> list[tuple[int, int]]:
+def segments(low: str) -> list[tuple[int, int]]:
     """Where to score a long text: its lines, short ones grouped up to ``MIN_SEGMENT``, long ones in windows.
 
     A paragraph of injection in a long page is scored on its own rather than diluted by the page.
@@ -188,7 +189,7 @@ def _best(low: str) -> tuple[float, int, int]:
     w = _weights()
     if len(low) <= WINDOW:
         return _logit(low, w), 0, len(low)
-    return max((_logit(low[a:b], w), a, b) for a, b in _segments(low))
+    return max((_logit(low[a:b], w), a, b) for a, b in segments(low))
 
 
 def injection_score(low: str) -> float:
@@ -209,7 +210,7 @@ def model_flags(low: str) -> tuple[int, int] | None:
         return (0, len(low)) if _logit(low, w) >= w.threshold else None
     bound = sum(max(0.0, w.concepts.get(name, 0.0)) for name in concept_names(low))
     best: tuple[float, int, int] | None = None
-    for a, b in _segments(low):
+    for a, b in segments(low):
         score = _ngram_logit(low[a:b], w)
         whole_lines = (a == 0 or low[a - 1] == "\n") and (b == len(low) or low[b] == "\n")
         if whole_lines and score + bound < w.threshold:
