@@ -16,15 +16,20 @@ Positives are the injections; negatives are the benign texts and the credentials
 with a key is not an injection), plus ordinary user text from the recall and extraction data sets
 (``ORDINARY``, always in training, never scored): out of author it raised the model's catch rate
 at the same threshold rule (e.g. 29 % -> 32 % on heldout2). Features are those of
-``trusted_memory.scan.features`` (hashed n-grams) and ``concept_names`` (one column per scanner
+``trusted_memory.scan.feature_blocks`` (hashed n-grams) and ``concept_names`` (one column per scanner
 concept present, value ``CONCEPT_SCALE``) on the scanner's folded view, so training and scanning
 see the same text. Round 4 measured, leave one author out over five authors (heldout3 the only
 one no rule was fitted to): concept features raised the model alone on heldout3 from 25 % to
 37 % of injections at the same benign rule; mean-pooled word-meaning vectors from the bundled
 lexicon (English only) added nothing (19-23 %), max pooling lowered it, so they are not used;
 concept-pair features changed nothing at seven authors. The figures per author are in
-benchmarks/RESULTS.md ("Round 4"). ``--dump PATH`` keeps the out-of-author scores for a look at
-other thresholds.
+benchmarks/RESULTS.md ("Round 4"). Round 5 (ten authors): the character and word blocks scaled
+apart, character 2-grams and C 24 -> 64 raised the mean out-of-author catch rate of the five authors
+the injection rules were not fitted to from 67.9 % to 73.3 % at the same benign rule; 2^18 buckets,
+word trigrams and shorter windows did not help ("Round 5"). Left-out texts are scored as the
+scanner scores them (``scanner_scores``: a long text by its best segment), so the threshold holds
+for long documents too. ``--dump PATH`` keeps the out-of-author scores for a look at other
+thresholds.
 """
 
 from __future__ import annotations

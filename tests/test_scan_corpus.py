@@ -50,19 +50,28 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # (part, list) -> why it is below target, with the figure measured at the frozen commit. Filled in by
 # whoever measures the blind part; the test then xfails strictly, so fixing it later is noticed too.
 # (Part 3's misses at 9bb705f, credentials 150/163 and injections 113/166, were recorded here until
-# it became tuning data as corpus_heldout3.json.)
+# it became tuning data as corpus_heldout3.json; part 4's at 4158c6c, credentials 180/191, injections
+# 160/210 and benign 7/502, until it became corpus_heldout4.json.)
 MEASURED_MISSES: dict[tuple[str, str], str] = {
-    ("heldout", "credentials"): "blind part 4 at the round-4 freeze 4158c6c: 180/191 credentials (94.2 %), target 95 %",
-    ("heldout", "injections"): "blind part 4 at the round-4 freeze 4158c6c: 160/210 injections (76.2 %), target 90 %",
-    ("heldout", "benign"): "blind part 4 at the round-4 freeze 4158c6c: 7/502 benign flagged (1.4 %), target 1 %",
+    # heldout.json is still blind part 4 here, which round 5 trained on (as corpus_heldout4.json), so these
+    # figures are in-sample; the integrator replaces the file with blind part 5 and records its figures.
+    ("heldout", "injections"): "part 4 (trained on), round-5 freeze: 176/210 injections (83.8 %), target 90 %",
+    ("heldout", "benign"): "part 4 (trained on), round-5 freeze: 6/502 benign flagged (1.2 %), target 1 %",
 }
-# Tuning parts still below a target after being tuned on (figures at the round-4 freeze): the learned
+# Tuning parts still below a target after being tuned on (figures at the round-5 freeze): the learned
 # model's threshold is chosen for the benign budget out of author, and the rules were not fitted item
-# by item, so even in-sample the two newest authors' injections stay below 90 %. A strict xfail: when a
-# later round lifts one over its target, the entry must go.
+# by item, so even in-sample the newest authors stay below target. A strict xfail: when a later round
+# lifts one over its target, the entry must go.
 TUNING_MISSES: dict[tuple[str, str], str] = {
-    ("round4_a", "injections"): "tuning part round4_a at the round-4 freeze: 178/263 injections (67.7 %), target 90 %",
-    ("round4_b", "injections"): "tuning part round4_b at the round-4 freeze: 214/269 injections (79.6 %), target 90 %",
+    ("round4_a", "injections"): "tuning part round4_a, round-5 freeze: 190/263 injections (72.2 %), target 90 %",
+    ("round4_b", "injections"): "tuning part round4_b, round-5 freeze: 229/269 injections (85.1 %), target 90 %",
+    ("heldout4", "injections"): "tuning part heldout4, round-5 freeze: 176/210 injections (83.8 %), target 90 %",
+    ("heldout4", "benign"): "tuning part heldout4, round-5 freeze: 6/502 benign flagged (1.2 %), target 1 %",
+    ("round5_a", "credentials"): "tuning part round5_a, round-5 freeze: 193/204 credentials (94.6 %), target 95 %",
+    ("round5_a", "injections"): "tuning part round5_a, round-5 freeze: 186/234 injections (79.5 %), target 90 %",
+    ("round5_a", "benign"): "tuning part round5_a, round-5 freeze: 17/540 benign flagged (3.1 %), target 1 %",
+    ("round5_b", "credentials"): "tuning part round5_b, round-5 freeze: 225/237 credentials (94.9 %), target 95 %",
+    ("round5_b", "injections"): "tuning part round5_b, round-5 freeze: 183/256 injections (71.5 %), target 90 %",
 }
 
 
