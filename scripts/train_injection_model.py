@@ -59,6 +59,7 @@ from trusted_memory.scan import (  # noqa: E402
     concept_names,
     feature_blocks,
     fold_view,
+    ngram_values,
     scan,
     segments,
 )
@@ -96,9 +97,9 @@ def row(text: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     cols, vals = [concept_cols], [np.full(len(concept_cols), CONCEPT_SCALE)]
     for block in feature_blocks(low):  # character n-grams, then words: each scaled by its own length
         if len(block):
-            block_cols, counts = np.unique(block, return_counts=True)
+            block_cols, block_vals = ngram_values(block)
             cols.append(block_cols)
-            vals.append(counts / np.sqrt(len(block)))
+            vals.append(block_vals)
     # A word bucket may equal a character bucket: the matrix sums duplicate entries, as the scanner does.
     return np.concatenate(cols), np.concatenate(vals)
 

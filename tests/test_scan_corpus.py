@@ -55,7 +55,7 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 MEASURED_MISSES: dict[tuple[str, str], str] = {
     # heldout.json is still blind part 4 here, which round 5 trained on (as corpus_heldout4.json), so these
     # figures are in-sample; the integrator replaces the file with blind part 5 and records its figures.
-    ("heldout", "injections"): "part 4 (trained on), round-5 freeze: 176/210 injections (83.8 %), target 90 %",
+    ("heldout", "injections"): "part 4 (trained on), round-5 freeze: 178/210 injections (84.8 %), target 90 %",
     ("heldout", "benign"): "part 4 (trained on), round-5 freeze: 6/502 benign flagged (1.2 %), target 1 %",
 }
 # Tuning parts still below a target after being tuned on (figures at the round-5 freeze): the learned
@@ -63,15 +63,15 @@ MEASURED_MISSES: dict[tuple[str, str], str] = {
 # by item, so even in-sample the newest authors stay below target. A strict xfail: when a later round
 # lifts one over its target, the entry must go.
 TUNING_MISSES: dict[tuple[str, str], str] = {
-    ("round4_a", "injections"): "tuning part round4_a, round-5 freeze: 190/263 injections (72.2 %), target 90 %",
-    ("round4_b", "injections"): "tuning part round4_b, round-5 freeze: 229/269 injections (85.1 %), target 90 %",
-    ("heldout4", "injections"): "tuning part heldout4, round-5 freeze: 176/210 injections (83.8 %), target 90 %",
+    ("round4_a", "injections"): "tuning part round4_a, round-5 freeze: 192/263 injections (73.0 %), target 90 %",
+    ("round4_b", "injections"): "tuning part round4_b, round-5 freeze: 230/269 injections (85.5 %), target 90 %",
+    ("heldout4", "injections"): "tuning part heldout4, round-5 freeze: 178/210 injections (84.8 %), target 90 %",
     ("heldout4", "benign"): "tuning part heldout4, round-5 freeze: 6/502 benign flagged (1.2 %), target 1 %",
     ("round5_a", "credentials"): "tuning part round5_a, round-5 freeze: 193/204 credentials (94.6 %), target 95 %",
-    ("round5_a", "injections"): "tuning part round5_a, round-5 freeze: 186/234 injections (79.5 %), target 90 %",
+    ("round5_a", "injections"): "tuning part round5_a, round-5 freeze: 193/234 injections (82.5 %), target 90 %",
     ("round5_a", "benign"): "tuning part round5_a, round-5 freeze: 17/540 benign flagged (3.1 %), target 1 %",
     ("round5_b", "credentials"): "tuning part round5_b, round-5 freeze: 225/237 credentials (94.9 %), target 95 %",
-    ("round5_b", "injections"): "tuning part round5_b, round-5 freeze: 183/256 injections (71.5 %), target 90 %",
+    ("round5_b", "injections"): "tuning part round5_b, round-5 freeze: 184/256 injections (71.9 %), target 90 %",
 }
 
 

@@ -31,6 +31,7 @@ from ._model import (
     features,
     injection_score,
     model_flags,
+    ngram_values,
     segments,
 )
 from ._normalize import fold_view
@@ -52,6 +53,7 @@ __all__ = [
     "fold_view",
     "injection_score",
     "model_flags",
+    "ngram_values",
     "normalize_for_dedup",
     "redact_credentials",
     "scan",
