@@ -51,6 +51,10 @@ CHAR_SIZES = (2, 3, 4, 5)
 WINDOW = 800  # characters per scored window; training texts are mostly shorter
 STRIDE = 400
 MIN_SEGMENT = 160  # a long text is scored per line; shorter lines are joined to the next
+# Below this many characters the model stays silent: with a handful of n-grams one word weighs like a
+# sentence ("AI", "assistant", "hi AI" scored over the threshold), and the corpora's injections that
+# short (nine, all CJK) are the rules' to catch.
+MIN_CHARS = 16
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: spreads the polynomial hash's high bits
 _PRIME = np.uint64(1_000_003)
 _SHIFT = np.uint64(64 - BITS)
@@ -218,6 +222,8 @@ def model_flags(low: str) -> tuple[int, int] | None:
     looked up (a 2 KB note then costs one concept lookup, not one per line group).
     """
     w = _weights()
+    if len(low.strip()) < MIN_CHARS:
+        return None
     if len(low) <= WINDOW:
         return (0, len(low)) if _logit(low, w) >= w.threshold else None
     bound = sum(max(0.0, w.concepts.get(name, 0.0)) for name in concept_names(low))
