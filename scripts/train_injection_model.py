@@ -26,7 +26,8 @@ concept-pair features changed nothing at seven authors. The figures per author a
 benchmarks/RESULTS.md ("Round 4"). Round 5 (ten authors): the character and word blocks scaled
 apart, character 2-grams and C 24 -> 64 raised the mean out-of-author catch rate of the five authors
 the injection rules were not fitted to from 67.9 % to 73.3 % at the same benign rule; 2^18 buckets,
-word trigrams and shorter windows did not help ("Round 5"). Left-out texts are scored as the
+word trigrams and shorter windows did not help; log(1 + count) values (``ngram_values``) keep runs of one
+character from scoring by repetition ("Round 5"). Left-out texts are scored as the
 scanner scores them (``scanner_scores``: a long text by its best segment), so the threshold holds
 for long documents too. ``--dump PATH`` keeps the out-of-author scores for a look at other
 thresholds.
