@@ -16,15 +16,21 @@ Positives are the injections; negatives are the benign texts and the credentials
 with a key is not an injection), plus ordinary user text from the recall and extraction data sets
 (``ORDINARY``, always in training, never scored): out of author it raised the model's catch rate
 at the same threshold rule (e.g. 29 % -> 32 % on heldout2). Features are those of
-``trusted_memory.scan.features`` (hashed n-grams) and ``concept_names`` (one column per scanner
+``trusted_memory.scan.feature_blocks`` (hashed n-grams) and ``concept_names`` (one column per scanner
 concept present, value ``CONCEPT_SCALE``) on the scanner's folded view, so training and scanning
 see the same text. Round 4 measured, leave one author out over five authors (heldout3 the only
 one no rule was fitted to): concept features raised the model alone on heldout3 from 25 % to
 37 % of injections at the same benign rule; mean-pooled word-meaning vectors from the bundled
 lexicon (English only) added nothing (19-23 %), max pooling lowered it, so they are not used;
 concept-pair features changed nothing at seven authors. The figures per author are in
-benchmarks/RESULTS.md ("Round 4"). ``--dump PATH`` keeps the out-of-author scores for a look at
-other thresholds.
+benchmarks/RESULTS.md ("Round 4"). Round 5 (ten authors): the character and word blocks scaled
+apart, character 2-grams and C 24 -> 64 raised the mean out-of-author catch rate of the five authors
+the injection rules were not fitted to from 67.9 % to 73.3 % at the same benign rule; 2^18 buckets,
+word trigrams and shorter windows did not help; log(1 + count) values (``ngram_values``) keep runs of one
+character from scoring by repetition ("Round 5"). Left-out texts are scored as the
+scanner scores them (``scanner_scores``: a long text by its best segment), so the threshold holds
+for long documents too. ``--dump PATH`` keeps the out-of-author scores for a look at other
+thresholds.
 """
 
 from __future__ import annotations
@@ -50,10 +56,13 @@ from trusted_memory.scan import (  # noqa: E402
     BITS,
     CONCEPT_SCALE,
     CONCEPTS,
+    WINDOW,
     concept_names,
-    features,
+    feature_blocks,
     fold_view,
+    ngram_values,
     scan,
+    segments,
 )
 
 DATA = ROOT / "tests" / "data" / "scanner"
@@ -65,6 +74,9 @@ AUTHORS = {
     "heldout3": DATA / "corpus_heldout3.json",
     "round4_a": DATA / "corpus_round4_a.json",
     "round4_b": DATA / "corpus_round4_b.json",
+    "heldout4": DATA / "corpus_heldout4.json",
+    "round5_a": DATA / "corpus_round5_a.json",
+    "round5_b": DATA / "corpus_round5_b.json",
 }
 AUTHORS = {name: path for name, path in AUTHORS.items() if path.exists()}
 COLUMN = {name: (1 << BITS) + k for k, name in enumerate(CONCEPTS)}
@@ -76,19 +88,21 @@ ORDINARY = (
     ROOT / "benchmarks" / "data" / "conversations",
 )
 OUT = ROOT / "trusted_memory" / "scan" / "data" / "injection_model.npz"
-C = 24.0  # inverse regularisation (out of author, seven authors: 4 → 12 → 24 each raised catches by ~1 point)
+C = 64.0  # inverse regularisation (out of author, nine authors, blocks scaled apart: 24 -> 64 +1 point, 200 no more)
 BENIGN_BUDGET = 0.0025  # share of the pooled benign texts the model may add to the rules' flags, out of author
 
 
 def row(text: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     low = fold_view(text).low
-    buckets = features(low)
     concept_cols = np.array([COLUMN[name] for name in concept_names(low)], dtype=np.int64)
-    concept_vals = np.full(len(concept_cols), CONCEPT_SCALE)
-    if not len(buckets):
-        return concept_cols, concept_vals
-    cols, counts = np.unique(buckets, return_counts=True)
-    return np.concatenate([cols, concept_cols]), np.concatenate([counts / np.sqrt(len(buckets)), concept_vals])
+    cols, vals = [concept_cols], [np.full(len(concept_cols), CONCEPT_SCALE)]
+    for block in feature_blocks(low):  # character n-grams, then words: each scaled by its own length
+        if len(block):
+            block_cols, block_vals = ngram_values(block)
+            cols.append(block_cols)
+            vals.append(block_vals)
+    # A word bucket may equal a character bucket: the matrix sums duplicate entries, as the scanner does.
+    return np.concatenate(cols), np.concatenate(vals)
 
 
 def matrix(texts: list[str]) -> csr_matrix:
@@ -99,7 +113,9 @@ def matrix(texts: list[str]) -> csr_matrix:
         values.append(vals)
         indptr.append(indptr[-1] + len(cols))
     shape = (len(texts), (1 << BITS) + len(CONCEPTS))
-    return csr_matrix((np.concatenate(values), np.concatenate(indices), indptr), shape=shape)
+    out = csr_matrix((np.concatenate(values), np.concatenate(indices), indptr), shape=shape)
+    out.sum_duplicates()
+    return out
 
 
 def load(path: Path) -> list[tuple[str, str, int, bool]]:
@@ -179,6 +195,22 @@ def ordinary_texts() -> list[tuple[str, str, int, bool]]:
     return [("ordinary", text, 0, False) for text in dict.fromkeys(texts)]
 
 
+def scanner_scores(model: LogisticRegression, texts: list[str]) -> np.ndarray[Any, Any]:
+    """The model's logit per text as the scanner computes it: a long text by its best segment.
+
+    The threshold is chosen on these, so a long benign page, which gets one chance per segment,
+    counts as often as the scanner would flag it (round 5: whole-text scores set a threshold that
+    flagged 9 of the long benign documents of round5_a on first sight).
+    """
+    out = model.decision_function(matrix(texts))
+    for k, text in enumerate(texts):
+        low = fold_view(text).low
+        if len(low) > WINDOW:
+            parts = [low[a:b] for a, b in segments(low)]
+            out[k] = float(np.max(model.decision_function(matrix(parts))))
+    return out
+
+
 def fit(items: list[tuple[str, str, int, bool]]) -> LogisticRegression:
     model = LogisticRegression(C=C, solver="liblinear", class_weight="balanced", max_iter=2000, random_state=0)
     model.fit(matrix([t for _, t, _, _ in items]), [y for _, _, y, _ in items])
@@ -202,7 +234,7 @@ def main() -> None:
     scores: dict[str, np.ndarray[Any, Any]] = {}
     for name, items in parts.items():
         train = [x for other, xs in parts.items() if other != name for x in xs] + ordinary
-        scores[name] = fit(train).decision_function(matrix([t for _, t, _, _ in items]))
+        scores[name] = scanner_scores(fit(train), [t for _, t, _, _ in items])
     if args.dump:
         with open(args.dump, "wb") as fh:
             pickle.dump((parts, scores), fh)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trusted_memory.scan import KINDS, Finding, describe, normalize_for_dedup, scan, strip_invisible
+from trusted_memory.scan import KINDS, Finding, describe, normalize_for_dedup, redact_credentials, scan, strip_invisible
 
 CORPUS_PATH = Path(__file__).parent / "data" / "scanner_corpus.json"
 HIDDEN_KINDS = {"invisible_unicode", "bidi_control", "tag_characters"}
@@ -238,3 +238,37 @@ def test_scan_never_raises_and_offsets_stay_in_bounds(text: str) -> None:
     stripped = strip_invisible(text)
     assert not {f.kind for f in scan(stripped)} & HIDDEN_KINDS
     normalize_for_dedup(text)
+
+
+# Written for this test (in none of the corpora): keys of vendors no rule names, pasted the way people chat,
+# each with its secret value.
+UNNAMED_VENDOR_KEYS = [
+    ("the quizlet api key is Zq7Rm2Xk9PwL4vTn8Bc3 fyi", "Zq7Rm2Xk9PwL4vTn8Bc3"),
+    ("lumen token: 4f9c2e7a1b8d6053e9f1a2c4b7d8e0f3", "4f9c2e7a1b8d6053e9f1a2c4b7d8e0f3"),
+    ("orbit authkey=Kd82hsQ0pLm4Nz7Wq1Rt", "Kd82hsQ0pLm4Nz7Wq1Rt"),
+    ("wavecast secret 9e1f7c3a-2b4d-4e6f-8a0c-1d3e5f7a9b2c keep it safe", "9e1f7c3a-2b4d-4e6f-8a0c-1d3e5f7a9b2c"),
+    ("пароль от роутера: thnMtICfAbkixQ", "thnMtICfAbkixQ"),
+]
+# The same words beside values that are not secrets.
+NAMED_NOT_SECRET = [
+    "the key is under the flowerpot, the code for the gate is on the fridge",
+    "the token refresh bug was fixed in commit 4f9c2e7a1b8d6053e9f1a2c4b7d8e0f3",
+    "auth service release sha256 4f9c2e7a1b8d6053e9f1a2c4b7d8e0f3",
+    "ssh key fingerprint Zq7Rm2Xk9PwL4vTn8Bc3 matches the one in the dashboard",
+    "set the token via ${WAVECAST_TOKEN} in CI, never inline",
+    "the secret santa draw is on 2024-12-01 at the office",
+    "key id 9e1f7c3a-2b4d-4e6f-8a0c-1d3e5f7a9b2c is the public one",
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), UNNAMED_VENDOR_KEYS)
+def test_a_random_value_named_as_a_secret_is_a_credential_whatever_the_vendor(text: str, secret: str) -> None:
+    findings = [f for f in scan(text) if f.kind == "credential"]
+    assert findings, text
+    assert all(secret not in f.detail for f in findings)
+    assert secret not in redact_credentials(text)
+
+
+@pytest.mark.parametrize("text", NAMED_NOT_SECRET)
+def test_a_secret_word_beside_a_hash_id_reference_or_prose_is_not_a_credential(text: str) -> None:
+    assert not [f for f in scan(text) if f.kind == "credential"], text

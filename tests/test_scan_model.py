@@ -122,3 +122,17 @@ def test_an_injection_inside_a_long_page_is_scored_in_its_window() -> None:
     at = page.index(payload)
     assert found[0].start < at + len(payload) and found[0].end > at
     assert scan(filler + filler) == ()
+
+
+@pytest.mark.parametrize("unit", [*"gklmyz.#07", "ha", "lol ", "no "])
+def test_a_run_of_one_character_or_word_is_never_an_injection(unit: str) -> None:
+    # With plain counts a bucket's value grew as the square root of the run, and 1,900 "y" was flagged.
+    for length in (300, 900, 1900, 5000):
+        text = unit * (length // len(unit))
+        assert not [f for f in scan(text) if f.kind == "prompt_injection"], (unit, length)
+
+
+@pytest.mark.parametrize("text", ["AI", "assistant", "AI assistant", "hi AI", "Assistant?"])
+def test_a_word_or_two_naming_an_ai_is_not_an_injection(text: str) -> None:
+    # With a handful of n-grams one word weighed like a sentence: "AI" scored 10 against a threshold of 4.
+    assert scan(text) == ()

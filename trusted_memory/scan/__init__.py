@@ -27,9 +27,12 @@ from ._model import (
     MODEL_LABEL,
     WINDOW,
     concept_names,
+    feature_blocks,
     features,
     injection_score,
     model_flags,
+    ngram_values,
+    segments,
 )
 from ._normalize import fold_view
 from ._scanner import describe, normalize_for_dedup, redact_credentials, scan, scan_fresh
@@ -45,13 +48,16 @@ __all__ = [
     "Finding",
     "concept_names",
     "describe",
+    "feature_blocks",
     "features",
     "fold_view",
     "injection_score",
     "model_flags",
+    "ngram_values",
     "normalize_for_dedup",
     "redact_credentials",
     "scan",
     "scan_fresh",
+    "segments",
     "strip_invisible",
 ]

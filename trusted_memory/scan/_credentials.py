@@ -22,6 +22,7 @@ from ._credential_checks import (
 )
 from ._credential_vendors import GENERIC_PREFIXED, key_bytes_check, vendor_rules
 from ._credentials_context import CONTEXT_RULES
+from ._credentials_generic import generic_secrets
 from ._findings import CREDENTIAL, Finding, FindingSet
 from ._normalize import View
 from ._rules import Rule, RuleSet, ScanText
@@ -343,4 +344,8 @@ def credential_findings(view: View, t: ScanText | None = None) -> list[Finding]:
         start, end = view.span(m.start(), m.end())
         # Rules run most specific first, so "API_KEY=sk-…" is reported once, as an OpenAI key.
         findings.add(CREDENTIAL, f"{label} at offset {start}", start, end)
+    if not findings.items:  # a known format names the secret better; this only fills the gaps
+        for m_start, m_end in generic_secrets(t.text, t.low):
+            start, end = view.span(m_start, m_end)
+            findings.add(CREDENTIAL, f"random-looking value named as a secret at offset {start}", start, end)
     return findings.items

@@ -27,7 +27,7 @@ _ARG = r"""(?P<val>'[^'\n]{2,200}'|"[^"\n]{2,200}"|[^\s'"][^\s]{1,200})"""
 
 # "Password" in the languages people write to an assistant in; a password stated in prose follows
 # within a few words ("my password for the work laptop is …", "我的QQ密码是…", "şifrem …").
-_PASSWORD_WORDS = (
+PASSWORD_WORDS = (
     "password", "passwort", "mot de passe", "contraseña", "senha", "wachtwoord", "hasło", "пароль", "şifre",
     "parola", "lösenord", "adgangskode", "salasana", "heslo", "jelszó", "κωδικός", "סיסמה", "كلمة السر",
     "كلمة المرور", "رمز عبور", "पासवर्ड", "パスワード", "密码", "密碼", "비밀번호", "비번", "kata sandi",
@@ -283,9 +283,9 @@ CONTEXT_RULES = (
         "password stated in text, in any language (my password … is …)",
         # Not inside a Latin word or a path, but after a hyphen ("WLAN-Passwort") or a letter of a
         # script written without spaces ("我的邮箱密码", "ルーターのパスワード").
-        rf"(?<![A-Za-z0-9_:/@.=])(?:{'|'.join(_PASSWORD_WORDS)})(?P<gap>[^\n]{{0,48}}?)(?<!{_PW})"
+        rf"(?<![A-Za-z0-9_:/@.=])(?:{'|'.join(PASSWORD_WORDS)})(?P<gap>[^\n]{{0,48}}?)(?<!{_PW})"
         rf"(?P<val>(?=[A-Za-z._-]*[0-9!#$%^&*+=?@~|]){_PW}{{8,64}})(?!{_PW})",
-        subs=_PASSWORD_WORDS,
+        subs=PASSWORD_WORDS,
         anchored=True,
         ahead=160,
         on_text=True,

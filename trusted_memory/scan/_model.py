@@ -2,7 +2,7 @@
 
 Hand-written rules generalise poorly to wording they have not seen (first-sight catch rates of
 new batches were 42-85 %), so beside them a linear model scores the folded text from hashed
-features: words, word bigrams and character 3-5-grams (character n-grams carry scripts without
+features: words, word bigrams and character 2-5-grams (character n-grams carry scripts without
 spaces and inflected languages), plus one feature per scanner concept whose gate word occurs
 (``_concepts``: "dismiss", "remember", "secrets", "ai vocative" … each a set of terms in many
 languages), so what the model learns about an idea in one language carries to the others; out
@@ -32,14 +32,29 @@ from ..errors import ConfigError
 from ._injection_combos import COMBOS
 from ._rules import ScanText
 
-__all__ = ["CONCEPTS", "CONCEPT_SCALE", "MODEL_LABEL", "concept_names", "features", "injection_score", "model_flags"]
+__all__ = [
+    "CONCEPTS",
+    "CONCEPT_SCALE",
+    "MODEL_LABEL",
+    "concept_names",
+    "feature_blocks",
+    "features",
+    "injection_score",
+    "model_flags",
+    "ngram_values",
+    "segments",
+]
 
 MODEL_LABEL = "learned injection model"
 BITS = 16  # 65,536 hashed buckets (2^17 and 2^18 scored no better out of author)
-CHAR_SIZES = (3, 4, 5)
+CHAR_SIZES = (2, 3, 4, 5)
 WINDOW = 800  # characters per scored window; training texts are mostly shorter
 STRIDE = 400
 MIN_SEGMENT = 160  # a long text is scored per line; shorter lines are joined to the next
+# Below this many characters the model stays silent: with a handful of n-grams one word weighs like a
+# sentence ("AI", "assistant", "hi AI" scored over the threshold), and the corpora's injections that
+# short (nine, all CJK) are the rules' to catch.
+MIN_CHARS = 16
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: spreads the polynomial hash's high bits
 _PRIME = np.uint64(1_000_003)
 _SHIFT = np.uint64(64 - BITS)
@@ -55,11 +70,18 @@ def _bucket(h: npt.NDArray[np.uint64], n: int) -> npt.NDArray[np.int64]:
     return (mixed >> _SHIFT).astype(np.int64)
 
 
-def features(low: str) -> npt.NDArray[np.int64]:
-    """The hashed feature buckets of a lower-cased, folded text (one entry per occurrence)."""
+def feature_blocks(low: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The hashed buckets of a lower-cased, folded text: character n-grams, then words and word bigrams.
+
+    One entry per occurrence. The two blocks are scaled apart (each by one over the square root of
+    its length): character n-grams outnumber words about five to one, and scaled together they
+    drowned the words; apart, the model caught more of a left-out author's injections at the same
+    benign rate (benchmarks/RESULTS.md, round 5).
+    """
     text = " " + _SPACES.sub(" ", low).strip() + " "
     cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64)
-    parts: list[npt.NDArray[np.int64]] = []
+    chars: list[npt.NDArray[np.int64]] = []
+    words: list[npt.NDArray[np.int64]] = []
     with np.errstate(over="ignore"):
         # The polynomial hash of each n-gram, h_n[i] = sum of cps[i + k] * PRIME^(n-1-k) (mod 2^64),
         # extends the one of the (n-1)-gram at i: h_n[i] = h_{n-1}[i] * PRIME + cps[i + n - 1].
@@ -69,13 +91,21 @@ def features(low: str) -> npt.NDArray[np.int64]:
                 break
             h = h[:-1] * _PRIME + cps[size - 1 :]
             if size in CHAR_SIZES:
-                parts.append(_bucket(h, size))
-        words = np.array([zlib.crc32(w.encode("utf-8", "surrogatepass")) for w in _WORD.findall(text)], dtype=np.uint64)
-        if len(words):
-            parts.append(_bucket(words, 1))
-        if len(words) > 1:
-            parts.append(_bucket(words[:-1] * _PRIME + words[1:], 2))
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+                chars.append(_bucket(h, size))
+        hashed = np.array(
+            [zlib.crc32(w.encode("utf-8", "surrogatepass")) for w in _WORD.findall(text)], dtype=np.uint64
+        )
+        if len(hashed):
+            words.append(_bucket(hashed, 1))
+        if len(hashed) > 1:
+            words.append(_bucket(hashed[:-1] * _PRIME + hashed[1:], 2))
+    empty = np.zeros(0, dtype=np.int64)
+    return (np.concatenate(chars) if chars else empty), (np.concatenate(words) if words else empty)
+
+
+def features(low: str) -> npt.NDArray[np.int64]:
+    """Every hashed feature bucket of a lower-cased, folded text (both blocks of ``feature_blocks``)."""
+    return np.concatenate(feature_blocks(low))
 
 
 def concept_names(low: str) -> list[str]:
@@ -111,12 +141,24 @@ def _weights() -> _Weights:
     return _Weights(ngrams, dict(zip(names, map(float, values), strict=True)), bias, threshold)
 
 
+def ngram_values(block: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """The distinct buckets of one block and their values: log(1 + count) / sqrt(block length).
+
+    The logarithm keeps a run of one character from scoring by sheer repetition: with plain counts
+    the value of a bucket grows as the square root of the run, and 1,900 "y" read as an injection.
+    """
+    cols, counts = np.unique(block, return_counts=True)
+    return cols, np.log1p(counts) / np.sqrt(len(block))
+
+
 def _ngram_logit(low: str, w: _Weights) -> float:
-    buckets = features(low)
-    if not len(buckets):
-        return w.bias
-    # Each occurrence counts 1/sqrt(n): the same scaling the training script gives its rows.
-    return w.bias + float(w.ngrams[buckets].sum()) / float(np.sqrt(len(buckets)))
+    # The training script gives its rows the same values (``ngram_values``).
+    logit = w.bias
+    for block in feature_blocks(low):
+        if len(block):
+            cols, values = ngram_values(block)
+            logit += float(w.ngrams[cols].astype(np.float64) @ values)
+    return logit
 
 
 def _concept_logit(low: str, w: _Weights) -> float:
@@ -128,7 +170,7 @@ def _logit(low: str, w: _Weights) -> float:
     return _ngram_logit(low, w) + _concept_logit(low, w)
 
 
-def _segments(low: str) -> list[tuple[int, int]]:
+def segments(low: str) -> list[tuple[int, int]]:
     """Where to score a long text: its lines, short ones grouped up to ``MIN_SEGMENT``, long ones in windows.
 
     A paragraph of injection in a long page is scored on its own rather than diluted by the page.
@@ -164,7 +206,7 @@ def _best(low: str) -> tuple[float, int, int]:
     w = _weights()
     if len(low) <= WINDOW:
         return _logit(low, w), 0, len(low)
-    return max((_logit(low[a:b], w), a, b) for a, b in _segments(low))
+    return max((_logit(low[a:b], w), a, b) for a, b in segments(low))
 
 
 def injection_score(low: str) -> float:
@@ -181,11 +223,13 @@ def model_flags(low: str) -> tuple[int, int] | None:
     looked up (a 2 KB note then costs one concept lookup, not one per line group).
     """
     w = _weights()
+    if len(low.strip()) < MIN_CHARS:
+        return None
     if len(low) <= WINDOW:
         return (0, len(low)) if _logit(low, w) >= w.threshold else None
     bound = sum(max(0.0, w.concepts.get(name, 0.0)) for name in concept_names(low))
     best: tuple[float, int, int] | None = None
-    for a, b in _segments(low):
+    for a, b in segments(low):
         score = _ngram_logit(low[a:b], w)
         whole_lines = (a == 0 or low[a - 1] == "\n") and (b == len(low) or low[b] == "\n")
         if whole_lines and score + bound < w.threshold:
