@@ -403,9 +403,8 @@ class RecallService:
         unit and moved the counter by exactly one since the index was last brought up to date, the
         next write's link search need not re-read the store.
         """
-        store = self._store
-        if self._queue_empty and store.last_write_units == 1 and store.last_write_counter == self._counter + 1:
-            self._counter += 1
+        if self._store.last_write_units == 1:
+            self.note_own_write()
 
     async def search(self, query: RecallQuery) -> RecallResult:
         """Hybrid search of trusted atoms, filtered before the cut, bounded by the budget."""
