@@ -535,6 +535,31 @@ M018_EVENT_PREVIEWS = Migration(
     ),
 )
 
+M019_PEOPLE_AND_OWNERS = Migration(
+    19,
+    "people with bearer tokens and project memberships; every atom names its owner",
+    (
+        # Only a SHA-256 of each token is kept: the token is shown once, when it is made.
+        """CREATE TABLE people (
+            name       TEXT PRIMARY KEY,
+            role       TEXT NOT NULL CHECK (role IN ('admin', 'member')),
+            token_hash TEXT NOT NULL UNIQUE,
+            created_at REAL NOT NULL,
+            revoked_at REAL
+        ) WITHOUT ROWID""",
+        """CREATE TABLE project_members (
+            person  TEXT NOT NULL,
+            project TEXT NOT NULL,
+            PRIMARY KEY (person, project)
+        ) WITHOUT ROWID""",
+        # Everything written before this version belongs to the store's one implicit owner (people.py).
+        "ALTER TABLE atoms ADD COLUMN owner TEXT NOT NULL DEFAULT 'local'",
+        # A private atom is found by its owner; shared ones by scope (the common single-owner store
+        # needs neither: every row is 'local').
+        "CREATE INDEX atoms_owner ON atoms(owner, scope)",
+    ),
+)
+
 MIGRATIONS = (
     M001_FOUNDATION,
     M002_ATOMS,
@@ -554,4 +579,5 @@ MIGRATIONS = (
     M016_LLM_CALLS,
     M017_NOTES_WITHOUT_TEXT_INDEX,
     M018_EVENT_PREVIEWS,
+    M019_PEOPLE_AND_OWNERS,
 )
