@@ -55,6 +55,7 @@ class FactEntry:
     keywords: tuple[str, ...] = ()
     created_at: float = 0.0
     updated_at: float = 0.0
+    owner: str = "local"  # facts are always their owner's alone (people.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +87,7 @@ class Atom:
     recall_count: int = 0
     cue: str | None = None  # the assistant's question a turn answers: shown as the assistant's, never the user's
     dates: tuple[tuple[str, str], ...] = ()  # (phrase, resolved date) for relative time in the text
+    owner: str = "local"  # the person it belongs to (people.py); its scope says who else sees it
 
     @property
     def embedding_input(self) -> str:
@@ -105,6 +107,7 @@ class PendingReview:
     created_at: float
     updated_at: float
     expires_at: float
+    owner: str = "local"  # the person it is about (people.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +150,7 @@ class Session:
     # Strict mode: some turn was relayed by the agent rather than a host hook. Kept apart from
     # `untrusted` (which keeps its first reason), so a web tool event cannot hide it.
     relayed: bool = False
+    owner: str = "local"  # the person whose conversation it is (people.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +187,7 @@ class Episode:
     turns: int
     created_at: float
     expires_at: float | None = None
+    owner: str = "local"  # the person whose session it summarises (people.py)
 
 
 # Every kind of audit event the code records (`trusted-memory-admin audit --kind`); tests/cli checks

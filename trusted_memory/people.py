@@ -9,6 +9,8 @@ record carries its owner's name; the scope of an atom says who else sees it:
 - `project`: its owner and the members of its project;
 - `global`: everyone. In a team store an agent's write to `global` waits for an admin's approval.
 
+What waits in quarantine is seen by its owner only (and by the operator at the admin desk).
+
 The person a call acts for travels in a context variable, set once at the edge (the MCP server's
 handlers, the admin CLI) and read by the store when it builds a query, so no query can forget it.
 Work that acts for nobody (the embedding worker, maintenance) sees everything and returns nothing
@@ -44,11 +46,16 @@ class Viewer:
     def is_admin(self) -> bool:
         return self.role == "admin"
 
-    def sees(self, owner: str, scope: str, project: str | None) -> bool:
-        """Whether a record of this owner, scope and project is visible to this person."""
-        if owner == self.name or scope == "global":
+    def sees(self, owner: str, scope: str, project: str | None, status: str = "live") -> bool:
+        """Whether a record of this owner, scope, project and status is visible to this person.
+
+        Quarantined records are their owner's alone: what waits for review reaches nobody else's agent.
+        """
+        if owner == self.name:
             return True
-        return scope == "project" and project is not None and project in self.projects
+        if status != "live":
+            return False
+        return scope == "global" or (scope == "project" and project is not None and project in self.projects)
 
     def may_share_with(self, project: str) -> bool:
         """Whether this person may write to a project's shared memory (the implicit owner of a store may)."""
@@ -63,6 +70,12 @@ _acting: ContextVar[Viewer | None] = ContextVar("trusted_memory_viewer", default
 def acting_viewer() -> Viewer | None:
     """The person the current call acts for; None for work that acts for nobody."""
     return _acting.get()
+
+
+def restricting_viewer() -> Viewer | None:
+    """The person whose view narrows what a query returns: only in a team's store (elsewhere every row is theirs)."""
+    viewer = _acting.get()
+    return viewer if viewer is not None and viewer.team else None
 
 
 def acting_owner() -> str:

@@ -24,6 +24,8 @@ class Placement:
 
 
 LIVE = Placement("live", None)
+# Why an agent's write to the team's global memory waits (services/atoms.py): an admin approves it.
+TEAM_REVIEW = "team_review"
 
 
 def is_trusted(source_class: str) -> bool:

@@ -20,11 +20,12 @@ from ..model import (
     Atom,
     PendingReview,
 )
+from ..people import acting_owner, restricting_viewer
 from ..projects import project_name
 from ..queries import AtomFilter
 from ..scan import describe, normalize_for_dedup, scan
 from ..store.db import Store, now
-from ..trust import AGENT_DECLARABLE, is_trusted, place
+from ..trust import AGENT_DECLARABLE, TEAM_REVIEW, Placement, is_trusted, place
 from .budget import StoreBudget
 from .facts import check_field, preview
 from .recall import RecallService
@@ -161,6 +162,13 @@ def build_atom(draft: AtomDraft, settings: Settings, *, strict: bool) -> tuple[A
         raise InvalidInput(f"scope must be one of {', '.join(SCOPES)}; got {draft.scope!r}")
     if scope == "project" and not project:
         raise InvalidInput("scope='project' needs project= (the project's path or name)")
+    viewer = restricting_viewer()
+    if viewer is not None and scope == "project" and project and not viewer.may_share_with(project):
+        raise InvalidInput(
+            f"{viewer.name} is not a member of project {project!r}, so cannot write to its shared memory: "
+            f"store it with scope='user', or ask an admin to run `trusted-memory-admin users grant {viewer.name} "
+            f"{project}`."
+        )
     tags = check_tags(draft.tags)
     why = _optional("why", draft.why)
     how = _optional("how_to_apply", draft.how_to_apply)
@@ -172,6 +180,9 @@ def build_atom(draft: AtomDraft, settings: Settings, *, strict: bool) -> tuple[A
     parts = (text, why or "", how or "", " ".join(tags), project or "", cue or "")
     findings = scan("\n".join(part for part in parts if part))
     placement = place(source, scan_failed=bool(findings), strict_agent_writes=strict)
+    if viewer is not None and scope == "global" and not placement.quarantined:
+        # The team's memory reaches every person's agent: an admin decides what enters it.
+        placement = Placement("quarantined", TEAM_REVIEW)
     ts = now() if draft.said_at is None else draft.said_at
     atom = Atom(
         id=new_id(),
@@ -197,10 +208,21 @@ def build_atom(draft: AtomDraft, settings: Settings, *, strict: bool) -> tuple[A
         expires_at=now() + settings.quarantine_ttl_days * DAY if placement.quarantined else None,
         cue=cue,
         dates=draft.dates,
+        owner=acting_owner(),
     )
     # A short answer is the same memory only with the same question: "yes" to two questions is two.
     key = f"{text} | {cue}" if cue else text
     return atom, normalize_for_dedup(key)
+
+
+def _check_owner(atom: Atom, verb: str) -> None:
+    """In a team's store an agent changes only its own person's atoms; shared ones are changed by their owner."""
+    viewer = restricting_viewer()
+    if viewer is not None and atom.owner != viewer.name:
+        raise TrustRefused(
+            f"atom {atom.id} is {atom.owner}'s ({atom.scope} scope); only its owner's agent can {verb} it, "
+            f"or an admin with `trusted-memory-admin`."
+        )
 
 
 def _protected_chars(atom: Atom) -> int:
@@ -214,7 +236,13 @@ def _write_message(atom: Atom) -> str:
         "scan_rejected": f"the content scanner flagged it ({atom.findings})",
         "tainted": f"source '{atom.source_class}' is not the user's own words",
         "strict_mode": "this store quarantines every agent-declared write (trust.agent_writes = quarantine)",
+        TEAM_REVIEW: "scope='global' is the team's shared memory, and an admin approves what enters it",
     }.get(atom.quarantine_reason or "", "it needs review")
+    if atom.quarantine_reason == TEAM_REVIEW:
+        return (
+            f"quarantined until an admin approves it: {why} (`trusted-memory-admin --as ADMIN promote "
+            f"{atom.id}`). To keep it for yourself now, add it with scope='user'."
+        )
     return (
         f"quarantined for human review, not added to memory: {why}. It will not be recalled unless the "
         f"user approves it with `trusted-memory-admin promote {atom.id}`."
@@ -346,6 +374,7 @@ class AtomsService:
             atom = await tx.atoms.get(atom_id)
             if atom is None:
                 raise NotFound(f"no atom {atom_id}; nothing to forget")
+            _check_owner(atom, "forget")
             if refuse_trusted is not None and atom.status == "live" and is_trusted(atom.source_class):
                 raise TrustRefused(
                     f"this store is in strict mode (trust.agent_writes = quarantine): agents cannot {refuse_trusted}"
@@ -371,6 +400,7 @@ class AtomsService:
             atom = await tx.atoms.get(atom_id)
             if atom is None:
                 raise NotFound(f"no atom {atom_id}; nothing to pin")
+            _check_owner(atom, "pin")
             if atom.status != "live":
                 raise TrustRefused(f"atom {atom_id} is quarantined; only approved memory can be pinned")
             if not atom.pinned:
@@ -442,7 +472,7 @@ class AtomsService:
             for old in queue[: max(0, len(queue) - MAX_PENDING + 1)]:
                 await tx.pending.delete(old.id)
                 await tx.events.append("system", "pending_evicted", f"pending:{old.id}", {"field_path": old.field_path})
-            item = PendingReview(new_id(), field_path, value, evidence, confidence, ts, ts, expires)
+            item = PendingReview(new_id(), field_path, value, evidence, confidence, ts, ts, expires, acting_owner())
             await tx.pending.insert(item)
             await tx.events.append(
                 actor, "pending_added", f"pending:{item.id}", {"field_path": field_path, "value": value}

@@ -140,6 +140,7 @@ class EpisodesService:
             turns=session.turns,
             created_at=happened,
             expires_at=ts + ttl * DAY if ttl else None,
+            owner=session.owner,
         )
         async with self._store.write() as tx:
             await tx.sessions.add_episode(episode, vector[1] if vector else None, vector[2] if vector else None)

@@ -456,7 +456,7 @@ class FactsService:
                 "keywords": list(keywords),
             },
         )
-        entry = FactEntry(old.id, target, content, old.key, pinned, tuple(keywords), old.created_at, ts)
+        entry = FactEntry(old.id, target, content, old.key, pinned, tuple(keywords), old.created_at, ts, old.owner)
         usage = self._usage(target, [entry if e.id == old.id else e for e in entries])
         return FactWrite(status, target, entry, index, usage, f"{status} {target} entry #{index}.")
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..config import Settings
 from ..model import Atom
+from ..people import restricting_viewer
 from ..queries import AtomFilter
 from ..ranking import fused_keyword_weight, keyword_share, word_overlap
 from ..text import content_terms, content_words, negated, stem
@@ -195,9 +196,10 @@ def build_embedder(settings: Settings) -> Embedder:
 
 
 def narrows(f: AtomFilter) -> bool:
+    """Whether the filter (or, in a team's store, the acting person's view) excludes some live atoms."""
     return bool(
         f.types or f.exclude_types or f.tags or f.project is not None or f.scope or f.source_class or f.since or f.until
-    )
+    ) or (restricting_viewer() is not None)
 
 
 # Stemming is pure and the same few thousand words recur in queries and hits.

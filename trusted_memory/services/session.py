@@ -23,6 +23,7 @@ from ..heuristics import Extracted, extract, note_category, one_line, strip_untr
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job
 from ..llm.jobs import PROMPT_EXAMPLES, RECENT_TURNS, ExtractionOut, extraction_prompt
 from ..model import ATOM_TYPES, RELAYED_REASON, TURN_TYPE, Actor, Session, SessionNote
+from ..people import LOCAL, Viewer, acting_as
 from ..projects import project_name
 from ..scan import redact_credentials, scan
 from ..store.db import Store, now
@@ -472,7 +473,9 @@ class SessionService:
         ended = 0
         for session in idle:
             try:
-                await self._episodes.end_session(session, actor="system")
+                # The sweep acts for nobody; what ending a session writes is its owner's.
+                with acting_as(Viewer(session.owner, team=session.owner != LOCAL)):
+                    await self._episodes.end_session(session, actor="system")
                 ended += 1
             except MemoryServerError as exc:  # one bad session must not stop the others
                 log.warning("could not end idle session %s: %s", session.id, exc)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import aiosqlite
 
 from ..model import Atom
+from ..people import acting_owner, restricting_viewer
 from ..queries import AtomFilter
 from .conn import Connection
 from .events import keep_previews
@@ -41,6 +42,7 @@ COLUMNS = (
     "recall_count",
     "cue",
     "dates",
+    "owner",
 )
 
 
@@ -80,6 +82,7 @@ def atom_from_row(row: aiosqlite.Row) -> Atom:
         recall_count=row["recall_count"],
         cue=row["cue"],
         dates=tuple((str(p), str(d)) for p, d in json.loads(row["dates"])) if row["dates"] else (),
+        owner=row["owner"],
     )
 
 
@@ -120,7 +123,25 @@ def atom_to_row(atom: Atom, norm: str) -> tuple[object, ...]:
         atom.recall_count,
         atom.cue,
         json.dumps([list(d) for d in atom.dates], ensure_ascii=False) if atom.dates else None,
+        atom.owner,
     )
+
+
+def visibility_sql(table: str = "atoms") -> tuple[str, list[object]] | None:
+    """The clause that keeps a query to the atoms the acting person may see; None when nothing is hidden.
+
+    Their own atoms, the team's live global ones, and the live project atoms of their projects
+    (Viewer.sees says the same for one row).
+    """
+    viewer = restricting_viewer()
+    if viewer is None:
+        return None
+    projects = sorted(viewer.projects)
+    shared = f" OR {table}.scope = 'project' AND {table}.project IN ({', '.join('?' * len(projects))})"
+    clause = (
+        f"({table}.owner = ? OR {table}.status = 'live' AND ({table}.scope = 'global'{shared if projects else ''}))"
+    )
+    return clause, [viewer.name, *projects]
 
 
 def filter_sql(f: AtomFilter, now: float) -> tuple[list[str], list[object]]:
@@ -162,6 +183,10 @@ def _where(f: AtomFilter, now: float) -> tuple[str, list[object]]:
     if not f.include_expired:
         clauses.append("(atoms.expires_at IS NULL OR atoms.expires_at > ?)")
         params.append(now)
+    visible = visibility_sql()
+    if visible is not None:
+        clauses.append(visible[0])
+        params.extend(visible[1])
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
@@ -185,18 +210,28 @@ class AtomsRepo:
         return bool(cur.rowcount > 0)
 
     async def get(self, atom_id: str) -> Atom | None:
-        """The atom with this id, live or quarantined."""
+        """The atom with this id, live or quarantined; None also when the acting person may not see it."""
         async with self._conn.execute("SELECT * FROM atoms WHERE id = ?", (atom_id,)) as cur:
             row = await cur.fetchone()
-        return atom_from_row(row) if row else None
+        if row is None:
+            return None
+        viewer = restricting_viewer()
+        if viewer is not None and not viewer.sees(row["owner"], row["scope"], row["project"], row["status"]):
+            return None
+        return atom_from_row(row)
 
     async def find_by_norm(self, norm: str) -> Atom | None:
-        """The oldest atom whose normalised text equals `norm` (quarantined ones first)."""
+        """The acting person's oldest atom whose normalised text equals `norm` (quarantined ones first).
+
+        In a team's store only the writer's own atoms count: another person's private memory of the same
+        words is theirs, and answering "already remembered" would tell the writer it exists.
+        """
         digest = dedup_digest(norm)
+        mine = " AND owner = ?" if restricting_viewer() is not None else ""
         async with self._conn.execute(
             # Atoms stored before the digest was kept as bytes hold it as hex text; both are looked up.
-            "SELECT * FROM atoms WHERE norm IN (?, ?) ORDER BY status = 'quarantined' DESC, created_at LIMIT 1",
-            (digest, digest.hex()),
+            f"SELECT * FROM atoms WHERE norm IN (?, ?){mine} ORDER BY status = 'quarantined' DESC, created_at LIMIT 1",
+            (digest, digest.hex(), acting_owner()) if mine else (digest, digest.hex()),
         ) as cur:
             row = await cur.fetchone()
         return atom_from_row(row) if row else None
@@ -304,13 +339,16 @@ class AtomsRepo:
         """Pointer rows for the memory index: (id, text, tags, scope, project) of live atoms, pinned and
         important first, then newest."""
         rows: builtins.list[tuple[str, str, tuple[str, ...], str, str | None]] = []
+        visible = visibility_sql()
+        extra, extra_params = (f" AND {visible[0]}", visible[1]) if visible else ("", [])
         # Two index walks (the salient partial index, then recency) instead of sorting every atom.
         for sql in (
             "SELECT id, text, tags, scope, project FROM atoms INDEXED BY atoms_salient WHERE status = 'live' "
-            "AND (pinned = 1 OR importance IN ('critical', 'high')) ORDER BY created_at DESC LIMIT ?",
-            "SELECT id, text, tags, scope, project FROM atoms WHERE status = 'live' ORDER BY created_at DESC LIMIT ?",
+            f"AND (pinned = 1 OR importance IN ('critical', 'high')){extra} ORDER BY created_at DESC LIMIT ?",
+            f"SELECT id, text, tags, scope, project FROM atoms WHERE status = 'live'{extra} "
+            "ORDER BY created_at DESC LIMIT ?",
         ):
-            async with self._conn.execute(sql, (limit,)) as cur:
+            async with self._conn.execute(sql, (*extra_params, limit)) as cur:
                 for r in await cur.fetchall():
                     if len(rows) < limit and all(r[0] != seen[0] for seen in rows):
                         rows.append((str(r[0]), str(r[1]), tuple(json.loads(r[2])), str(r[3]), r[4]))

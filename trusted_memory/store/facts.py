@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import aiosqlite
 
 from ..model import FactEntry, Target
+from ..people import acting_owner, restricting_viewer
 from .conn import Connection
 
 
@@ -22,6 +23,7 @@ def _fact(row: aiosqlite.Row) -> FactEntry:
         keywords=() if row["keywords"] == "[]" else tuple(json.loads(row["keywords"])),
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+        owner=row["owner"],
     )
 
 
@@ -32,12 +34,19 @@ class FactsRepo:
         self._conn = conn
 
     async def list(self, target: Target | None = None) -> builtins.list[FactEntry]:
-        """Entries of one target (or all), oldest first."""
+        """Entries of one target (or all), oldest first; in a team's store, the acting person's only."""
         params: tuple[str, ...] = ()
+        mine = restricting_viewer() is not None
         if target is None:
-            sql = "SELECT * FROM facts ORDER BY target, id"
+            sql = (
+                "SELECT * FROM facts WHERE owner = ? ORDER BY target, id"
+                if mine
+                else "SELECT * FROM facts ORDER BY target, id"
+            )
+            params = (acting_owner(),) if mine else ()
         else:
-            sql, params = "SELECT * FROM facts WHERE target = ? ORDER BY id", (target,)
+            sql = f"SELECT * FROM facts WHERE target = ?{' AND owner = ?' if mine else ''} ORDER BY id"
+            params = (target, acting_owner()) if mine else (target,)
         async with self._conn.execute(sql, params) as cur:
             return [_fact(r) for r in await cur.fetchall()]
 
@@ -51,11 +60,12 @@ class FactsRepo:
         keywords: Sequence[str],
         ts: float,
     ) -> FactEntry:
-        """Add an entry at the end of its target."""
+        """Add an entry at the end of its target (the acting person's)."""
+        owner = acting_owner()
         cur = await self._conn.execute(
-            "INSERT INTO facts(target, key, content, pinned, keywords, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (target, key, content, int(pinned), json.dumps(list(keywords), ensure_ascii=False), ts, ts),
+            "INSERT INTO facts(target, key, content, pinned, keywords, created_at, updated_at, owner) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (target, key, content, int(pinned), json.dumps(list(keywords), ensure_ascii=False), ts, ts, owner),
         )
         return FactEntry(
             id=int(cur.lastrowid or 0),
@@ -66,13 +76,14 @@ class FactsRepo:
             keywords=tuple(keywords),
             created_at=ts,
             updated_at=ts,
+            owner=owner,
         )
 
     async def insert_raw(self, entry: FactEntry) -> bool:
         """Insert an entry with its original id (import); False if that id already exists."""
         cur = await self._conn.execute(
-            "INSERT OR IGNORE INTO facts(id, target, key, content, pinned, keywords, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO facts(id, target, key, content, pinned, keywords, created_at, updated_at, owner) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 entry.id,
                 entry.target,
@@ -82,6 +93,7 @@ class FactsRepo:
                 json.dumps(list(entry.keywords), ensure_ascii=False),
                 entry.created_at,
                 entry.updated_at,
+                entry.owner,
             ),
         )
         return bool(cur.rowcount > 0)

@@ -537,7 +537,7 @@ M018_EVENT_PREVIEWS = Migration(
 
 M019_PEOPLE_AND_OWNERS = Migration(
     19,
-    "people with bearer tokens and project memberships; every atom names its owner",
+    "people with bearer tokens and project memberships; every record names the person it belongs to",
     (
         # Only a SHA-256 of each token is kept: the token is shown once, when it is made.
         """CREATE TABLE people (
@@ -554,6 +554,46 @@ M019_PEOPLE_AND_OWNERS = Migration(
         ) WITHOUT ROWID""",
         # Everything written before this version belongs to the store's one implicit owner (people.py).
         "ALTER TABLE atoms ADD COLUMN owner TEXT NOT NULL DEFAULT 'local'",
+        # Sessions (with their buffer, notes and turns) and episodes are their owner's alone.
+        "ALTER TABLE sessions ADD COLUMN owner TEXT NOT NULL DEFAULT 'local'",
+        "ALTER TABLE episodes ADD COLUMN owner TEXT NOT NULL DEFAULT 'local'",
+        # A pending inference and a user-model field are about one person.
+        """CREATE TABLE pending_reviews_owned (
+            id          TEXT PRIMARY KEY,
+            owner       TEXT NOT NULL DEFAULT 'local',
+            field_path  TEXT NOT NULL,
+            value       TEXT NOT NULL,
+            evidence    TEXT NOT NULL DEFAULT '',
+            confidence  REAL NOT NULL,
+            created_at  REAL NOT NULL,
+            updated_at  REAL NOT NULL,
+            expires_at  REAL NOT NULL,
+            UNIQUE (owner, field_path, value)
+        )""",
+        "INSERT INTO pending_reviews_owned(id, field_path, value, evidence, confidence, created_at, updated_at, "
+        "expires_at) SELECT id, field_path, value, evidence, confidence, created_at, updated_at, expires_at "
+        "FROM pending_reviews",
+        "DROP TABLE pending_reviews",
+        "ALTER TABLE pending_reviews_owned RENAME TO pending_reviews",
+        """CREATE TABLE user_model_owned (
+            owner        TEXT NOT NULL DEFAULT 'local',
+            field_path   TEXT NOT NULL,
+            value        TEXT NOT NULL,
+            source_class TEXT NOT NULL,
+            updated_at   REAL NOT NULL,
+            evidence     TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (owner, field_path)
+        )""",
+        "INSERT INTO user_model_owned(field_path, value, source_class, updated_at, evidence) "
+        "SELECT field_path, value, source_class, updated_at, evidence FROM user_model",
+        "DROP TABLE user_model",
+        "ALTER TABLE user_model_owned RENAME TO user_model",
+        # Facts are each person's own (they are the "what I told you about me" of their prompts).
+        "ALTER TABLE facts ADD COLUMN owner TEXT NOT NULL DEFAULT 'local'",
+        "DROP INDEX facts_target_key",
+        "CREATE UNIQUE INDEX facts_target_key ON facts(owner, target, key) WHERE key IS NOT NULL",
+        "DROP INDEX facts_target",
+        "CREATE INDEX facts_target ON facts(owner, target, id)",
         # A private atom is found by its owner; shared ones by scope (the common single-owner store
         # needs neither: every row is 'local').
         "CREATE INDEX atoms_owner ON atoms(owner, scope)",

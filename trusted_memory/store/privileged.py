@@ -39,22 +39,22 @@ class PrivilegedOps:
     async def confirm_pending(self, item: PendingReview, ts: float) -> None:
         """Apply a pending inference to the user model and drop it from the queue."""
         await self._conn.execute(
-            "INSERT INTO user_model(field_path, value, source_class, updated_at, evidence) "
-            "VALUES (?, ?, 'user_approved', ?, ?) "
-            "ON CONFLICT(field_path) DO UPDATE SET value = excluded.value, source_class = excluded.source_class, "
-            "updated_at = excluded.updated_at, evidence = excluded.evidence",
-            (item.field_path, item.value, ts, item.evidence),
+            "INSERT INTO user_model(field_path, value, source_class, updated_at, evidence, owner) "
+            "VALUES (?, ?, 'user_approved', ?, ?, ?) "
+            "ON CONFLICT(owner, field_path) DO UPDATE SET value = excluded.value, "
+            "source_class = excluded.source_class, updated_at = excluded.updated_at, evidence = excluded.evidence",
+            (item.field_path, item.value, ts, item.evidence, item.owner),
         )
         await self._conn.execute("DELETE FROM pending_reviews WHERE id = ?", (item.id,))
 
     async def set_user_model(
-        self, field_path: str, value: str, source_class: str, ts: float, evidence: str = ""
+        self, field_path: str, value: str, source_class: str, ts: float, evidence: str = "", owner: str = "local"
     ) -> None:
-        """Write a user-model field as-is (import)."""
+        """Write a user-model field of one person as-is (import)."""
         await self._conn.execute(
-            "INSERT OR REPLACE INTO user_model(field_path, value, source_class, updated_at, evidence) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (field_path, value, source_class, ts, evidence),
+            "INSERT OR REPLACE INTO user_model(field_path, value, source_class, updated_at, evidence, owner) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (field_path, value, source_class, ts, evidence, owner),
         )
 
     async def promote_episode(self, episode_id: str) -> None:

@@ -8,7 +8,9 @@ from collections.abc import Sequence
 
 import aiosqlite
 
+from ..errors import InvalidInput
 from ..model import Episode, Session, SessionNote
+from ..people import acting_owner, restricting_viewer
 from .conn import Connection
 from .recall import quote_fts
 
@@ -31,6 +33,7 @@ def session_from_row(row: aiosqlite.Row) -> Session:
         predicted=_intents(row["predicted"]),
         predicted_turn=row["predicted_turn"],
         relayed=bool(row["relayed"]),
+        owner=row["owner"],
     )
 
 
@@ -53,7 +56,14 @@ def _episode(row: aiosqlite.Row) -> Episode:
         turns=row["turns"],
         created_at=row["created_at"],
         expires_at=row["expires_at"],
+        owner=row["owner"],
     )
+
+
+def _mine(owner: str) -> bool:
+    """Whether a session or episode of this owner is the acting person's to see (always, outside a team)."""
+    viewer = restricting_viewer()
+    return viewer is None or owner == viewer.name
 
 
 class SessionsRepo:
@@ -64,19 +74,27 @@ class SessionsRepo:
 
     # sessions ------------------------------------------------------------------------------
     async def get(self, session_id: str) -> Session | None:
-        """One session."""
+        """One session; None also when it is another person's (in a team's store)."""
         async with self._conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)) as cur:
             row = await cur.fetchone()
-        return session_from_row(row) if row else None
+        if row is None or not _mine(row["owner"]):
+            return None
+        return session_from_row(row)
 
     async def touch(self, session_id: str, project: str | None, ts: float, *, turn: bool) -> Session:
         """Create the session on first sight; count a turn; remember the project once known."""
-        await self._conn.execute(
-            "INSERT INTO sessions(id, project, started_at, last_at) VALUES (?, ?, ?, ?) "
+        owner = acting_owner()
+        cur = await self._conn.execute(
+            "INSERT INTO sessions(id, project, started_at, last_at, owner) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT(id) DO UPDATE SET last_at = excluded.last_at, "
-            "project = COALESCE(sessions.project, excluded.project), ended_at = NULL",
-            (session_id, project, ts, ts),
+            "project = COALESCE(sessions.project, excluded.project), ended_at = NULL "
+            "WHERE sessions.owner = excluded.owner",
+            (session_id, project, ts, ts, owner),
         )
+        if cur.rowcount == 0:
+            raise InvalidInput(
+                f"session id {session_id[:80]!r} is another person's session; start a new session with an id of its own"
+            )
         if turn:
             await self._conn.execute("UPDATE sessions SET turns = turns + 1 WHERE id = ?", (session_id,))
         session = await self.get(session_id)
@@ -94,6 +112,8 @@ class SessionsRepo:
     async def latest_other(self, session_id: str, *, project: str | None = None) -> Session | None:
         """The most recently active session other than this one (of this project, when one is given)."""
         where, params = ("id != ? AND project = ?", (session_id, project)) if project else ("id != ?", (session_id,))
+        if restricting_viewer() is not None:
+            where, params = f"{where} AND owner = ?", (*params, acting_owner())
         async with self._conn.execute(
             f"SELECT * FROM sessions WHERE {where} ORDER BY last_at DESC LIMIT 1",
             params,
@@ -165,7 +185,11 @@ class SessionsRepo:
 
     async def list(self, limit: int = 50) -> builtins.list[Session]:
         """The most recently active sessions."""
-        async with self._conn.execute("SELECT * FROM sessions ORDER BY last_at DESC LIMIT ?", (limit,)) as cur:
+        mine = restricting_viewer() is not None
+        async with self._conn.execute(
+            f"SELECT * FROM sessions{' WHERE owner = ?' if mine else ''} ORDER BY last_at DESC LIMIT ?",
+            (acting_owner(), limit) if mine else (limit,),
+        ) as cur:
             return [session_from_row(r) for r in await cur.fetchall()]
 
     # buffer --------------------------------------------------------------------------------
@@ -262,7 +286,7 @@ class SessionsRepo:
         """Store an episode with its vector."""
         await self._conn.execute(
             "INSERT INTO episodes(id, session_id, project, summary, status, source_class, turns, created_at, "
-            "expires_at, scale, vec) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "expires_at, scale, vec, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 episode.id,
                 episode.session_id,
@@ -275,6 +299,7 @@ class SessionsRepo:
                 episode.expires_at,
                 scale,
                 vec,
+                episode.owner,
             ),
         )
 
@@ -285,7 +310,7 @@ class SessionsRepo:
             (key, key),
         ) as cur:
             row = await cur.fetchone()
-        return _episode(row) if row else None
+        return _episode(row) if row and _mine(row["owner"]) else None
 
     async def episodes(
         self, *, status: str | None = None, limit: int = 50, now: float | None = None
@@ -299,6 +324,9 @@ class SessionsRepo:
         if now is not None:
             clauses.append("(expires_at IS NULL OR expires_at > ?)")
             params.append(now)
+        if restricting_viewer() is not None:
+            clauses.append("owner = ?")
+            params.append(acting_owner())
         where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
         async with self._conn.execute(
             f"SELECT * FROM episodes{where} ORDER BY created_at DESC LIMIT ?",
@@ -308,7 +336,11 @@ class SessionsRepo:
 
     async def episode_vectors(self) -> builtins.list[tuple[str, float, bytes]]:
         """(id, scale, blob) of every episode with a vector (for near-duplicate checks and recall)."""
-        async with self._conn.execute("SELECT id, scale, vec FROM episodes WHERE vec IS NOT NULL") as cur:
+        mine = restricting_viewer() is not None
+        async with self._conn.execute(
+            f"SELECT id, scale, vec FROM episodes WHERE vec IS NOT NULL{' AND owner = ?' if mine else ''}",
+            (acting_owner(),) if mine else (),
+        ) as cur:
             return [(str(r[0]), float(r[1]), bytes(r[2])) for r in await cur.fetchall()]
 
     async def search_episodes(self, terms: Sequence[str], now: float, limit: int) -> builtins.list[tuple[str, float]]:
@@ -316,13 +348,14 @@ class SessionsRepo:
         match = quote_fts(terms)
         if not match:
             return []
+        mine = restricting_viewer() is not None
         async with self._conn.execute(
             "SELECT episodes.id, -bm25(episodes_fts) FROM episodes_fts "
             "JOIN episodes ON episodes.num = episodes_fts.rowid "
             "WHERE episodes_fts MATCH ? AND episodes.status = 'live' "
-            "AND (episodes.expires_at IS NULL OR episodes.expires_at > ?) "
-            "ORDER BY bm25(episodes_fts) LIMIT ?",
-            (match, now, limit),
+            "AND (episodes.expires_at IS NULL OR episodes.expires_at > ?)"
+            f"{' AND episodes.owner = ?' if mine else ''} ORDER BY bm25(episodes_fts) LIMIT ?",
+            (match, now, acting_owner(), limit) if mine else (match, now, limit),
         ) as cur:
             return [(str(r[0]), float(r[1])) for r in await cur.fetchall()]
 

@@ -50,8 +50,9 @@ class TransferRepo:
         """Insert a session with its buffer and transcript; False (nothing written) if its id exists."""
         cur = await self._conn.execute(
             "INSERT OR IGNORE INTO sessions(id, project, untrusted, untrusted_reason, turns, started_at, last_at, "
-            "ended_at, frozen_facts, resumed_turn, resume_gap_s, resumed_from, predicted, predicted_turn, relayed) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "ended_at, frozen_facts, resumed_turn, resume_gap_s, resumed_from, predicted, predicted_turn, relayed, "
+            "owner) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 session.id,
                 session.project,
@@ -68,6 +69,7 @@ class TransferRepo:
                 json.dumps(list(session.predicted)) if session.predicted else None,
                 session.predicted_turn,
                 int(session.relayed),
+                session.owner,
             ),
         )
         if cur.rowcount <= 0:
@@ -122,6 +124,7 @@ class TransferRepo:
                     r["turns"],
                     r["created_at"],
                     r["expires_at"],
+                    r["owner"],
                 ),
                 r["scale"],
                 None if r["vec"] is None else bytes(r["vec"]),

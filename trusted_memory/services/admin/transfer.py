@@ -225,7 +225,7 @@ class _Importer:
         self.inserted_atoms: set[str] = set()
         self.deferred: list[Event] = []
         self.facts: list[FactEntry] = []
-        self.model: dict[str, tuple[str, str, float]] = {}
+        self.model: dict[tuple[str, str], tuple[str, str, float]] = {}
 
     def count(self, kind: str, added: bool) -> None:
         target = self.added if added else self.skipped
@@ -233,7 +233,10 @@ class _Importer:
 
     async def load(self) -> None:
         self.facts = await self.tx.facts.list()
-        self.model = await self.tx.pending.user_model()
+        self.model = {
+            (owner, path): (value, source, ts)
+            for owner, path, value, source, ts, _ in await self.tx.pending.model_fields_of_everyone()
+        }
 
     def refuse(self, rec: Record, what: str, text: str) -> None:
         findings = scan(text)
@@ -338,14 +341,14 @@ class _Importer:
             # load would drop it anyway (usermodel.load_model), so it is not stored at all.
             self.dropped_user_model += 1
             return
-        current = self.model.get(item.field_path)
+        current = self.model.get((item.owner, item.field_path))
         if current is not None and current[2] >= item.updated_at:
             self.count("user_model", False)
             return
         await PrivilegedOps(self.tx.conn).set_user_model(
-            item.field_path, item.value, item.source_class, item.updated_at, item.evidence
+            item.field_path, item.value, item.source_class, item.updated_at, item.evidence, item.owner
         )
-        self.model[item.field_path] = (item.value, item.source_class, item.updated_at)
+        self.model[(item.owner, item.field_path)] = (item.value, item.source_class, item.updated_at)
         self.count("user_model", True)
 
     async def event(self, claimed: Event) -> None:

@@ -59,7 +59,7 @@ async def export_jsonl(
         schema = await rx.schema_version()
         facts = await rx.facts.list()
         pending = await rx.pending.list(now=ts, include_expired=True)
-        model = await rx.pending.model_fields()
+        model = await rx.pending.model_fields_of_everyone()
         n_atoms = await rx.atoms.count(everything, now=ts)
         n_events = await rx.events.count()
         space = await rx.recall.space()
@@ -102,8 +102,9 @@ async def export_jsonl(
             offset += len(batch)
         for item in pending:
             emit("pending", to_record("pending", item))
-        for path, value, source_class, updated_at, evidence in model:
-            emit("user_model", to_record("user_model", UserModelField(path, value, source_class, updated_at, evidence)))
+        for owner, path, value, source_class, updated_at, evidence in model:
+            field = UserModelField(path, value, source_class, updated_at, evidence, owner)
+            emit("user_model", to_record("user_model", field))
         for session in sessions:
             buffer = await rx.sessions.buffer(session.id)
             transcript = [list(turn) for turn in await rx.transfer.transcript(session.id)]

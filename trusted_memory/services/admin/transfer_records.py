@@ -34,6 +34,7 @@ from ...model import (
     Session,
     SessionNote,
 )
+from ...people import NAME_RULE
 from ...store.recall import LINK_KINDS
 from ..atoms import ATOM_TEXT_MAX, NOTE_TEXT_MAX
 from ..facts import MAX_FIELD_BYTES, preview
@@ -75,6 +76,7 @@ class UserModelField:
     source_class: str
     updated_at: float
     evidence: str = ""
+    owner: str = "local"
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,6 +366,7 @@ def _fact(body: dict[str, object]) -> FactEntry:
         raise BadLine("id must be 1 or more")
     if not entry.content.strip() or len(entry.content.encode("utf-8")) > MAX_FIELD_BYTES:
         raise BadLine(f"content must be 1-{MAX_FIELD_BYTES:,} bytes")
+    _owner(entry.owner)
     return entry
 
 
@@ -381,7 +384,13 @@ def _atom(body: dict[str, object]) -> Atom:
     _in("status", atom.status, ("live", "quarantined"))
     if atom.recall_count < 0 or (atom.turn is not None and atom.turn < 0):
         raise BadLine("recall_count and turn must be 0 or more")
+    _owner(atom.owner)
     return atom
+
+
+def _owner(name: str) -> None:
+    if not NAME_RULE.fullmatch(name):
+        raise BadLine(f"owner {name[:60]!r} is not a person's name (1-40 of a-z, 0-9, '.', '_', '-')")
 
 
 def _pending(body: dict[str, object]) -> PendingReview:
@@ -390,6 +399,7 @@ def _pending(body: dict[str, object]) -> PendingReview:
     _unit("confidence", item.confidence)
     _text("field_path", item.field_path, MAX_FIELD_BYTES)
     _text("value", item.value, MAX_FIELD_BYTES)
+    _owner(item.owner)
     return item
 
 
@@ -400,6 +410,7 @@ def _user_model(body: dict[str, object]) -> UserModelField:
     if len(item.evidence) > MAX_FIELD_BYTES:
         raise BadLine(f"evidence is {len(item.evidence):,} characters; the limit is {MAX_FIELD_BYTES:,}")
     _in("source_class", item.source_class, SOURCE_CLASSES)
+    _owner(item.owner)
     return item
 
 
@@ -442,6 +453,7 @@ def _session(body: dict[str, object]) -> SessionRecord:
     _session_id("id", session.id)
     if session.turns < 0:
         raise BadLine("turns must be 0 or more")
+    _owner(session.owner)
     if not isinstance(buffer, list) or not all(isinstance(v, str) for v in buffer):
         raise BadLine("buffer must be a list of strings")
     if len(buffer) > MAX_BUFFER_LINES:
@@ -477,6 +489,7 @@ def _episode(body: dict[str, object]) -> EpisodeRecord:
     _in("status", episode.status, ("live", "held"))
     _in("source_class", episode.source_class, (*LIVE_EPISODE_SOURCES, *SOURCE_CLASSES))
     _text("summary", episode.summary, MAX_FIELD_BYTES * 2)
+    _owner(episode.owner)
     if episode.turns < 0:
         raise BadLine("turns must be 0 or more")
     if (scale is None) != (vec is None):
