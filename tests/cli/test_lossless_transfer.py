@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from trusted_memory.people import Viewer, acting_as
 from trusted_memory.services.admin import AdminService
 from trusted_memory.services.admin.chat_import import apply_chats, plan_chats
 from trusted_memory.services.admin.chats import load_chats
@@ -397,3 +398,48 @@ def test_a_vector_waiting_on_its_re_embed_is_not_exported_and_the_import_queues_
     with sqlite3.connect(target / "memory.db") as conn:
         queued = {r[0] for r in conn.execute("SELECT a.id FROM embed_queue q JOIN atoms a ON a.num = q.atom_num")}
     assert atom_id in queued
+
+
+ALICE = Viewer("alice", "member", frozenset({"billing"}), team=True)
+
+
+async def _populate_team(rt: Runtime) -> None:
+    services, agent, admin = build_services(rt), AgentService(rt), AdminService(rt)
+    await agent.add_fact("user", "Name is Sam", key="name")  # the implicit local person's
+    with acting_as(ALICE):
+        await agent.add_fact("user", "Name is Alice", key="name")
+        await agent.add_atom(AtomDraft("Alice prefers squash merges", "user_said"))
+        await agent.add_atom(AtomDraft("billing deploys need two approvals", "user_said", project="billing"))
+        for i, text in enumerate(
+            [
+                "We decided to move billing to Postgres 16 next Friday.",
+                "The cutover must finish by 06:00 and I want blue-green deploys.",
+                "I will write the runbook for the cutover tomorrow.",
+            ]
+        ):
+            await services.sessions.observe("alice-1", text, assistant_reply="Noted.", said_at=T0 + 60 * i)
+        assert (await services.sessions.end_session("alice-1")).episode is not None
+        guess = await services.atoms.propose("style.verbosity", "concise", evidence="short replies", confidence=0.6)
+        assert guess is not None
+    await admin.confirm(guess.id)
+
+
+@pytest.mark.e2e
+def test_each_records_owner_survives_export_and_import(tmp_path: Path) -> None:
+    source = tmp_path / "team"
+    with_runtime(source, _populate_team)
+    first = export(source, tmp_path / "first.jsonl")
+    owners: dict[str, set[str]] = {}
+    for r in records(first)[1:]:
+        if "owner" in r:
+            owners.setdefault(r["kind"], set()).add(r["owner"])
+    assert owners["fact"] == {"local", "alice"}
+    for kind in ("atom", "session", "episode", "user_model"):
+        assert "alice" in owners[kind], kind
+    target = tmp_path / "target"
+    done = run_script(target, "import", str(tmp_path / "first.jsonl"), "--yes")
+    assert done.returncode == 0, done.stderr
+    got, want = body(export(target, tmp_path / "second.jsonl")), as_imported(body(first))
+    for g, w in zip(got, want):
+        assert g == w, [(k, g.get(k), w.get(k)) for k in set(g) | set(w) if g.get(k) != w.get(k)]
+    assert len(got) == len(want)

@@ -65,14 +65,16 @@ async def test_the_same_words_from_two_people_are_two_memories(agent: AgentServi
 
 async def test_project_memory_is_shared_with_the_projects_members_only(agent: AgentService) -> None:
     with acting_as(ALICE):
-        shared = (await agent.add_atom(said("atlas deploys go out on tuesdays after the standup", project="atlas"))).atom
+        shared = (
+            await agent.add_atom(said("atlas deploys go out on tuesdays after the standup", project="atlas"))
+        ).atom
     assert shared.scope == "project" and shared.status == "live"
     with acting_as(CAROL):
         assert shared.text in await found_texts(agent, "when do atlas deploys go out")
         assert (await agent.view_atom(shared.id)).owner == "alice"
     with acting_as(BOB):
         assert shared.text not in await found_texts(agent, "when do atlas deploys go out")
-        with pytest.raises(InvalidInput, match="not a member of project 'atlas'.*users grant bob atlas"):
+        with pytest.raises(InvalidInput, match=r"not a member of project 'atlas'.*users grant bob atlas"):
             await agent.add_atom(said("atlas uses postgres 15", project="atlas"))
 
 

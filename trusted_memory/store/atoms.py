@@ -220,18 +220,21 @@ class AtomsRepo:
             return None
         return atom_from_row(row)
 
-    async def find_by_norm(self, norm: str) -> Atom | None:
+    async def find_by_norm(self, norm: str, *, owner: str | None = None) -> Atom | None:
         """The acting person's oldest atom whose normalised text equals `norm` (quarantined ones first).
 
         In a team's store only the writer's own atoms count: another person's private memory of the same
-        words is theirs, and answering "already remembered" would tell the writer it exists.
+        words is theirs, and answering "already remembered" would tell the writer it exists. An import
+        names the owner of the record it brings.
         """
         digest = dedup_digest(norm)
-        mine = " AND owner = ?" if restricting_viewer() is not None else ""
+        if owner is None and restricting_viewer() is not None:
+            owner = acting_owner()
+        mine = " AND owner = ?" if owner is not None else ""
         async with self._conn.execute(
             # Atoms stored before the digest was kept as bytes hold it as hex text; both are looked up.
             f"SELECT * FROM atoms WHERE norm IN (?, ?){mine} ORDER BY status = 'quarantined' DESC, created_at LIMIT 1",
-            (digest, digest.hex(), acting_owner()) if mine else (digest, digest.hex()),
+            (digest, digest.hex(), owner) if owner is not None else (digest, digest.hex()),
         ) as cur:
             row = await cur.fetchone()
         return atom_from_row(row) if row else None

@@ -59,9 +59,10 @@ class FactsRepo:
         pinned: bool,
         keywords: Sequence[str],
         ts: float,
+        owner: str | None = None,
     ) -> FactEntry:
-        """Add an entry at the end of its target (the acting person's)."""
-        owner = acting_owner()
+        """Add an entry at the end of its target: the acting person's, or the owner an import names."""
+        owner = owner or acting_owner()
         cur = await self._conn.execute(
             "INSERT INTO facts(target, key, content, pinned, keywords, created_at, updated_at, owner) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

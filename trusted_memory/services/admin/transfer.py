@@ -251,6 +251,7 @@ class _Importer:
         norm = normalize_for_dedup(entry.content)
         if any(
             e.target == entry.target
+            and e.owner == entry.owner
             and ((entry.key is not None and e.key == entry.key) or normalize_for_dedup(e.content) == norm)
             for e in self.facts
         ):
@@ -265,6 +266,7 @@ class _Importer:
                 pinned=entry.pinned,
                 keywords=entry.keywords,
                 ts=entry.created_at,
+                owner=entry.owner,
             )
             self.renumbered += 1
         else:
@@ -288,7 +290,7 @@ class _Importer:
             self.count("atom", False)
             return
         norm = normalize_for_dedup(atom.text)
-        twin = await self.tx.atoms.find_by_norm(norm)
+        twin = await self.tx.atoms.find_by_norm(norm, owner=atom.owner)
         if twin is not None and twin.id not in self.inserted_atoms:
             self.count("atom", False)
             return
