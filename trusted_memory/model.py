@@ -212,6 +212,7 @@ EVENT_KINDS = (
     "fts_rebuilt",
     "store_compacted",
     "store_salvaged",
+    *(f"person_{k}" for k in ("added", "revoked", "granted", "ungranted")),
     "import",
     "chat_imported",
     "imported_event",

@@ -62,6 +62,17 @@ class Viewer:
         return not self.team or self.name == LOCAL or project in self.projects
 
 
+@dataclass(frozen=True, slots=True)
+class Person:
+    """One person as the admin lists them (never their token: only its hash is stored)."""
+
+    name: str
+    role: str
+    projects: tuple[str, ...]
+    created_at: float
+    revoked_at: float | None
+
+
 LOCAL_VIEWER = Viewer(LOCAL)
 
 _acting: ContextVar[Viewer | None] = ContextVar("trusted_memory_viewer", default=None)

@@ -37,3 +37,16 @@ async def test_token_mode_answers_401_without_pointing_at_missing_metadata(tmp_p
             assert "resource_metadata" not in denied.headers["www-authenticate"]
             for well_known in ("/.well-known/oauth-protected-resource", f"/.well-known/oauth-protected-resource{path}"):
                 assert (await http.get(well_known)).status_code == 404
+
+
+def test_every_handler_runs_as_the_person_of_its_request() -> None:
+    """A handler that skipped `as_caller` would act for nobody, and nobody sees every person's rows."""
+    import inspect
+
+    from trusted_memory.server import app
+
+    lines = inspect.getsource(app).splitlines()
+    wrapped = [i for i, line in enumerate(lines) if line.strip().startswith("@mcp_errors(")]
+    registered = [line for line in lines if line.strip().startswith(("@mcp.resource(", "@mcp.prompt("))]
+    assert len(wrapped) == len(registered) + 1  # every resource and prompt, and the tool
+    assert all(lines[i + 1].strip() == "@as_caller" for i in wrapped)

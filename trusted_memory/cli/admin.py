@@ -24,9 +24,11 @@ from .. import VERSION
 from ..config import Settings, load_settings
 from ..errors import InvalidInput, MemoryServerError
 from ..model import EVENT_KINDS, STORED_ATOM_TYPES, TARGETS
+from ..people import acting_as, check_person_name
 from ..queries import AtomFilter
 from ..services.admin import AdminService
 from ..services.facts import preview as _preview
+from ..services.people import PeopleDirectory
 from ..services.runtime import open_runtime
 from ..trust import is_trusted
 from .anticipation_commands import add_anticipation_commands
@@ -38,6 +40,7 @@ from .gate import for_person as _for_person
 from .gate import require_person as _require_person
 from .llm_stats import llm_stats_json, print_llm_stats
 from .output import age, counted, emit_json, fields, iso, safe, say, table
+from .people_commands import add_people_commands
 from .recall_commands import add_recall_commands
 from .review_commands import (
     atom_json,
@@ -349,6 +352,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output")
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
+    common.add_argument(
+        "--as",
+        dest="as_person",
+        metavar="NAME",
+        default=argparse.SUPPRESS,
+        help="in a team's store, act as this person: a member sees and reviews only their own; an admin, the team",
+    )
     gated = argparse.ArgumentParser(add_help=False)
     gated.add_argument("--yes", "-y", action="store_true", help="do not ask (needed when stdin is not a terminal)")
 
@@ -404,6 +414,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_episode_commands(commands, common, gated)
     add_anticipation_commands(commands, common)
     add_chat_commands(commands, common, gated)
+    add_people_commands(commands, common)
     command("quarantine", "list quarantined (untrusted) atoms", cmd_quarantine).add_argument(
         "--limit", type=_positive, default=200
     )
@@ -467,7 +478,16 @@ def _check_home(settings: Settings) -> None:
 
 async def _run(settings: Settings, command: Command, args: argparse.Namespace) -> int:
     async with open_runtime(settings) as runtime:
-        return await command(AdminService(runtime), args)
+        if args.as_person is None:
+            return await command(AdminService(runtime), args)
+        viewer = await PeopleDirectory(runtime.store).viewer_named(check_person_name(args.as_person))
+        if viewer is None:
+            raise InvalidInput(
+                f"no person {args.as_person!r} with a live token; `trusted-memory-admin users list` shows who there is"
+            )
+        # An admin at the desk reviews the team: they act as the operator, who sees every row.
+        with acting_as(viewer if not viewer.is_admin else None):
+            return await command(AdminService(runtime), args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -475,7 +495,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     single_threaded_blas()
-    for name, default in (("home", None), ("json", False), ("debug", False), ("yes", False), ("direct", None)):
+    for name, default in (
+        ("home", None),
+        ("json", False),
+        ("debug", False),
+        ("yes", False),
+        ("direct", None),
+        ("as_person", None),
+    ):
         if not hasattr(args, name):
             setattr(args, name, default)
     try:

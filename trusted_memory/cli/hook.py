@@ -97,32 +97,36 @@ async def run(event: str, payload: dict[str, Any], home: str | None, own_servers
             return ""  # this server's own tool, the todo list: nothing to note, and nothing more to load
     # Lazy: the calls above need none of it, and the host waits for every PostToolUse hook.
     from ..config import load_settings
+    from ..people import acting_as
     from ..services.hooks import HostHooks
+    from ..services.people import PeopleDirectory
     from ..services.runtime import open_runtime
 
     settings = load_settings(overrides={"home": home})
     project = str(payload.get("cwd") or "") or None
     async with open_runtime(settings) as runtime:
-        hooks = HostHooks(runtime)
-        if event == "session":
-            return session_start_output(await hooks.start(session_id, project))
-        if event == "prompt":
-            result = await hooks.prompt(session_id, str(payload.get("prompt") or ""), project)
-            if result.skipped is not None:
-                print(f"trusted-memory: not recorded as the user's words: {result.skipped.reason}", file=sys.stderr)
-            return result.block
-        if call is not None:
-            await hooks.tool(session_id, call, project)
+        # In a team's store the hook acts for the implicit owner, one person of the team (people.py).
+        with acting_as(await PeopleDirectory(runtime.store).local_viewer()):
+            hooks = HostHooks(runtime)
+            if event == "session":
+                return session_start_output(await hooks.start(session_id, project))
+            if event == "prompt":
+                result = await hooks.prompt(session_id, str(payload.get("prompt") or ""), project)
+                if result.skipped is not None:
+                    print(f"trusted-memory: not recorded as the user's words: {result.skipped.reason}", file=sys.stderr)
+                return result.block
+            if call is not None:
+                await hooks.tool(session_id, call, project)
+                return ""
+            if event == "stop":
+                await hooks.scheduled(session_id, scheduled_prompts(payload), via="session_crons")
+                reply = reply_text(payload)
+                if reply:
+                    await hooks.reply(session_id, reply)
+                return ""
+            ended = await hooks.end(session_id)
+            print(f"trusted-memory: {ended.reason}", file=sys.stderr)
             return ""
-        if event == "stop":
-            await hooks.scheduled(session_id, scheduled_prompts(payload), via="session_crons")
-            reply = reply_text(payload)
-            if reply:
-                await hooks.reply(session_id, reply)
-            return ""
-        ended = await hooks.end(session_id)
-        print(f"trusted-memory: {ended.reason}", file=sys.stderr)
-        return ""
 
 
 def session_start_output(block: str) -> str:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 
 from mcp.server import MCPServer
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, Resolve
@@ -27,7 +29,8 @@ from pydantic import AnyHttpUrl
 from .. import VERSION
 from ..blocktext import inline
 from ..config import Settings
-from ..errors import InvalidInput
+from ..errors import InvalidInput, TrustRefused
+from ..people import LOCAL, acting_as
 from ..services.agent import AgentService
 from ..services.context import FOOTER, facts_text
 from ..timefmt import iso_utc
@@ -50,6 +53,8 @@ from .schema import published_schema, tool_parameters, with_parameters
 from .state import AppState, SharedRuntime
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 USER_MODEL_NOTICE = (
     "Inferred from the user's own words; style fields apply only when the user stated them or confirmed them "
@@ -96,19 +101,51 @@ def instructions(settings: Settings) -> str:
     return HOST_INJECTED_INSTRUCTIONS if settings.context.injected_by_host else INSTRUCTIONS
 
 
-class StaticTokenVerifier(TokenVerifier):
-    """Accepts exactly the configured bearer token (compared in constant time)."""
+class PeopleTokenVerifier(TokenVerifier):
+    """Accepts the configured static token (the implicit owner's) or an unrevoked person's token.
 
-    def __init__(self, token: str) -> None:
-        self._token = token
+    Looked up on every request (one indexed read), so a revoked token gets 401 on its next request.
+    """
+
+    def __init__(self, shared: SharedRuntime, static_token: str | None) -> None:
+        self._shared = shared
+        self._static = static_token
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        """The access token for a matching bearer token, else None (the SDK answers 401)."""
+        """The access token naming the person, else None (the SDK answers 401)."""
         import hmac
 
-        if hmac.compare_digest(token.encode(), self._token.encode()):
-            return AccessToken(token=token, client_id="trusted-memory-client", scopes=[])
-        return None
+        if self._static and hmac.compare_digest(token.encode(), self._static.encode()):
+            return AccessToken(token=token, client_id=LOCAL, scopes=["admin"])
+        # On SSE a connection is authenticated before its session opens the runtime: hold it open meanwhile.
+        async with self._shared.acquire() as state:
+            viewer = await state.agent.directory().viewer_for_token(token)
+        if viewer is None:
+            return None
+        return AccessToken(token=token, client_id=viewer.name, scopes=[viewer.role])
+
+
+def caller(shared: SharedRuntime) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaitable[R]]]:
+    """Run a handler as the person its request comes from (people.py); every handler is wrapped in it.
+
+    Over HTTP with tokens that is the token's person, looked up again so a just-revoked one is refused;
+    on stdio, or HTTP without tokens, the store's implicit owner.
+    """
+
+    def wrap(handler: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+        @functools.wraps(handler)
+        async def run(*args: P.args, **kwargs: P.kwargs) -> R:
+            directory = shared.current().agent.directory()
+            token = get_access_token()
+            viewer = await (directory.viewer_named(token.client_id) if token else directory.local_viewer())
+            if viewer is None:
+                raise TrustRefused("this token was revoked; ask an admin for a new one")
+            with acting_as(viewer):
+                return await handler(*args, **kwargs)
+
+        return run
+
+    return wrap
 
 
 def _parameter_names(names: list[str], shown: int = 8, longest: int = 40) -> str:
@@ -127,7 +164,7 @@ def _result(result: MemoryResult) -> CallToolResult:
     )
 
 
-def build_server(settings: Settings) -> MCPServer[AppState]:
+def build_server(settings: Settings, *, team: bool = False) -> MCPServer[AppState]:
     """The MCP server over the store the settings name."""
     notifier = ChangeNotifier(settings.server.watch_interval_s)
     shared = SharedRuntime(settings, watcher=notifier.watching)
@@ -138,13 +175,14 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
             yield state
 
     auth: dict[str, Any] = {}
-    if settings.server.token and settings.server.transport != "stdio":
+    as_caller = caller(shared)
+    if (settings.server.token or team) and settings.server.transport != "stdio":
         # A static bearer token, not OAuth: with no resource_server_url the SDK serves no RFC 9728
         # metadata and its 401 names none, so no client goes looking for an authorization server
         # that does not exist. The SDK requires an issuer_url all the same; it is never published.
         host = f"[{settings.server.host}]" if ":" in settings.server.host else settings.server.host
         auth = {
-            "token_verifier": StaticTokenVerifier(settings.server.token),
+            "token_verifier": PeopleTokenVerifier(shared, settings.server.token),
             "auth": AuthSettings(
                 issuer_url=AnyHttpUrl(f"http://{host}:{settings.server.port}"), resource_server_url=None
             ),
@@ -153,6 +191,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
     # The parameters are derived from the actions' models (schema.py): `**arguments` is what the SDK
     # validated against the published schema, every parameter present (None when not given).
     @mcp_errors("tool")
+    @as_caller
     async def memory(
         ctx: Context[AppState],
         sampled: Annotated[CreateMessageResult | None, Resolve(sample_for_memory)] = None,
@@ -218,18 +257,21 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
 
     @mcp.resource("memory://facts/user", name="facts-user", title="User facts", mime_type="text/plain")
     @mcp_errors("resource")
+    @as_caller
     async def facts_user() -> str:
         """The user facts, as rendered into prompts."""
         return await _render_facts(shared.current().agent, "user")
 
     @mcp.resource("memory://facts/env", name="facts-env", title="Environment facts", mime_type="text/plain")
     @mcp_errors("resource")
+    @as_caller
     async def facts_env() -> str:
         """The environment facts, as rendered into prompts."""
         return await _render_facts(shared.current().agent, "env")
 
     @mcp.resource("memory://stats", name="stats", title="Store statistics", mime_type="application/json")
     @mcp_errors("resource")
+    @as_caller
     async def stats() -> str:
         """Store size, event count and facts usage."""
         data = await shared.current().agent.stats()
@@ -239,6 +281,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
 
     @mcp.resource("memory://atoms/{atom_id}", name="atom", title="One trusted atom", mime_type="application/json")
     @mcp_errors("resource")
+    @as_caller
     async def atom_resource(atom_id: str) -> str:
         """One trusted atom by id, attributed (quarantined atoms are not readable here)."""
         atom = await shared.current().agent.view_atom(atom_id)
@@ -248,6 +291,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         "memory://quarantine", name="quarantine", title="Quarantine (untrusted)", mime_type="application/json"
     )
     @mcp_errors("resource")
+    @as_caller
     async def quarantine_resource() -> str:
         """Quarantined atoms awaiting human review, labelled as untrusted data."""
         atoms = await shared.current().agent.list_quarantine(limit=200)
@@ -257,6 +301,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
 
     @mcp.resource("memory://pending", name="pending", title="Pending review", mime_type="application/json")
     @mcp_errors("resource")
+    @as_caller
     async def pending_resource() -> str:
         """Inferences about the user awaiting the user's confirmation."""
         items = await shared.current().agent.list_pending()
@@ -264,6 +309,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
 
     @mcp.resource("memory://episodes", name="episodes", title="Episodes", mime_type="application/json")
     @mcp_errors("resource")
+    @as_caller
     async def episodes_resource() -> str:
         """Summaries of finished sessions (held, untrusted ones are not listed)."""
         episodes = await shared.current().agent.episodes(limit=100)
@@ -271,6 +317,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
 
     @mcp.resource("memory://episodes/{session_id}", name="episode", title="One episode", mime_type="application/json")
     @mcp_errors("resource")
+    @as_caller
     async def episode_resource(session_id: str) -> str:
         """The episode of one session."""
         episode = await shared.current().agent.view_episode(session_id)
@@ -280,6 +327,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
         "memory://sessions/{session_id}", name="session", title="Session memory", mime_type="application/json"
     )
     @mcp_errors("resource")
+    @as_caller
     async def session_resource(session_id: str) -> str:
         """A session's buffer lines and categorised notes."""
         session, buffer, notes = await shared.current().agent.session_notes(session_id)
@@ -293,6 +341,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
 
     @mcp.resource("memory://user-model", name="user-model", title="User model", mime_type="application/json")
     @mcp_errors("resource")
+    @as_caller
     async def user_model_resource() -> str:
         """How the user likes to work and what they are on, as it applies now (pending inferences excluded)."""
         model = await shared.current().agent.user_model()
@@ -315,6 +364,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
 
     @mcp.prompt(name="return_after_break", title="Where you left off")
     @mcp_errors("prompt")
+    @as_caller
     async def return_after_break(session_id: str | None = None) -> str:
         """A short recap for a user coming back: where they left off and the most likely next step."""
         recap = await shared.current().agent.return_after_break(session_id)
@@ -324,6 +374,7 @@ def build_server(settings: Settings) -> MCPServer[AppState]:
 
     @mcp.prompt(name="memory_context", title="Memory for this message")
     @mcp_errors("prompt")
+    @as_caller
     async def memory_context(message: str, session_id: str | None = None) -> str:
         """What the memory holds that bears on this message, as a block to put before it."""
         block = await shared.current().agent.context(message, session_id=session_id)

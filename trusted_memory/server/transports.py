@@ -32,14 +32,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_network(settings: Settings) -> None:
-    """Refuse a bind that other machines could reach unless a bearer token guards it."""
+def check_network(settings: Settings, *, team: bool = False) -> None:
+    """Refuse a bind that other machines could reach unless bearer tokens guard it (a static one, or people's)."""
     server = settings.server
-    if server.transport != "stdio" and not is_loopback(server.host) and not server.token:
+    if server.transport != "stdio" and not is_loopback(server.host) and not server.token and not team:
         raise ConfigError(
             f"refusing to serve {server.transport} on {server.host}: other machines could reach "
             "the memory without credentials. Set a bearer token (--token or MCP_MEMORY_SERVER__TOKEN), "
-            "or bind 127.0.0.1."
+            "add people with tokens (trusted-memory-admin users add NAME), or bind 127.0.0.1."
         )
 
 
@@ -66,11 +66,15 @@ async def _serve_stdio(mcp: MCPServer[AppState]) -> None:
 
 def serve(settings: Settings) -> None:
     """Serve until the transport closes (stdio) or the process is stopped (HTTP, SSE)."""
-    check_network(settings)
     # Inside the transport the store opens in the SDK's task group, where an error would surface
     # as an exception group and a traceback; opening it once here gives the operator one line.
-    asyncio.run(check_store(settings))
-    mcp = build_server(settings)
+    # Only an existing store can hold people; a refused bind must not create one.
+    existing = settings.db_path.exists()
+    team = existing and asyncio.run(check_store(settings))
+    check_network(settings, team=team)
+    if not existing:
+        asyncio.run(check_store(settings))
+    mcp = build_server(settings, team=team)
     server = settings.server
     if server.transport == "stdio":
         anyio.run(_serve_stdio, mcp)

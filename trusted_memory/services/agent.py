@@ -21,6 +21,7 @@ from .atoms import AtomDraft, AtomWrite
 from .context import ContextBlock
 from .episodes import EndResult, EpisodeHit
 from .facts import ConsolidateResult, FactsView, FactWrite, check_target
+from .people import PeopleDirectory
 from .recall_types import RecallQuery, RecallResult
 from .resume import Recap
 from .runtime import Runtime
@@ -60,6 +61,10 @@ class AgentService:
         self._sessions = services.sessions
         self._user_state = services.user_state
         self._resume = services.resume
+
+    def directory(self, static_token: str | None = None) -> PeopleDirectory:
+        """Who requests act for: the server resolves each request's person here (people.py)."""
+        return PeopleDirectory(self._runtime.store, static_token)
 
     @property
     def strict(self) -> bool:

@@ -116,7 +116,14 @@ async def open_runtime(settings: Settings, *, warm_up: bool = False) -> AsyncIte
             await store.close()
 
 
-async def check_store(settings: Settings) -> None:
-    """Open and close the store once, so a bad home or a damaged file fails before serving."""
+async def check_store(settings: Settings) -> bool:
+    """Open and close the store once, so a bad home or a damaged file fails before serving.
+
+    Returns whether the store is a team's (it holds people with live tokens): then HTTP requires a token.
+    """
     store = await Store.open(settings.db_path)
-    await store.close()
+    try:
+        async with store.read() as rx:
+            return await rx.people.active_count() > 0
+    finally:
+        await store.close()

@@ -34,6 +34,7 @@ from .llm_calls import LLMCallsRepo
 from .migrations import MIGRATIONS, Migration
 from .nudges import NudgesRepo
 from .pending import PendingRepo
+from .people import PeopleRepo
 from .recall import RecallRepo
 from .sessions import SessionsRepo
 from .transfer import TransferRepo
@@ -104,6 +105,7 @@ class Reader:
         self.nudges = NudgesRepo(conn)
         self.transfer = TransferRepo(conn)
         self.llm_calls = LLMCallsRepo(conn)
+        self.people = PeopleRepo(conn)
 
     async def change_counter(self) -> int:
         """How many write transactions the store has committed, across all processes."""

@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ...errors import InvalidInput, NotFound
+from ...errors import InvalidInput, NotFound, TrustRefused
 from ...model import Atom, Episode, Event, PendingReview, Target
+from ...people import acting_viewer
 from ...queries import AtomFilter
 from ...scan import normalize_for_dedup
 from ...store.atoms import dedup_digest
@@ -33,6 +34,16 @@ class PruneReport:
 
     quarantine_expired: int
     pending_expired: int
+
+
+def _check_may_approve(atom: Atom) -> None:
+    """Team-wide memory reaches every person's agent: only an admin approves what enters it."""
+    viewer = acting_viewer()
+    if viewer is not None and viewer.team and not viewer.is_admin and atom.scope == "global":
+        raise TrustRefused(
+            f"atom {atom.id} is for the team's global memory, and only an admin approves team-wide memory; "
+            f"ask one to run `trusted-memory-admin --as ADMIN promote {atom.id}`."
+        )
 
 
 class AdminService:
@@ -126,6 +137,7 @@ class AdminService:
             current = await tx.atoms.get(atom.id)
             if current is None:
                 raise NotFound(f"atom {atom.id} is gone (forgotten or expired meanwhile); nothing was approved")
+            _check_may_approve(current)
             if current.status == "live" and current.source_class in ("user_said", "user_approved"):
                 return current
             await PrivilegedOps(tx.conn).promote_atom(atom.id, now())
@@ -154,6 +166,7 @@ class AdminService:
                 raise InvalidInput(
                     f"atom {atom.id} is not quarantined (any more); only held atoms are edited before approval"
                 )
+            _check_may_approve(current)
             ops = PrivilegedOps(tx.conn)
             await ops.edit_quarantined_text(atom.id, edited, dedup_digest(normalize_for_dedup(edited)), ts)
             await ops.promote_atom(atom.id, ts)
