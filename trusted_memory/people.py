@@ -73,8 +73,6 @@ class Person:
     revoked_at: float | None
 
 
-LOCAL_VIEWER = Viewer(LOCAL)
-
 _acting: ContextVar[Viewer | None] = ContextVar("trusted_memory_viewer", default=None)
 
 

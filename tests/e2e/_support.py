@@ -20,6 +20,16 @@ START_DEADLINE_S = 20.0
 STOP_TIMEOUT_S = 10.0
 
 
+# A raw streamable-HTTP initialize, for tests that look at the status code before any session exists.
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "0"}},
+}
+
+
 def console_script(name: str) -> Path:
     """The installed console script `name` next to this interpreter, or skip the test."""
     path = BIN / name

@@ -12,18 +12,11 @@ from mcp import Client
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
-from ._support import Served, child_env, console_script, free_port, is_listening, serve
+from ._support import INITIALIZE, MCP_HEADERS, Served, child_env, console_script, free_port, is_listening, serve
 
 pytestmark = pytest.mark.e2e
 
 TOKEN = "secret123"
-MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "0"}},
-}
 MAX_BODY = 1024 * 1024  # server.max_body_kb = 1024 by default
 
 

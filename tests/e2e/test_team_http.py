@@ -18,17 +18,10 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from ._support import Served, child_env, console_script, serve
+from ._support import INITIALIZE, MCP_HEADERS, Served, child_env, console_script, serve
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
-MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "0"}},
-}
 SECRET = "my dentist appointment is on the 14th at 9am, the clinic on Harbour Street"
 
 
