@@ -68,7 +68,7 @@ from trusted_memory.services.recall_types import (
     RecallResult,
 )
 from trusted_memory.services.runtime import open_runtime
-from trusted_memory.store.db import Store
+from trusted_memory.store.db import SqliteStore as Store
 
 SERVER = Path(sys.executable).parent / "trusted-memory"
 CACHE = Path(tempfile.gettempdir()) / "trusted-memory-bench"

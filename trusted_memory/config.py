@@ -155,6 +155,16 @@ class ServerSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class StoreSettings:
+    """Which database holds the store."""
+
+    # sqlite: the file memory.db in the home folder. postgres: the database `dsn` names (a libpq
+    # connection string or postgresql:// URL); its password is never logged or shown.
+    backend: str = "sqlite"
+    dsn: str = field(default="", repr=False)
+
+
+@dataclass(frozen=True, slots=True)
 class ContextSettings:
     """Who puts the memory block in front of the model."""
 
@@ -182,6 +192,7 @@ class Settings:
     features: FeatureSettings = FeatureSettings()
     server: ServerSettings = ServerSettings()
     context: ContextSettings = ContextSettings()
+    store: StoreSettings = StoreSettings()
 
     @property
     def db_path(self) -> Path:
@@ -249,6 +260,7 @@ _CHECKS: dict[str, Callable[[Any], str | None]] = {
     "features.nudge_cooldown_hours": lambda v: None if v >= 0 else "must be 0 or more",
     "trust.agent_writes": _choice("trusted", "quarantine"),
     "server.transport": _choice("stdio", "sse", "http"),
+    "store.backend": _choice("sqlite", "postgres"),
     "server.port": _port,
     "server.max_body_kb": _positive,
     "server.watch_interval_s": lambda v: None if 0.05 <= v <= 60 else "must be between 0.05 and 60 (seconds)",
@@ -361,6 +373,11 @@ def _build(values: Mapping[str, Any]) -> Settings:
     for group, leaves in groups.items():
         top[group] = dataclasses.replace(getattr(base, group), **leaves)
     settings = dataclasses.replace(base, **top)
+    if settings.store.backend == "postgres" and not settings.store.dsn.strip():
+        raise ConfigError(
+            "store.backend = 'postgres' needs store.dsn, the database to use: set MCP_MEMORY_STORE__DSN "
+            "(e.g. postgresql://memory@db.example:5432/memory) or [store] dsn in the home config.toml"
+        )
     embedding = settings.embedding
     if embedding.cosine_floor >= embedding.cosine_full:
         raise ConfigError(

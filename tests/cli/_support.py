@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from postgres_cluster import environ_for, store_env_for
 
 from trusted_memory.cli.admin import main
 from trusted_memory.config import Settings, load_settings
@@ -24,8 +25,9 @@ BIN = Path(sys.executable).parent
 
 
 def settings_for(home: Path) -> Settings:
-    """Settings of a store folder, ignoring the developer's environment and project file."""
-    return load_settings(environ={"MCP_MEMORY_HOME": str(home)}, cwd=home.parent)
+    """Settings of a store folder, ignoring the developer's environment and project file (but for the
+    store backend the test runs on, see conftest.store_env)."""
+    return load_settings(environ={"MCP_MEMORY_HOME": str(home), **store_env_for(home)}, cwd=home.parent)
 
 
 def with_runtime(home: Path, work: Callable[[Runtime], Awaitable[T]]) -> T:
@@ -44,7 +46,8 @@ def cli(capsys: pytest.CaptureFixture[str], home: Path, *args: str, columns: int
     before = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = str(columns)  # rich reads the width of a console that is not a terminal from here
     try:
-        code = main(["--home", str(home), *args])
+        with environ_for(home):  # the store of this folder, on the test's backend
+            code = main(["--home", str(home), *args])
     finally:
         if before is None:
             del os.environ["COLUMNS"]
@@ -69,26 +72,32 @@ def admin_script() -> Path:
     return path
 
 
-def child_env(home: Path) -> dict[str, str]:
-    """A minimal environment for a child process: PATH, an isolated HOME, the store folder."""
+def child_env(home: Path, store: dict[str, str] | None = None) -> dict[str, str]:
+    """A minimal environment for a child process: PATH, an isolated HOME, the store folder, and the
+    store backend (the test's, see conftest.store_env, unless `store` names another)."""
+    if store is None:
+        store = store_env_for(home)
     return {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(home.parent),
         "MCP_MEMORY_HOME": str(home),
         "LANG": "C.UTF-8",
         "PYTHONIOENCODING": "utf-8",
+        **store,
     }
 
 
-def run_script(home: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the installed console script with stdin not a terminal."""
+def run_script(
+    home: Path, *args: str, stdin: bytes | None = None, store: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the installed console script with stdin not a terminal (`store`: see child_env)."""
     return subprocess.run(
         [str(admin_script()), *args],
         input=stdin.decode() if stdin is not None else None,
         stdin=None if stdin is not None else subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        env=child_env(home),
+        env=child_env(home, store),
         timeout=60,
         check=False,
     )

@@ -21,11 +21,6 @@ from trusted_memory.services.runtime import Runtime
 from ._support import cli, cli_json, run_script, with_runtime
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home"
-
-
 def add(home: Path, content: str, source: str = "user_said", **kw: Any) -> Atom:
     async def work(rt: Runtime) -> Atom:
         return (await AtomsService(rt.store, rt.settings).add(AtomDraft(content, source, **kw))).atom

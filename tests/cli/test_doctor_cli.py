@@ -17,11 +17,6 @@ from trusted_memory.services.runtime import Runtime
 from ._support import cli, cli_json, run_script, with_runtime
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home"
-
-
 def seed(home: Path, n: int = 3) -> list[Atom]:
     async def work(rt: Runtime) -> list[Atom]:
         atoms = AtomsService(rt.store, rt.settings)

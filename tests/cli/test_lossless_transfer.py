@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from postgres_cluster import Cluster
 
 from trusted_memory.people import Viewer, acting_as
 from trusted_memory.services.admin import AdminService
@@ -443,3 +444,41 @@ def test_each_records_owner_survives_export_and_import(tmp_path: Path) -> None:
     for g, w in zip(got, want):
         assert g == w, [(k, g.get(k), w.get(k)) for k in set(g) | set(w) if g.get(k) != w.get(k)]
     assert len(got) == len(want)
+
+
+@pytest.mark.e2e
+@pytest.mark.postgres
+@pytest.mark.sqlite_only  # the source is the SQLite store; the target the cluster's PostgreSQL
+def test_migrate_moves_a_store_into_postgres_and_back_record_for_record(
+    full_store: Path, tmp_path: Path, pg_cluster: Cluster
+) -> None:
+    first = export(full_store, tmp_path / "first.jsonl")
+    database = pg_cluster.new_database()
+    url = f"postgresql://postgres@127.0.0.1:{pg_cluster.port}/{database}"
+    postgres = {"MCP_MEMORY_STORE__BACKEND": "postgres", "MCP_MEMORY_STORE__DSN": url}
+
+    done = run_script(full_store, "migrate", "--to", url, "--yes", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["ok"] and report["source_doctor_ok"] and report["target_doctor_ok"], report
+    assert report["landed"] == {**report["exported"], "event": report["exported"]["event"] + 1}
+    assert set(report["exported"]) >= ALL_KINDS and all(report["exported"][k] for k in ALL_KINDS - {"pending"})
+
+    # The PostgreSQL store holds every record of the SQLite one, field for field, as an import stores them.
+    in_postgres = tmp_path / "pg.jsonl"
+    done = run_script(tmp_path / "pg-home", "export", str(in_postgres), store=postgres)
+    assert done.returncode == 0, done.stderr
+    assert body(in_postgres.read_text()) == as_imported(body(first))
+    found = run_script(
+        tmp_path / "pg-home", "atoms", "search", "which region is the billing cluster in", store=postgres
+    )
+    assert found.returncode == 0 and "eu-west-1" in found.stdout, found.stdout + found.stderr
+
+    # And back: into a new SQLite store, the same again; a second migration into it is refused.
+    back = tmp_path / "back"
+    done = run_script(tmp_path / "pg-home", "migrate", "--to", str(back), "--yes", "--json", store=postgres)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["ok"]
+    assert body(export(back, tmp_path / "back.jsonl")) == body(in_postgres.read_text())
+    again = run_script(tmp_path / "pg-home", "migrate", "--to", str(back), "--yes", store=postgres)
+    assert again.returncode != 0 and "already holds" in again.stderr

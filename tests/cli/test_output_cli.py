@@ -134,7 +134,16 @@ def test_every_command_that_asks_takes_yes() -> None:
             if isinstance(node, ast.Call) and getattr(node.func, "id", "").lstrip("_") == "require_person":
                 what = node.args[1]
                 asking.add(what.value if isinstance(what, ast.Constant) else "?")
-    assert {"promote", "forget", "unpin", "confirm", "import", "episodes promote", "doctor --repair"} <= asking
+    assert {
+        "promote",
+        "forget",
+        "unpin",
+        "confirm",
+        "import",
+        "migrate",
+        "episodes promote",
+        "doctor --repair",
+    } <= asking
     needs_id = {
         "promote": ["x"],
         "forget": ["x"],
@@ -142,6 +151,7 @@ def test_every_command_that_asks_takes_yes() -> None:
         "confirm": ["x"],
         "import": ["f"],
         "import-chats": ["f"],
+        "migrate": ["--to", "postgresql://db/memory"],
     }
     parser = build_parser()
     for what in asking:

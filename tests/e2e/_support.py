@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from postgres_cluster import store_env_for
 
 BIN = Path(sys.executable).parent
 START_DEADLINE_S = 20.0
@@ -41,6 +42,7 @@ def console_script(name: str) -> Path:
 def child_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """A minimal environment for a child server: PATH, an isolated HOME, and the store folder."""
     env = {"PATH": os.environ["PATH"], "HOME": str(home.parent), "MCP_MEMORY_HOME": str(home)}
+    env.update(store_env_for(home))  # the folder's store on the test's backend (conftest.store_env)
     env.update(extra or {})
     return env
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import backdoor
 import pytest
 
 from ._support import child_env, console_script
@@ -51,11 +51,7 @@ def prompt(home: Path, session: str, text: str, cwd: Path, **env: str) -> str:
 
 
 def rows(home: Path, sql: str) -> list[tuple[Any, ...]]:
-    db = sqlite3.connect(home / "memory.db")
-    try:
-        return db.execute(sql).fetchall()
-    finally:
-        db.close()
+    return backdoor.query(home, sql)
 
 
 def test_prompt_hook_observes_the_users_words_and_prints_the_memory_block(tmp_path: Path) -> None:

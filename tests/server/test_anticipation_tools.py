@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import anyio
+import backdoor
 import pytest
 from mcp import Client
 
@@ -78,8 +78,7 @@ async def test_return_after_break_prompt(client: Client, home: Path) -> None:
     )
 
     def ten_hours_later() -> None:  # in a thread: the server's background writes keep running meanwhile
-        with sqlite3.connect(home / "memory.db", timeout=30) as conn:
-            conn.execute("UPDATE sessions SET last_at = last_at - 36000")
+        backdoor.execute(home, "UPDATE sessions SET last_at = last_at - 36000")
 
     await anyio.to_thread.run_sync(ten_hours_later)
     prompt = await client.get_prompt("return_after_break", {})

@@ -6,11 +6,11 @@ look like JSON.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import backdoor
 import pytest
 from mcp import Client
 
@@ -73,12 +73,8 @@ async def test_quarantined_critical_atoms_are_evicted_like_any_quarantine(tmp_pa
             )
             if i == 0:
                 first = result["notice"].split()[-1]
-    db = sqlite3.connect(settings.db_path)
-    try:
-        assert db.execute("SELECT count(*) FROM atoms WHERE id = ?", (first,)).fetchone() == (0,)
-        assert db.execute("SELECT count(*) FROM events WHERE kind = 'atom_evicted'").fetchone()[0] > 0
-    finally:
-        db.close()
+    assert backdoor.query(settings.home, "SELECT count(*) FROM atoms WHERE id = ?", (first,)) == [(0,)]
+    assert backdoor.query(settings.home, "SELECT count(*) FROM events WHERE kind = 'atom_evicted'")[0][0] > 0
 
 
 async def test_context_takes_a_long_message_by_its_start_and_end(client: Client) -> None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import time
 from pathlib import Path
 
 import anyio
+import backdoor
 import pytest
 
 from trusted_memory.config import Settings, load_settings
@@ -53,11 +53,7 @@ async def sql(home: Path, statement: str, params: tuple[object, ...] = ()) -> No
     """Change the store behind the server's back (a clock moved forward, a tampered file), from a
     thread so the event loop's own background writes can finish meanwhile."""
 
-    def run() -> None:
-        with sqlite3.connect(home / "memory.db", timeout=30) as conn:
-            conn.execute(statement, params)
-
-    await anyio.to_thread.run_sync(run)
+    await anyio.to_thread.run_sync(lambda: backdoor.execute(home, statement, params))
 
 
 async def test_a_predicted_follow_up_is_in_context_before_it_is_asked(tmp_path: Path) -> None:

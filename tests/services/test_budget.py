@@ -11,7 +11,7 @@ from trusted_memory.queries import AtomFilter
 from trusted_memory.services.atoms import WRITE_FOOTPRINT, AtomDraft, AtomsService
 from trusted_memory.services.budget import StoreBudget
 from trusted_memory.services.runtime import Runtime
-from trusted_memory.store.db import now
+from trusted_memory.store.base import now
 
 pytestmark = pytest.mark.anyio
 MB = 1024 * 1024

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import anyio
+import backdoor
 import pytest
 
 from trusted_memory.errors import InvalidInput, TrustRefused
+from trusted_memory.services import session as session_service
 from trusted_memory.services.agent import AgentService
 from trusted_memory.services.recall_types import RecallQuery
 from trusted_memory.services.runtime import Runtime, open_runtime
@@ -165,7 +166,11 @@ async def test_bad_input(agent: AgentService) -> None:
         await agent.observe("s", "x" * (70 * 1024))
 
 
-async def test_idle_sessions_are_ended_with_their_episode(agent: AgentService, runtime: Runtime, home: Path) -> None:
+async def test_idle_sessions_are_ended_with_their_episode(
+    agent: AgentService, runtime: Runtime, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The sessions below are aged in the store; the grace for sessions this process saw lately must age too.
+    monkeypatch.setattr(session_service, "IDLE_GRACE_S", 0.0)
     for text in (
         "We decided to ship the invoice export on Friday.",
         "The export needs the VAT column.",
@@ -175,8 +180,7 @@ async def test_idle_sessions_are_ended_with_their_episode(agent: AgentService, r
     await agent.observe("recent", "hello there")
 
     def age_it() -> None:  # in a thread: the loop's own background writes keep running meanwhile
-        with sqlite3.connect(home / "memory.db", timeout=30) as conn:
-            conn.execute("UPDATE sessions SET last_at = last_at - 15 * 86400 WHERE id = 'old'")
+        backdoor.execute(home, "UPDATE sessions SET last_at = last_at - 15 * 86400 WHERE id = 'old'")
 
     await anyio.to_thread.run_sync(age_it)
     await runtime.background.wait("idle_sessions", timeout_s=5)  # the pass at start-up found nothing idle
@@ -195,8 +199,7 @@ async def test_idle_sessions_are_ended_with_their_episode(agent: AgentService, r
     await agent.observe("old2", "We moved standup to 10:00.")
 
     def age_again() -> None:
-        with sqlite3.connect(home / "memory.db", timeout=30) as conn:
-            conn.execute("UPDATE sessions SET last_at = last_at - 15 * 86400 WHERE id = 'old2'")
+        backdoor.execute(home, "UPDATE sessions SET last_at = last_at - 15 * 86400 WHERE id = 'old2'")
 
     await anyio.to_thread.run_sync(age_again)
     async with open_runtime(runtime.settings) as other:

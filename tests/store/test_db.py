@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from trusted_memory.errors import InvalidInput, StoreCorrupt
-from trusted_memory.store.db import Store, now
+from trusted_memory.store.base import now
+from trusted_memory.store.db import SqliteStore as Store
 from trusted_memory.store.migrations import MIGRATIONS
 
 pytestmark = pytest.mark.anyio
@@ -104,7 +105,7 @@ async def test_two_connections_see_each_others_writes(tmp_path: Path) -> None:
 
 OPEN_FRESH = """
 import asyncio, pathlib, sys
-from trusted_memory.store.db import Store
+from trusted_memory.store.db import SqliteStore as Store
 
 async def main() -> None:
     store = await Store.open(pathlib.Path(sys.argv[1]) / "memory.db")

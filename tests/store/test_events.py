@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from trusted_memory.model import Atom
-from trusted_memory.store.db import Store
+from trusted_memory.store.db import SqliteStore as Store
 from trusted_memory.store.events import kind_sql, subject_sql
 from trusted_memory.text import preview
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from trusted_memory.errors import InvalidInput, StoreError
-from trusted_memory.store.db import Store
+from trusted_memory.store.db import SqliteStore as Store
 
 pytestmark = pytest.mark.anyio
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from trusted_memory.errors import MigrationError
-from trusted_memory.store.db import Store
+from trusted_memory.store.db import SqliteStore as Store
 from trusted_memory.store.migrations import MIGRATIONS, Migration
 
 pytestmark = pytest.mark.anyio

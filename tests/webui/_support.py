@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from postgres_cluster import store_env_for
 
 from trusted_memory.config import Settings, load_settings
 from trusted_memory.model import Atom, PendingReview
@@ -36,8 +37,9 @@ XSS_PROBES = (
 
 
 def settings_for(home: Path) -> Settings:
-    """Settings of a store folder, ignoring the developer's environment and project file."""
-    return load_settings(environ={"MCP_MEMORY_HOME": str(home)}, cwd=home.parent)
+    """Settings of a store folder, ignoring the developer's environment and project file (but for the
+    store backend the test runs on, see conftest.store_env)."""
+    return load_settings(environ={"MCP_MEMORY_HOME": str(home), **store_env_for(home)}, cwd=home.parent)
 
 
 async def add_atom(rt: Runtime, content: str, source: str = "user_said", **kw: Any) -> Atom:

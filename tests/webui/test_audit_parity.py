@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from postgres_cluster import environ_for
 
 from trusted_memory.cli.admin import main
 from trusted_memory.model import Event
@@ -94,7 +95,8 @@ def test_desk_and_cli_write_the_same_events(
     cli_ids, cli_last = seeded(cli_home)
     web_ids, web_last = seeded(web_home)
 
-    assert main(["--home", str(cli_home), *[a.format(**cli_ids) for a in argv]]) == 0
+    with environ_for(cli_home):
+        assert main(["--home", str(cli_home), *[a.format(**cli_ids) for a in argv]]) == 0
     capsys.readouterr()
 
     async def by_desk() -> None:

@@ -54,7 +54,7 @@ from .review_commands import (
     short_id,
     show_atom,
 )
-from .store_commands import cmd_doctor, cmd_export, cmd_import
+from .store_commands import cmd_doctor, cmd_export, cmd_import, cmd_migrate
 from .threads import single_threaded_blas
 from .ui_command import add_ui_command
 
@@ -444,6 +444,18 @@ def build_parser() -> argparse.ArgumentParser:
         "import", "import an export or a reference memory-server graph (JSONL)", cmd_import, person=True
     )
     importing.add_argument("file")
+    migrating = command(
+        "migrate",
+        "copy the whole store into an empty one on the other backend (SQLite <-> PostgreSQL)",
+        cmd_migrate,
+        person=True,
+    )
+    migrating.add_argument(
+        "--to",
+        required=True,
+        metavar="TARGET",
+        help="postgresql://USER@HOST:PORT/DB (its password from ~/.pgpass or PGPASSWORD), or a SQLite store's folder",
+    )
     importing.add_argument(
         "--trust-graph",
         action="store_true",
@@ -467,9 +479,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _check_home(settings: Settings) -> None:
-    """Refuse a store folder whose parent does not exist: that is a mistyped path, not a new store."""
+    """Refuse a store folder whose parent does not exist: that is a mistyped path, not a new store.
+
+    A PostgreSQL store lives in its database, so there the folder (config.toml only) may be absent.
+    """
     home = settings.home
-    if not home.exists() and not home.parent.is_dir():
+    if settings.store.backend == "sqlite" and not home.exists() and not home.parent.is_dir():
         raise InvalidInput(
             f"the store folder {home} does not exist, and neither does {home.parent}; check --home or "
             f"MCP_MEMORY_HOME (a new store is created only inside an existing folder)"

@@ -62,7 +62,9 @@ async def cmd_import_chats(admin: AdminService, args: argparse.Namespace) -> int
                 _print_preview(preview(plan, max(args.sample, 0)), dry_run=False)
             if not plan.planned:
                 print("nothing new to import.")
-            elif not confirm(args, f"Import {plan.turns:,} turn(s) as your own words into {admin.runtime.store.path}?"):
+            elif not confirm(
+                args, f"Import {plan.turns:,} turn(s) as your own words into {admin.runtime.store.location}?"
+            ):
                 return cancelled()
     if not plan.planned:
         report = ChatReport(chats.source, chats.format, 0, 0, plan.already)

@@ -1,4 +1,4 @@
-"""Admin commands over the store as a whole: export, import and doctor."""
+"""Admin commands over the store as a whole: export, import, migrate and doctor."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ import sys
 from pathlib import Path
 
 from ..config import Settings
+from ..dsn import redacted
 from ..errors import InvalidInput
 from ..services.admin import AdminService
 from ..services.admin.doctor import DoctorReport, run_doctor
+from ..services.admin.migrate import migrate, target_settings
 from ..services.admin.transfer import ImportReport, apply_import, export_jsonl, parse_import
 from ..services.admin.transfer_claims import ImportClaims, import_claims
 from .gate import cancelled, confirm, for_person, require_person
@@ -83,11 +85,52 @@ async def cmd_import(admin: AdminService, args: argparse.Namespace) -> int:
             print(f"{path}: {label} with {summary}.")
             space = admin.runtime.recall.embedder().space.fingerprint()
             _print_claims(import_claims(plan, trust_graph=args.trust_graph, space=space), admin.runtime.settings)
-            if not confirm(args, f"Import it into the memory store {admin.runtime.store.path}?"):
+            if not confirm(args, f"Import it into the memory store {admin.runtime.store.location}?"):
                 return cancelled()
     report = await apply_import(admin.runtime, plan, Progress(), trust_graph=args.trust_graph)
     _print_import(report, args.json)
     return 0
+
+
+async def cmd_migrate(admin: AdminService, args: argparse.Namespace) -> int:
+    """Copy the store into an empty store on the other backend; exit 1 unless counts and doctor agree."""
+    require_person(args, "migrate")
+    target = target_settings(admin.runtime.settings, args.to)
+    where = redacted(target.store.dsn) if target.store.backend == "postgres" else str(target.db_path)
+    if not args.yes:
+        with for_person(args):
+            question = f"Copy the memory store {admin.runtime.store.location} into the empty store {where}?"
+            if not confirm(args, question):
+                return cancelled()
+    report = await migrate(admin.runtime, args.to, AdminService, Progress())
+    if args.json:
+        emit_json(
+            {
+                "source": report.source,
+                "target": report.target,
+                "exported": report.exported,
+                "landed": report.landed,
+                "differences": {k: list(v) for k, v in report.differences.items()},
+                "source_doctor_ok": report.source_doctor.ok,
+                "target_doctor_ok": report.target_doctor.ok,
+                "ok": report.ok,
+            }
+        )
+        return 0 if report.ok else 1
+    total = sum(report.exported.values())
+    print(f"copied {counted(total, 'record')} from {report.source} to {report.target}.")
+    rows = [
+        (kind, f"{report.exported.get(kind, 0):,}", f"{report.landed.get(kind, 0):,}")
+        for kind in sorted(set(report.exported) | set(report.landed))
+    ]
+    table(("kind", "source", "target"), rows)
+    for side, doctor in (("source", report.source_doctor), ("target", report.target_doctor)):
+        print(f"doctor on the {side}: {'sound' if doctor.ok else 'problems found; run trusted-memory-admin doctor'}")
+    if report.differences:
+        print(f"counts differ: {report.differences}; the target is not a full copy", file=sys.stderr)
+    elif report.ok:
+        print("the target holds everything (plus the import's own event); point the servers at it.")
+    return 0 if report.ok else 1
 
 
 def _print_claims(claims: ImportClaims, settings: Settings) -> None:

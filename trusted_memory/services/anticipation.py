@@ -17,7 +17,7 @@ from ..grounding import check_grounded
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, drop_jobs, run_job, runs_background_jobs, settled
 from ..model import TURN_TYPE, Session
 from ..queries import AtomFilter
-from ..store.db import Store, now
+from ..store.base import Store, now
 from ..text import content_terms
 from ..usermodel import UserModel
 from .background import Background

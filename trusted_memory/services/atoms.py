@@ -24,7 +24,7 @@ from ..people import acting_owner, restricting_viewer
 from ..projects import project_name
 from ..queries import AtomFilter
 from ..scan import describe, normalize_for_dedup, scan
-from ..store.db import Store, now
+from ..store.base import Store, now
 from ..trust import AGENT_DECLARABLE, TEAM_REVIEW, Placement, is_trusted, place
 from .budget import StoreBudget
 from .facts import check_field, preview

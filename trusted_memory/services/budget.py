@@ -17,7 +17,7 @@ import logging
 from ..config import Settings
 from ..errors import CapacityExceeded
 from ..ranking import retention
-from ..store.db import Store, now
+from ..store.base import Store, now
 
 log = logging.getLogger(__name__)
 

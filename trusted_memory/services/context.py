@@ -17,7 +17,7 @@ from ..config import Settings
 from ..errors import InvalidInput
 from ..heuristics import one_line
 from ..model import Session, SessionNote
-from ..store.db import Store
+from ..store.base import Store
 from ..timefmt import age
 from ..usermodel import UserModel, state_lines, style_lines
 from .anticipation import AnticipationService, Resolution

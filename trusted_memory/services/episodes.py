@@ -16,7 +16,7 @@ from ..llm.jobs import PROMPT_EXAMPLES, EpisodeOut, clip_transcript, episode_pro
 from ..model import MODEL_SUMMARY, SESSION_SUMMARY, Actor, Episode, Session
 from ..ranking import keyword_part, relevance
 from ..scan import scan
-from ..store.db import Store, now
+from ..store.base import Store, now
 from ..text import content_terms
 from .atoms import AtomDraft, AtomsService, new_id
 from .recall import RecallService

@@ -23,7 +23,7 @@ from ..llm.jobs import (
 )
 from ..model import TARGETS, Actor, FactEntry, Target
 from ..scan import describe, normalize_for_dedup, scan
-from ..store.db import Store, Tx, now
+from ..store.base import Store, Tx, now
 from ..text import content_terms, negated
 from ..text import preview as text_preview
 

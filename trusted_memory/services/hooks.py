@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..store.db import Reader
+from ..store.base import Reader
 from .episodes import EndResult
 from .host_events import MachinePrompt, ToolCall, machine_prompt, prompt_digest
 from .runtime import Runtime

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..config import Settings
 from ..queries import AtomFilter
-from ..store.db import Store, now
+from ..store.base import Store, now
 from ..text import content_terms
 from ..timefmt import age
 from ..trust import is_trusted

@@ -6,7 +6,7 @@ import hashlib
 import hmac
 
 from ..people import LOCAL, Viewer
-from ..store.db import Store
+from ..store.base import Store
 
 
 def token_hash(token: str) -> str:

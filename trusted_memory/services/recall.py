@@ -29,8 +29,8 @@ from ..ranking import (
     relevance,
     retention,
 )
-from ..store.db import Reader, Store, Tx, now
-from ..store.recall import RankFields, quote_fts
+from ..store.base import Reader, Store, Tx, now
+from ..store.recall import RankFields
 from ..text import content_terms, stem
 from ..timeref import query_range
 from ..trust import is_trusted
@@ -428,7 +428,7 @@ class RecallService:
             for plan in plans:
                 if plan.query.mode != "vector":
                     for num, score in await rx.recall.keyword(
-                        quote_fts(plan.terms), plan.filters, now=ts, limit=plan.fetch, narrowed=plan.narrowed
+                        plan.terms, plan.filters, now=ts, limit=plan.fetch, narrowed=plan.narrowed
                     ):
                         plan.candidates.setdefault(num, Candidate(num)).keyword = score
             # One read of the rank fields serves every query (they do not depend on the query); with

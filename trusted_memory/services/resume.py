@@ -15,7 +15,7 @@ from ..grounding import SUMMARY_FRAMING, check_grounded
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..model import Session
 from ..queries import AtomFilter
-from ..store.db import Store, now
+from ..store.base import Store, now
 from ..timefmt import age
 from ..trust import is_trusted
 from ..usermodel import UserModel

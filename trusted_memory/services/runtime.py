@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from ..config import Settings
 from ..llm.base import LLMStats, MemoryLLM, NullLLM
-from ..store.db import Store, now
+from ..store.backends import open_store
+from ..store.base import Store, now
 from .background import Background
 from .budget import StoreBudget
 from .limits import WriteRateLimiter
@@ -83,10 +84,15 @@ class StoreStatsSink:
                 await tx.llm_calls.add(job, outcome, n, error, ts)
 
 
+async def open_settings_store(settings: Settings) -> Store:
+    """The store the settings name (`store.backend`: the SQLite file in the home folder, or PostgreSQL)."""
+    return await open_store(settings.store.backend, path=settings.db_path, dsn=settings.store.dsn)
+
+
 @asynccontextmanager
 async def open_runtime(settings: Settings, *, warm_up: bool = False) -> AsyncIterator[Runtime]:
     """Open the store named by the settings (optionally warming recall in the background)."""
-    store = await Store.open(settings.db_path)
+    store = await open_settings_store(settings)
     background = Background()
     recall = RecallService(store, settings, background=background)
     llm = build_llm(settings)
@@ -121,7 +127,7 @@ async def check_store(settings: Settings) -> bool:
 
     Returns whether the store is a team's (it holds people with live tokens): then HTTP requires a token.
     """
-    store = await Store.open(settings.db_path)
+    store = await open_settings_store(settings)
     try:
         async with store.read() as rx:
             return await rx.people.active_count() > 0

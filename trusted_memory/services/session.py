@@ -26,7 +26,7 @@ from ..model import ATOM_TYPES, RELAYED_REASON, TURN_TYPE, Actor, Session, Sessi
 from ..people import LOCAL, Viewer, acting_as
 from ..projects import project_name
 from ..scan import redact_credentials, scan
-from ..store.db import Store, now
+from ..store.base import Store, now
 from .anticipation import AnticipationService
 from .atoms import NOTE_TEXT_MAX, AtomDraft, AtomsService, AtomWrite
 from .background import Background
@@ -48,6 +48,9 @@ MAX_NOTES_PER_TURN = 5
 OFF_LOOP_CHARS = 4096
 IDLE_BATCH = 20  # idle sessions ended per pass (each may summarise a transcript)
 IDLE_CHECK_EVERY_S = 3600.0
+# A session this process observed this recently is not idle, whatever its turns' own times say
+# (a replay with `said_at` dates its turns in the past while it is being observed).
+IDLE_GRACE_S = 600.0
 EARLIEST_TURN = 631152000.0  # 1990-01-01
 DAY_S = 86400.0
 # A raw turn is a weaker memory than a typed one recognised in it (extraction gives 0.7-0.9).
@@ -197,6 +200,7 @@ class SessionService:
         self._llm = llm or NullLLM()
         self._stats = stats or LLMStats()
         self._background = background or Background()
+        self._observed_at: dict[str, float] = {}  # session id -> time.monotonic() of its latest turn here
 
     async def session(self, session_id: str) -> Session:
         """A known session."""
@@ -246,6 +250,7 @@ class SessionService:
             resumed = await self._resume.detect(session_id, before, ts)
         async with self._store.write() as tx:
             session = await tx.sessions.touch(session_id, project, ts, turn=True)
+            self._observed_at[session_id] = time.monotonic()
             if resumed is not None:
                 await tx.sessions.mark_resumed(session_id, turn=session.turns, gap_s=resumed[1], source=resumed[0])
             await tx.sessions.push_lines(session_id, lines, conf.buffer_lines)
@@ -471,7 +476,11 @@ class SessionService:
         async with self._store.read() as rx:
             idle = await rx.sessions.idle(now() - days * 86400, IDLE_BATCH)
         ended = 0
+        recent = time.monotonic() - IDLE_GRACE_S
+        self._observed_at = {sid: at for sid, at in self._observed_at.items() if at > recent}
         for session in idle:
+            if session.id in self._observed_at:
+                continue
             try:
                 # The sweep acts for nobody; what ending a session writes is its owner's.
                 with acting_as(Viewer(session.owner, team=session.owner != LOCAL)):

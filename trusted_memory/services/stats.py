@@ -31,7 +31,7 @@ async def store_stats(runtime: Runtime, facts: FactsService) -> StoreStats:
         counter = await rx.change_counter()
         llm_calls = await rx.llm_calls.counts()
     return StoreStats(
-        path=str(runtime.store.path),
+        path=runtime.store.location,
         size_bytes=await runtime.store.size_bytes(),
         facts=tuple(usage),
         events=events,

@@ -18,7 +18,7 @@ from ..grounding import check_grounded
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..model import Session
 from ..queries import AtomFilter
-from ..store.db import Store, now
+from ..store.base import Store, now
 from ..trust import is_trusted
 from ..usermodel import MAX_EVIDENCE_CHARS, Inference, UserModel, load_model, normalize, route
 from .atoms import AtomsService

@@ -198,8 +198,9 @@ class AtomsRepo:
 
     async def insert(self, atom: Atom, norm: str) -> int:
         """Store a new atom; returns its num."""
-        cur = await self._conn.execute(_INSERT, atom_to_row(atom, norm))
-        return int(cur.lastrowid or 0)
+        async with self._conn.execute(f"{_INSERT} RETURNING num", atom_to_row(atom, norm)) as cur:
+            row = await cur.fetchone()
+        return int(row[0])
 
     async def insert_raw(self, atom: Atom, norm: str) -> bool:
         """Insert an atom with its original id (import); False if that id already exists."""

@@ -32,7 +32,12 @@ class Cursor(Protocol):
 
 
 class Connection(Protocol):
-    """What repositories need of a connection (aiosqlite's, or the synchronous reader)."""
+    """What repositories need of a connection (SQLite's synchronous ones, or PostgreSQL's)."""
+
+    @property
+    def dialect(self) -> str:
+        """'sqlite' or 'postgres': the few statements that differ are written per dialect."""
+        ...
 
     def execute(self, sql: str, parameters: Params = ...) -> Any: ...
 
@@ -84,6 +89,8 @@ class _Statement:
 
 class SyncReader:
     """A read-only sqlite3 connection with aiosqlite's calling convention."""
+
+    dialect = "sqlite"
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn

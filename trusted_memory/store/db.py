@@ -18,7 +18,6 @@ import logging
 import os
 import random
 import sqlite3
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -26,26 +25,16 @@ from pathlib import Path
 import aiosqlite
 
 from ..errors import MemoryServerError, MigrationError, StoreBusy, StoreCorrupt, StoreError
-from .atoms import AtomsRepo
+from .base import Reader, Store, Tx
 from .conn import Connection, SyncReader, SyncWriter
-from .events import EventsRepo
-from .facts import FactsRepo
-from .llm_calls import LLMCallsRepo
+from .group import GROUP_MAX_UNITS, Group
 from .migrations import MIGRATIONS, Migration
-from .nudges import NudgesRepo
-from .pending import PendingRepo
-from .people import PeopleRepo
-from .recall import RecallRepo
-from .sessions import SessionsRepo
-from .transfer import TransferRepo
 
 log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 5000
 BEGIN_RETRIES = 4
 WAL_RETRIES = 10
-# Units of work one COMMIT may hold: bounds how long the group's first caller waits under a stream of writers.
-GROUP_MAX_UNITS = 64
 REPAIR_HINT = (
     "restore a backup of the store, or run `trusted-memory-admin doctor --repair` (it keeps a copy of the damaged file)"
 )
@@ -91,39 +80,6 @@ async def _switch_to_wal(conn: aiosqlite.Connection) -> aiosqlite.Row | None:
     return None
 
 
-class Reader:
-    """Read access to every table, inside one consistent snapshot."""
-
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
-        self.facts = FactsRepo(conn)
-        self.events = EventsRepo(conn)
-        self.atoms = AtomsRepo(conn)
-        self.pending = PendingRepo(conn)
-        self.recall = RecallRepo(conn)
-        self.sessions = SessionsRepo(conn)
-        self.nudges = NudgesRepo(conn)
-        self.transfer = TransferRepo(conn)
-        self.llm_calls = LLMCallsRepo(conn)
-        self.people = PeopleRepo(conn)
-
-    async def change_counter(self) -> int:
-        """How many write transactions the store has committed, across all processes."""
-        async with self.conn.execute("SELECT value FROM meta WHERE key = 'change_counter'") as cur:
-            row = await cur.fetchone()
-        return int(row[0]) if row else 0
-
-    async def schema_version(self) -> int:
-        """The schema version of the file (`PRAGMA user_version`)."""
-        async with self.conn.execute("PRAGMA user_version") as cur:
-            row = await cur.fetchone()
-        return int(row[0]) if row else 0
-
-
-class Tx(Reader):
-    """A write transaction (BEGIN IMMEDIATE); every change records an event."""
-
-
 def _prepare_files(path: Path) -> None:
     """Create the store folder 0700 and the database file 0600 before SQLite touches them."""
     folder = path.parent
@@ -136,23 +92,10 @@ def _prepare_files(path: Path) -> None:
     os.chmod(path, 0o600)
 
 
-class _Group:
-    """Concurrent units of work committed by one transaction (see Store.write)."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.done: asyncio.Future[None] = loop.create_future()
-        self.body = asyncio.Lock()  # units run one at a time on the one write connection
-        self.open = True  # new writers may still join
-        self.begun = False
-        self.members = 0  # writers that joined
-        self.active = 0  # joined and not yet through their unit
-        self.units = 0  # savepoints opened
-        self.landed = 0  # units released into the transaction
-        self.failed: str | None = None  # SQLite rolled the transaction back under a unit
-
-
-class Store:
+class SqliteStore(Store):
     """The shared SQLite store of one process."""
+
+    backend = "sqlite"
 
     def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
         self._conn = conn
@@ -164,10 +107,15 @@ class Store:
         self.last_write_counter: int | None = None
         self.last_write_units = 0  # how many units (Store.write bodies) that commit held
         self._read_lock = asyncio.Lock()
-        self._group: _Group | None = None
+        self._group: Group | None = None
+
+    @property
+    def location(self) -> str:
+        """The store's file."""
+        return str(self.path)
 
     @classmethod
-    async def open(cls, path: Path, migrations: tuple[Migration, ...] = MIGRATIONS) -> Store:
+    async def open(cls, path: Path, migrations: tuple[Migration, ...] = MIGRATIONS) -> SqliteStore:
         """Open (creating if needed) the store at `path` and bring its schema up to date."""
         try:
             _prepare_files(path)
@@ -343,7 +291,7 @@ class Store:
         if group is None or not group.open:
             # Lead a new group: the store's lock is held from here until the group's COMMIT.
             await self._lock.acquire()
-            group = self._group = _Group(asyncio.get_running_loop())
+            group = self._group = Group(asyncio.get_running_loop())
         group.members += 1
         group.active += 1
         ok = False
@@ -363,7 +311,7 @@ class Store:
             await asyncio.shield(group.done)
 
     @asynccontextmanager
-    async def _unit(self, group: _Group) -> AsyncIterator[Tx]:
+    async def _unit(self, group: Group) -> AsyncIterator[Tx]:
         """One unit of a group, in its own savepoint (the group's transaction is begun by its first unit)."""
         assert self._writer is not None, "the store is not open"
         writer = self._writer
@@ -393,7 +341,7 @@ class Store:
         if group.landed >= GROUP_MAX_UNITS:
             group.open = False  # bound what one COMMIT holds up: later writers start the next group
 
-    def _finish(self, group: _Group) -> None:
+    def _finish(self, group: Group) -> None:
         """Commit a group (its last unit is through, none is queued) and let the next group begin."""
         group.open = False
         if self._group is group:
@@ -408,7 +356,7 @@ class Store:
         finally:
             self._lock.release()
 
-    def _commit(self, group: _Group) -> None:
+    def _commit(self, group: Group) -> None:
         """COMMIT what the group's units left (a group whose every unit failed commits nothing)."""
         assert self._writer is not None, "the store is not open"
         raw = self._writer.raw
@@ -517,8 +465,3 @@ def _open_writer(path: Path) -> SyncWriter:
 def _busy(exc: sqlite3.OperationalError) -> bool:
     text = str(exc)
     return "locked" in text or "busy" in text
-
-
-def now() -> float:
-    """Wall-clock seconds since the epoch; the store's one clock."""
-    return time.time()

@@ -99,11 +99,13 @@ class EventsRepo:
         has it at hand (it is read back otherwise).
         """
         stored, derived = await self._stored_detail(kind, subject, detail or {}, atom_text)
-        cur = await self._conn.execute(
-            "INSERT INTO events(ts, actor, kind, subject, detail, derived_preview) VALUES (?, ?, ?, ?, ?, ?)",
+        async with self._conn.execute(
+            "INSERT INTO events(ts, actor, kind, subject, detail, derived_preview) VALUES (?, ?, ?, ?, ?, ?) "
+            "RETURNING id",
             (time.time() if ts is None else ts, actor, kind, subject, _dumps(stored), derived),
-        )
-        return int(cur.lastrowid or 0)
+        ) as cur:
+            row = await cur.fetchone()
+        return int(row[0])
 
     async def insert_raw(self, event: Event) -> bool:
         """Insert an event with its original id (import); False if that id already exists."""

@@ -63,13 +63,14 @@ class FactsRepo:
     ) -> FactEntry:
         """Add an entry at the end of its target: the acting person's, or the owner an import names."""
         owner = owner or acting_owner()
-        cur = await self._conn.execute(
+        async with self._conn.execute(
             "INSERT INTO facts(target, key, content, pinned, keywords, created_at, updated_at, owner) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (target, key, content, int(pinned), json.dumps(list(keywords), ensure_ascii=False), ts, ts, owner),
-        )
+        ) as cur:
+            row = await cur.fetchone()
         return FactEntry(
-            id=int(cur.lastrowid or 0),
+            id=int(row[0]),
             target=target,
             content=content,
             key=key,

@@ -10,6 +10,7 @@ from ..model import Atom
 from ..queries import AtomFilter
 from .atoms import atom_from_row, filter_sql
 from .conn import Connection
+from .postgres import search as pg_search
 from .vector_codec import decode_many, encode
 
 # What ranking needs of an atom: (id, status, source class, confidence, created, last recalled, pinned).
@@ -19,6 +20,8 @@ _RANK_COLUMNS = "num, id, status, source_class, confidence, created_at, last_rec
 LINK_KINDS = ("temporal", "task", "semantic")
 LINK_KIND_CODE = {kind: code for code, kind in enumerate(LINK_KINDS)}
 LINK_WEIGHT_SCALE = 10000
+# PostgreSQL's keyword score counts each term's documents up to this many for its idf (postgres/search.py).
+KEYWORD_IDF_CAP = 5000
 
 
 def stored_link(kind: str, weight: float) -> tuple[int, int]:
@@ -55,9 +58,12 @@ class RecallRepo:
         self._conn = conn
 
     async def keyword(
-        self, match: str, f: AtomFilter, *, now: float, limit: int, narrowed: bool = True
+        self, terms: Sequence[str], f: AtomFilter, *, now: float, limit: int, narrowed: bool = True
     ) -> list[tuple[int, float]]:
-        """Live atoms matching an FTS5 query, best first, as (num, bm25 score ≥ 0)."""
+        """Live atoms matching any of the terms, best first, as (num, bm25 score ≥ 0)."""
+        if self._conn.dialect == "postgres":
+            return await self._keyword_postgres(terms, f, now=now, limit=limit, narrowed=narrowed)
+        match = quote_fts(terms)
         if not match:
             return []
         if not narrowed:
@@ -79,10 +85,37 @@ class RecallRepo:
         async with self._conn.execute(sql, (match, *params, limit)) as cur:
             return [(int(r[0]), float(r[1])) for r in await cur.fetchall()]
 
+    async def _keyword_postgres(
+        self, terms: Sequence[str], f: AtomFilter, *, now: float, limit: int, narrowed: bool
+    ) -> list[tuple[int, float]]:
+        usable = pg_search.clean_terms(terms)
+        if not usable:
+            return []
+        counts, total = await self._doc_counts_postgres(usable, KEYWORD_IDF_CAP)
+        idfs = [pg_search.idf(n, total) for n in counts]
+        clauses, params = filter_sql(f, now) if narrowed else ([], [])
+        where = "".join(f" AND {c}" for c in clauses)
+        async with self._conn.execute(
+            pg_search.keyword_atoms(len(usable), where),
+            (*pg_search.keyword_params(usable, idfs), *usable, *params, limit),
+        ) as cur:
+            return [(int(r[0]), float(r[1])) for r in await cur.fetchall()]
+
+    async def _doc_counts_postgres(self, terms: Sequence[str], cap: int) -> tuple[list[int], int]:
+        async with self._conn.execute(pg_search.doc_counts(len(terms), cap), tuple(terms)) as cur:
+            row = await cur.fetchone()
+        values = [int(v) for v in row]
+        return values[:-1], values[-1]
+
     async def doc_counts(self, terms: Sequence[str], cap: int) -> list[int]:
         """For each term, in how many live atoms it occurs (counted up to `cap`: past it, a term says little)."""
         if not terms:
             return []
+        if self._conn.dialect == "postgres":
+            usable = [pg_search.clean_terms([term]) for term in terms]
+            found, _ = await self._doc_counts_postgres([u[0] for u in usable if u], cap)
+            it = iter(found)
+            return [next(it) if u else 0 for u in usable]
         one = f"SELECT count(*) FROM (SELECT 1 FROM atoms_fts WHERE atoms_fts MATCH ? LIMIT {int(cap)})"
         counts: list[int] = []
         for term in terms:
@@ -325,6 +358,8 @@ class RecallRepo:
     # consistency (doctor) ------------------------------------------------------------------
     async def fts_mismatch(self) -> tuple[list[int], list[int]]:
         """(live atoms missing from FTS, FTS rows that are not live atoms)."""
+        if self._conn.dialect == "postgres":
+            return [], []  # the tsvector is a generated column of the row: it cannot fall out of step
         async with self._conn.execute(
             "SELECT num FROM atoms WHERE status = 'live' AND num NOT IN (SELECT id FROM atoms_fts_docsize)"
         ) as cur:
@@ -337,6 +372,11 @@ class RecallRepo:
 
     async def rebuild_fts(self) -> int:
         """Re-index live atoms only (FTS5's own 'rebuild' would index quarantined text too)."""
+        if self._conn.dialect == "postgres":
+            await self._conn.execute("REINDEX INDEX atoms_document")
+            async with self._conn.execute(pg_search.live_atom_count()) as cur:
+                row = await cur.fetchone()
+            return int(row[0]) if row else 0
         await self._conn.execute("INSERT INTO atoms_fts(atoms_fts) VALUES ('delete-all')")
         cur = await self._conn.execute(
             "INSERT INTO atoms_fts(rowid, text, tags, cue) SELECT num, text, tags, cue FROM atoms WHERE status = 'live'"

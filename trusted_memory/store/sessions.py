@@ -12,6 +12,7 @@ from ..errors import InvalidInput
 from ..model import Episode, Session, SessionNote
 from ..people import acting_owner, restricting_viewer
 from .conn import Connection
+from .postgres import search as pg_search
 from .recall import quote_fts
 
 
@@ -344,11 +345,20 @@ class SessionsRepo:
             return [(str(r[0]), float(r[1]), bytes(r[2])) for r in await cur.fetchall()]
 
     async def search_episodes(self, terms: Sequence[str], now: float, limit: int) -> builtins.list[tuple[str, float]]:
-        """Live episodes matching any term, as (id, bm25 score ≥ 0)."""
+        """Live episodes matching any term, as (id, bm25 score ≥ 0; ts_rank on PostgreSQL)."""
+        mine = restricting_viewer() is not None
+        if self._conn.dialect == "postgres":
+            usable = pg_search.clean_terms(terms)
+            if not usable:
+                return []
+            async with self._conn.execute(
+                pg_search.keyword_episodes(len(usable), mine),
+                (*usable, *usable, now, *([acting_owner()] if mine else []), limit),
+            ) as cur:
+                return [(str(r[0]), float(r[1])) for r in await cur.fetchall()]
         match = quote_fts(terms)
         if not match:
             return []
-        mine = restricting_viewer() is not None
         async with self._conn.execute(
             "SELECT episodes.id, -bm25(episodes_fts) FROM episodes_fts "
             "JOIN episodes ON episodes.num = episodes_fts.rowid "

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...heuristics import extract, strip_untrusted
-from ...store.db import now
+from ...store.base import now
 from ...timefmt import iso_utc
 from ..runtime import Runtime
 from ..session import indirect_reason

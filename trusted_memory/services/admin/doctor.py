@@ -22,7 +22,8 @@ from ...config import Settings
 from ...errors import StoreCorrupt
 from ...model import Atom
 from ...queries import AtomFilter
-from ...store.db import Reader, Store, now
+from ...store.base import Reader, now
+from ...store.db import SqliteStore
 from ...store.migrations import MIGRATIONS
 from ...store.salvage import TableSalvage, copy_rows, set_aside
 from ...trust import is_trusted
@@ -367,7 +368,7 @@ async def diagnose(
         version = await rx.schema_version()
     if progress:
         progress.advance()
-    report = DoctorReport(str(store.path), latest, version, integrity=integrity)
+    report = DoctorReport(store.location, latest, version, integrity=integrity)
     if integrity:
         # Checks would read damaged pages; the only sound repair is a salvage.
         if progress:
@@ -394,7 +395,7 @@ async def salvage(settings: Settings) -> SalvageResult:
     """Set the damaged file aside and copy what rows it still yields into a fresh store."""
     path = settings.db_path
     aside = set_aside(path)
-    fresh = await Store.open(path)  # creates the file and its schema
+    fresh = await SqliteStore.open(path)  # creates the file and its schema
     await fresh.close()
     tables = tuple(await asyncio.to_thread(copy_rows, aside, path))
     async with open_runtime(settings) as runtime, runtime.store.write() as tx:

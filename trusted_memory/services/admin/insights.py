@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ...model import TRUSTED_SOURCES, Atom, Session, SessionNote
-from ...store.db import now
+from ...store.base import now
 from ...store.insights import DAY_S, InsightsRepo
 from ..runtime import Runtime
 

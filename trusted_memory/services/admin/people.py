@@ -7,7 +7,7 @@ import secrets
 from ...errors import InvalidInput, NotFound
 from ...people import LOCAL, ROLES, TOKEN_PREFIX, Person, check_person_name
 from ...projects import project_name
-from ...store.db import Store, now
+from ...store.base import Store, now
 from ..people import token_hash
 
 

@@ -14,8 +14,8 @@ from ...people import acting_viewer
 from ...queries import AtomFilter
 from ...scan import normalize_for_dedup
 from ...store.atoms import dedup_digest
+from ...store.base import now
 from ...store.counts import StoreCounts, count_records
-from ...store.db import now
 from ...store.privileged import PrivilegedOps
 from ...usermodel import UserModel
 from ..atoms import check_text

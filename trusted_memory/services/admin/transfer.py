@@ -76,7 +76,7 @@ from collections.abc import Iterable
 from ...errors import InvalidInput, MemoryServerError
 from ...model import LIVE_EPISODE_SOURCES, Atom, Event, FactEntry, PendingReview, SessionNote
 from ...scan import describe, normalize_for_dedup, redact_credentials, scan
-from ...store.db import Tx, now
+from ...store.base import Tx, now
 from ...store.privileged import PrivilegedOps
 from ...trust import is_trusted
 from ...usermodel import normalize

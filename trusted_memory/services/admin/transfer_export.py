@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 
 from ...model import Event
 from ...queries import AtomFilter
-from ...store.db import now
+from ...store.base import now
 from ..runtime import Runtime
 from .transfer_records import (
     FORMAT,

@@ -1,0 +1,208 @@
+"""The repositories' connection interface over a psycopg 3 async connection.
+
+The repositories write SQLite's dialect. Most of it is also PostgreSQL's; what is not, and is
+mechanical, is rewritten here once per statement text (the texts are a bounded set, so the rewrite
+is cached): `?` placeholders, `INSERT OR IGNORE`/`OR REPLACE`, SQLite's planner hints, `char()`,
+`json_extract` of one field, a truncating integer quotient, and a few fixed fragments
+(tests/store/test_pg_translate.py shows each).
+What is not mechanical (full-text search, JSON functions, PRAGMAs) is written per backend in the
+repository that needs it, keyed on `Connection.dialect`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator, Iterable, Sequence
+from functools import lru_cache
+from typing import Any, ClassVar
+
+import psycopg
+from psycopg.rows import RowMaker
+
+Params = Iterable[Any]
+
+# The primary key each table's `INSERT OR REPLACE` replaces on (the schema's, in schema.py).
+REPLACE_KEYS: dict[str, tuple[str, ...]] = {
+    "vectors": ("atom_num",),
+    "associations": ("src", "dst", "kind"),
+    "embedding_cache": ("hash", "space"),
+    "user_model": ("owner", "field_path"),
+    "meta": ("key",),
+}
+_OR_REPLACE = re.compile(r"INSERT OR REPLACE INTO (\w+)\s*\(([^)]*)\)", re.IGNORECASE)
+_OR_IGNORE = re.compile(r"INSERT OR IGNORE INTO", re.IGNORECASE)
+_HINTS = re.compile(r"\s+(?:INDEXED BY \w+|NOT INDEXED)\b", re.IGNORECASE)
+_CHAR = re.compile(r"\bchar\((\d+)\)", re.IGNORECASE)
+_JSON_FIELD = re.compile(r"json_extract\((\w+), '\$\.(\w+)'\)")
+_WHOLE_QUOTIENT = re.compile(r"CAST\((\w+) / \? AS INTEGER\)")  # SQLite truncates; PostgreSQL would round
+# Fragments whose PostgreSQL form is not a pattern, one for one.
+_FRAGMENTS = (
+    ("EXISTS (SELECT 1 FROM json_each(atoms.tags) WHERE json_each.value = ?)", "jsonb_exists(atoms.tags::jsonb, ?)"),
+    ("substr(subject, -12) IS substr(?, -12) AND +subject IS ?", "right(subject, 12) = right(?, 12) AND subject = ?"),
+    ("MAX(confidence, ?)", "GREATEST(confidence, ?)"),
+    ("CAST(value AS INTEGER)", "value::bigint"),
+)
+
+
+# Tables whose integer key an import may give explicitly (SQLite's INTEGER PRIMARY KEY then goes on from
+# the largest key; a PostgreSQL identity would not, so its sequence is moved past it).
+_EXPLICIT_KEY = re.compile(
+    r"INSERT (?:OR \w+ )?INTO (events|facts|session_notes|session_turns|nudges_shown)\(id,", re.IGNORECASE
+)
+
+
+@lru_cache(maxsize=1024)
+def explicit_key_table(sql: str) -> str | None:
+    """The table whose identity this statement sets explicitly, if any."""
+    found = _EXPLICIT_KEY.search(sql)
+    return found.group(1) if found else None
+
+
+def _sync_identity(table: str) -> str:
+    return f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), GREATEST((SELECT MAX(id) FROM {table}), 1))"
+
+
+def _placeholders(sql: str) -> str:
+    """`?` becomes `%s` and a literal `%` becomes `%%`, outside quoted strings and names."""
+    out: list[str] = []
+    quote = ""
+    for ch in sql:
+        if quote:
+            if ch == quote:
+                quote = ""
+            out.append("%%" if ch == "%" else ch)
+        elif ch in ("'", '"'):
+            quote = ch
+            out.append(ch)
+        elif ch == "?":
+            out.append("%s")
+        elif ch == "%":
+            out.append("%%")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+@lru_cache(maxsize=4096)
+def translate(sql: str) -> str:
+    """The PostgreSQL text of a repository statement written in SQLite's dialect."""
+    text = sql
+    replace = _OR_REPLACE.search(text)
+    if replace:
+        table, columns = replace.group(1), [c.strip() for c in replace.group(2).split(",")]
+        keys = REPLACE_KEYS[table]
+        updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns if c not in keys)
+        text = _OR_REPLACE.sub(f"INSERT INTO {table}({', '.join(columns)})", text, count=1)
+        text += f" ON CONFLICT ({', '.join(keys)}) " + (f"DO UPDATE SET {updates}" if updates else "DO NOTHING")
+    elif _OR_IGNORE.search(text):
+        text = _OR_IGNORE.sub("INSERT INTO", text, count=1)
+        returning = re.search(r"\s+RETURNING\s", text, re.IGNORECASE)
+        if returning:
+            text = text[: returning.start()] + " ON CONFLICT DO NOTHING" + text[returning.start() :]
+        else:
+            text += " ON CONFLICT DO NOTHING"
+    text = _HINTS.sub("", text)
+    text = _CHAR.sub(r"chr(\1)", text)
+    text = _JSON_FIELD.sub(r"(\1::jsonb ->> '\2')", text)
+    text = _WHOLE_QUOTIENT.sub(r"floor(\1 / ?)::bigint", text)
+    for sqlite, postgres in _FRAGMENTS:
+        text = text.replace(sqlite, postgres)
+    return _placeholders(text)
+
+
+class Row(tuple[Any, ...]):
+    """A result row read by position or by column name, as sqlite3.Row is."""
+
+    __slots__ = ()
+    names: ClassVar[dict[str, int]] = {}
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            return tuple.__getitem__(self, self.names[key])
+        return tuple.__getitem__(self, key)
+
+    def keys(self) -> list[str]:
+        """The column names, in order."""
+        return list(self.names)
+
+
+@lru_cache(maxsize=1024)
+def _row_class(names: tuple[str, ...]) -> type[Row]:
+    return type("ResultRow", (Row,), {"__slots__": (), "names": {n: i for i, n in enumerate(names)}})
+
+
+def row_factory(cursor: psycopg.AsyncCursor[Any]) -> RowMaker[Row]:
+    """Rows of one result: a Row subclass that knows the result's column names."""
+    return _row_class(tuple(d.name for d in cursor.description or ()))
+
+
+class Cursor:
+    """What repositories read from a cursor."""
+
+    def __init__(self, cursor: psycopg.AsyncCursor[Row]) -> None:
+        self._cursor = cursor
+
+    @property
+    def rowcount(self) -> int:
+        return self._cursor.rowcount
+
+    @property
+    def lastrowid(self) -> int | None:
+        return None  # PostgreSQL has no rowid: the repositories read keys back with RETURNING
+
+    async def fetchone(self) -> Any:
+        return await self._cursor.fetchone() if self._cursor.description else None
+
+    async def fetchall(self) -> list[Any]:
+        return await self._cursor.fetchall() if self._cursor.description else []
+
+
+class Statement:
+    """`await conn.execute(...)` and `async with conn.execute(...) as cur`, as the SQLite side offers."""
+
+    def __init__(self, conn: psycopg.AsyncConnection[Any], sql: str, parameters: Params) -> None:
+        self._conn, self._sql, self._parameters = conn, sql, tuple(parameters)
+        self._cursor: psycopg.AsyncCursor[Row] | None = None
+
+    async def _run(self) -> Cursor:
+        cursor = self._conn.cursor(row_factory=row_factory)
+        self._cursor = cursor
+        await cursor.execute(translate(self._sql), self._parameters or None)
+        table = explicit_key_table(self._sql)
+        if table is not None:
+            await self._conn.execute(_sync_identity(table))
+        return Cursor(cursor)
+
+    def __await__(self) -> Generator[Any, None, Cursor]:
+        return self._run().__await__()
+
+    async def __aenter__(self) -> Cursor:
+        return await self._run()
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._cursor is not None:
+            await self._cursor.close()
+
+
+class PgConnection:
+    """A psycopg connection with the calling convention the repositories use."""
+
+    dialect = "postgres"
+
+    def __init__(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        self.raw = conn
+
+    def execute(self, sql: str, parameters: Params = ()) -> Statement:
+        """Run one statement (awaitable, or an async context manager)."""
+        return Statement(self.raw, sql, parameters)
+
+    async def executemany(self, sql: str, parameters: Iterable[Params]) -> Cursor:
+        """Run one statement for each parameter set (one pipelined round trip)."""
+        rows: Sequence[Sequence[Any]] = [tuple(p) for p in parameters]
+        cursor = self.raw.cursor(row_factory=row_factory)
+        if rows:
+            await cursor.executemany(translate(sql), rows)
+            table = explicit_key_table(sql)
+            if table is not None:
+                await self.raw.execute(_sync_identity(table))
+        return Cursor(cursor)

@@ -1,0 +1,386 @@
+"""The PostgreSQL store: one database shared by many servers, on one machine or many.
+
+Reads take a connection from a small pool; a snapshot read is a REPEATABLE READ, READ ONLY
+transaction. Writes run on one connection per process and are committed together as on SQLite
+(group commit, see SqliteStore.write): concurrent units of work join one transaction, each alone
+in its own SAVEPOINT, and every caller returns only after the COMMIT holding its write. Across
+processes, every write transaction first takes one transaction-scoped advisory lock, so writers
+of all servers take turns exactly as SQLite's BEGIN IMMEDIATE makes them: the services' read-then-
+write steps (dedup, caps, the vector sequence) stay correct without SERIALIZABLE retries, and no
+deadlock or serialization failure can reach a caller. The COMMIT of a group moves
+`meta.change_counter` on and sends it with NOTIFY; every server LISTENs, which wakes its resource
+watcher at once instead of polling (`changes`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager, suppress
+from typing import Any
+
+import psycopg
+from psycopg.types.numeric import FloatLoader
+from psycopg_pool import AsyncConnectionPool
+
+from ...dsn import redacted
+from ...errors import MemoryServerError, MigrationError, StoreBusy, StoreError
+from ..base import Reader, Store, Tx
+from ..group import GROUP_MAX_UNITS, Group
+from ..migrations import Migration
+from .conn import PgConnection
+from .schema import MIGRATIONS
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "trusted_memory_changes"
+# Advisory lock keys (any two fixed 64-bit numbers no other application of the database uses).
+WRITE_LOCK = 0x746D656D_77726974  # "tmem" "writ"
+MIGRATE_LOCK = 0x746D656D_6D696772  # "tmem" "migr"
+POOL_SIZE = 4
+CONNECT_TIMEOUT_S = 10
+
+
+@contextmanager
+def map_pg_errors(location: str) -> Iterator[None]:
+    """Translate psycopg errors into the store's own errors."""
+    try:
+        yield
+    except MemoryServerError:
+        raise
+    except (psycopg.errors.LockNotAvailable, psycopg.errors.QueryCanceled) as exc:
+        raise StoreBusy(f"the memory store {location} stayed busy ({exc}); retry the call") from exc
+    except psycopg.OperationalError as exc:
+        raise StoreError(
+            f"the memory store {location} is unreachable ({exc}); check that PostgreSQL runs and store.dsn, "
+            "then retry the call"
+        ) from exc
+    except psycopg.Error as exc:
+        raise StoreError(f"the memory store {location} failed: {exc}") from exc
+
+
+def _floats(conn: psycopg.AsyncConnection[Any]) -> None:
+    """Read NUMERIC results (a literal like 1.0 makes one) as floats, as SQLite's REAL: never Decimal."""
+    conn.adapters.register_loader("numeric", FloatLoader)
+
+
+async def _configure(conn: psycopg.AsyncConnection[Any]) -> None:
+    _floats(conn)
+
+
+async def _connect(dsn: str) -> psycopg.AsyncConnection[Any]:
+    conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+    _floats(conn)
+    return conn
+
+
+class PgStore(Store):
+    """The shared PostgreSQL store of one process."""
+
+    backend = "postgres"
+
+    def __init__(self, dsn: str, writer: psycopg.AsyncConnection[Any], pool: AsyncConnectionPool) -> None:
+        self._dsn = dsn
+        self._location = redacted(dsn)
+        self._writer = writer
+        self._pool = pool
+        self._lock = asyncio.Lock()
+        self._group: Group | None = None
+        self._listener: psycopg.AsyncConnection[Any] | None = None
+        self._listen_task: asyncio.Task[None] | None = None
+        self._changed = asyncio.Event()
+        self._finishing: set[asyncio.Task[None]] = set()
+        self.last_write_counter: int | None = None
+        self.last_write_units = 0
+
+    @property
+    def location(self) -> str:
+        """The database, without its password."""
+        return self._location
+
+    @classmethod
+    async def open(cls, dsn: str, migrations: tuple[Migration, ...] = MIGRATIONS) -> PgStore:
+        """Connect to the database `dsn` names and bring its schema up to date."""
+        location = redacted(dsn)
+        with map_pg_errors(location):
+            try:
+                writer = await _connect(dsn)
+            except psycopg.Error as exc:
+                raise StoreError(f"cannot connect to the memory store {location}: {exc}") from exc
+            pool = AsyncConnectionPool(
+                dsn,
+                min_size=1,
+                max_size=POOL_SIZE,
+                kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
+                open=False,
+                configure=_configure,
+                name="trusted-memory-readers",
+            )
+            store = cls(dsn, writer, pool)
+            try:
+                await store._migrate(migrations)
+                await pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
+                store._listener = await _connect(dsn)
+                await store._listener.execute(f"LISTEN {CHANNEL}")
+            except BaseException:
+                await store.close()
+                raise
+        store._listen_task = asyncio.create_task(store._listen(), name="trusted-memory-pg-listen")
+        return store
+
+    async def close(self) -> None:
+        """Close the connections; a later use fails."""
+        if self._finishing:
+            await asyncio.gather(*self._finishing, return_exceptions=True)
+        if self._listen_task is not None:
+            self._listen_task.cancel()
+            with suppress(asyncio.CancelledError, psycopg.Error):
+                await self._listen_task
+        for conn in (self._listener, self._writer):
+            if conn is not None:
+                with suppress(psycopg.Error):
+                    await conn.close()
+        with suppress(psycopg.Error):
+            await self._pool.close()
+
+    async def _listen(self) -> None:
+        assert self._listener is not None
+        try:
+            async for _ in self._listener.notifies():
+                self._changed.set()
+        except psycopg.Error:
+            log.warning("lost the change notifications of %s; resource watchers fall back to polling", self.location)
+
+    async def changes(self, interval_s: float) -> AsyncIterator[None]:
+        """Yields after each commit of any server (NOTIFY); every `interval_s` only if notifications stopped."""
+        while True:
+            self._changed.clear()
+            if self._listen_task is not None and not self._listen_task.done():
+                await self._changed.wait()
+            else:
+                await asyncio.sleep(interval_s)
+            yield
+
+    async def _migrate(self, migrations: tuple[Migration, ...]) -> None:
+        latest = migrations[-1].version if migrations else 0
+        conn = self._writer
+        # A session lock, so servers starting together migrate one at a time.
+        await conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATE_LOCK,))
+        try:
+            current = await self._schema_version()
+            if current > latest:
+                raise MigrationError(
+                    f"the memory store {self.location} has schema version {current}, newer than this "
+                    f"trusted-memory understands ({latest}); upgrade trusted-memory"
+                )
+            for migration in migrations:
+                if migration.version <= current:
+                    continue
+                try:
+                    async with conn.transaction():
+                        for statement in migration.statements:
+                            await conn.execute(statement)
+                        await conn.execute(
+                            "UPDATE meta SET value = %s WHERE key = 'schema_version'", (str(migration.version),)
+                        )
+                except psycopg.Error as exc:
+                    raise MigrationError(
+                        f"migration {migration.version:03d} ({migration.name}) failed on {self.location}: {exc}"
+                    ) from exc
+                log.info("applied migration %03d %s", migration.version, migration.name)
+        finally:
+            await conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATE_LOCK,))
+
+    async def _schema_version(self) -> int:
+        cur = await self._writer.execute("SELECT to_regclass('meta') IS NOT NULL")
+        row = await cur.fetchone()
+        if not row or not row[0]:
+            return 0
+        cur = await self._writer.execute("SELECT value FROM meta WHERE key = 'schema_version'")
+        row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    @asynccontextmanager
+    async def read(self, *, snapshot: bool = True) -> AsyncIterator[Reader]:
+        """Read access on a pooled connection; with `snapshot`, one REPEATABLE READ transaction."""
+        with map_pg_errors(self.location):
+            async with self._pool.connection() as conn:
+                if not snapshot:
+                    yield Reader(PgConnection(conn))
+                    return
+                await conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                try:
+                    yield Reader(PgConnection(conn))
+                finally:
+                    await conn.execute("COMMIT")
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[Tx]:
+        """A unit of work: all of it lands, or none of it does; it returns once committed.
+
+        Concurrent units share one transaction (see the module's docstring and SqliteStore.write).
+        """
+        group = self._group
+        if group is None or not group.open:
+            await self._lock.acquire()
+            group = self._group = Group(asyncio.get_running_loop())
+        group.members += 1
+        group.active += 1
+        ok = False
+        try:
+            async with group.body:
+                with map_pg_errors(self.location):
+                    async with self._unit(group) as tx:
+                        yield tx
+                ok = True
+        finally:
+            group.active -= 1
+            if group.active == 0:
+                # Nobody queued behind this unit: commit for all, in a task a cancelled caller cannot stop.
+                group.open = False
+                if self._group is group:
+                    self._group = None
+                task = asyncio.ensure_future(self._finish(group))
+                self._finishing.add(task)
+                task.add_done_callback(self._finishing.discard)
+        if ok:
+            await asyncio.shield(group.done)
+
+    @asynccontextmanager
+    async def _unit(self, group: Group) -> AsyncIterator[Tx]:
+        """One unit of a group, in its own savepoint (the group's transaction is begun by its first unit)."""
+        conn = self._writer
+        if group.failed is not None:
+            raise StoreError(
+                f"the memory store {self.location} rolled back a write transaction ({group.failed}); retry the call"
+            )
+        if not group.begun:
+            await conn.execute("BEGIN")
+            group.begun = True
+            await conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        name = f"unit{group.units}"
+        group.units += 1
+        await conn.execute(f"SAVEPOINT {name}")
+        try:
+            yield Tx(PgConnection(conn))
+        except BaseException as exc:
+            try:
+                await conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
+                await conn.execute(f"RELEASE SAVEPOINT {name}")
+            except (psycopg.Error, asyncio.CancelledError):
+                group.failed = str(exc) or type(exc).__name__
+                group.open = False
+            raise
+        await conn.execute(f"RELEASE SAVEPOINT {name}")
+        group.landed += 1
+        if group.landed >= GROUP_MAX_UNITS:
+            group.open = False
+
+    async def _finish(self, group: Group) -> None:
+        """Commit a group (its last unit is through, none is queued) and let the next group begin."""
+        try:
+            with map_pg_errors(self.location):
+                await self._commit(group)
+        except Exception as exc:
+            group.done.set_exception(exc)
+            group.done.exception()  # retrieved here: a group whose callers all left must not warn
+        else:
+            group.done.set_result(None)
+        finally:
+            self._lock.release()
+
+    async def _commit(self, group: Group) -> None:
+        conn = self._writer
+        if not group.begun:
+            return
+        try:
+            if group.landed and group.failed is None:
+                cur = await conn.execute(
+                    "WITH moved AS (UPDATE meta SET value = (value::bigint + 1)::text "
+                    "WHERE key = 'change_counter' RETURNING value) "
+                    "SELECT value, pg_notify(%s, value) FROM moved",
+                    (CHANNEL,),
+                )
+                row = await cur.fetchone()
+                await conn.execute("COMMIT")
+                self.last_write_counter = int(row[0]) if row else None
+                self.last_write_units = group.landed
+                return
+            await conn.execute("ROLLBACK")
+        except BaseException:
+            await self._reset_writer()
+            raise
+        if group.failed is not None:
+            raise StoreError(
+                f"the memory store {self.location} rolled back a write transaction ({group.failed}); retry the call"
+            )
+
+    async def _reset_writer(self) -> None:
+        """After a failed COMMIT: roll back if the connection lives, else open a new one for the next group."""
+        try:
+            if self._writer.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                await self._writer.execute("ROLLBACK")
+        except psycopg.Error:
+            with suppress(psycopg.Error):
+                await self._writer.close()
+            with suppress(psycopg.Error):
+                self._writer = await _connect(self._dsn)
+
+    async def _scalar(self, sql: str) -> Any:
+        with map_pg_errors(self.location):
+            async with self._pool.connection() as conn:
+                cur = await conn.execute(sql)
+                row = await cur.fetchone()
+        return row[0] if row else None
+
+    async def used_bytes(self) -> int:
+        """Bytes of live rows: each table's size (with indexes and TOAST) times its share of live tuples.
+
+        PostgreSQL keeps a deleted row's space for reuse rather than shrinking the table, so its
+        size alone would never fall after eviction; the live share (from the statistics, which
+        follow commits within a second) does.
+        """
+        value = await self._scalar(
+            "SELECT COALESCE(SUM(pg_total_relation_size(relid) * CASE WHEN n_live_tup + n_dead_tup > 0 "
+            "THEN n_live_tup::float8 / (n_live_tup + n_dead_tup) ELSE 1 END), 0) "
+            "FROM pg_stat_user_tables WHERE schemaname = current_schema()"
+        )
+        return int(value or 0)
+
+    async def _maintenance(self, statement: str) -> None:
+        """A statement that cannot run inside a transaction (VACUUM), on its own connection."""
+        with map_pg_errors(self.location):
+            async with self._pool.connection() as conn:
+                await conn.execute(statement)
+
+    async def release_space(self) -> None:
+        """VACUUM the tables eviction empties, so their dead rows' space is reused."""
+        await self._maintenance("VACUUM (ANALYZE) atoms, vectors, associations, embed_queue, events")
+
+    async def compact(self) -> None:
+        """VACUUM FULL (rewrites every table without free space) and refresh the planner's statistics."""
+        await self._maintenance("VACUUM (FULL, ANALYZE)")
+
+    async def size_bytes(self) -> int:
+        """Bytes the store's tables take in the database, indexes and TOAST included."""
+        value = await self._scalar(
+            "SELECT COALESCE(SUM(pg_total_relation_size(relid)), 0) FROM pg_stat_user_tables "
+            "WHERE schemaname = current_schema()"
+        )
+        return int(value or 0)
+
+    async def integrity_check(self) -> list[str]:
+        """Every table of the schema answers a full read (PostgreSQL's WAL keeps pages consistent itself)."""
+        problems: list[str] = []
+        with map_pg_errors(self.location):
+            async with self._pool.connection() as conn:
+                cur = await conn.execute(
+                    "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename"
+                )
+                for (table,) in await cur.fetchall():
+                    try:
+                        await conn.execute(f'SELECT count(*) FROM "{table}"')
+                    except psycopg.Error as exc:
+                        problems.append(f"{table}: {exc}")
+        return problems
