@@ -33,14 +33,20 @@ BACKENDS = ["sqlite"] + ([pytest.param("postgres", marks=pytest.mark.postgres)] 
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A test marked sqlite_only (it reads or damages the SQLite file itself) runs on SQLite alone; one
-    marked postgres runs only when the PostgreSQL stage asks for it."""
+    """A test marked sqlite_only (it reads or damages the SQLite file itself) runs on SQLite alone, one
+    marked postgres_only on PostgreSQL alone; one marked postgres runs only when the PostgreSQL stage
+    asks for it."""
     enabled = bool(os.environ.get(ENABLE_ENV))
-    dropped = [item for item in items if not enabled and item.get_closest_marker("postgres")] + [
+
+    def backend(item: pytest.Item) -> str | None:
+        return getattr(getattr(item, "callspec", None), "params", {}).get("store_env")
+
+    dropped = [
         item
         for item in items
-        if item.get_closest_marker("sqlite_only")
-        and getattr(getattr(item, "callspec", None), "params", {}).get("store_env") == "postgres"
+        if (not enabled and item.get_closest_marker("postgres"))
+        or (item.get_closest_marker("sqlite_only") and backend(item) == "postgres")
+        or (item.get_closest_marker("postgres_only") and backend(item) != "postgres")
     ]
     if dropped:
         config.hook.pytest_deselected(items=dropped)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .dsn import redacted
 from .errors import ConfigError
 
 ENV_PREFIX = "MCP_MEMORY_"
@@ -198,6 +199,11 @@ class Settings:
     def db_path(self) -> Path:
         """The SQLite file of the store."""
         return self.home / "memory.db"
+
+    @property
+    def store_location(self) -> str:
+        """Where the store is, for people: the SQLite file, or the database without its password."""
+        return redacted(self.store.dsn) if self.store.backend == "postgres" else str(self.db_path)
 
 
 def _positive(value: Any) -> str | None:

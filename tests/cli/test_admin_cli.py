@@ -219,6 +219,7 @@ def test_parse_since_reads_ages_epochs_and_iso_dates() -> None:
         parse_since("soon")
 
 
+@pytest.mark.sqlite_only  # the --home folder names the store's file only on SQLite
 def test_options_before_the_command_are_kept(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     stats = cli_json(capsys, home, "stats")
     assert isinstance(stats, dict) and stats["path"] == str(home / "memory.db")

@@ -79,6 +79,7 @@ def test_doctor_repair_prunes_expired_queues(home: Path, capsys: pytest.CaptureF
     assert sorted(kinds) == ["pending_expired", "quarantine_expired"]
 
 
+@pytest.mark.sqlite_only  # it damages the SQLite file; PostgreSQL keeps its own pages
 @pytest.mark.e2e
 def test_doctor_on_a_garbage_file_says_damaged_and_repair_salvages(home: Path) -> None:
     home.mkdir(mode=0o700)
@@ -99,6 +100,7 @@ def test_doctor_on_a_garbage_file_says_damaged_and_repair_salvages(home: Path) -
     assert run_script(home, "stats").returncode == 0
 
 
+@pytest.mark.sqlite_only  # it damages the SQLite file; PostgreSQL keeps its own pages
 def test_doctor_salvages_the_readable_rows_of_a_damaged_table(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     atoms = seed(home, 300)
     db = home / "memory.db"

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import copy
 import json
-import sqlite3
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import backdoor
 import pytest
 from postgres_cluster import Cluster
 
@@ -385,19 +385,17 @@ def test_a_vector_waiting_on_its_re_embed_is_not_exported_and_the_import_queues_
     full_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert cli(capsys, full_store, "reindex")[0] == 0
-    with sqlite3.connect(full_store / "memory.db") as conn:
-        num, atom_id = conn.execute(
-            "SELECT v.atom_num, a.id FROM vectors v JOIN atoms a ON a.num = v.atom_num"
-        ).fetchone()
-        conn.execute("INSERT INTO embed_queue(atom_num) VALUES (?)", (num,))  # as the context trigger does
+    num, atom_id = backdoor.query(
+        full_store, "SELECT v.atom_num, a.id FROM vectors v JOIN atoms a ON a.num = v.atom_num ORDER BY v.atom_num"
+    )[0]
+    backdoor.execute(full_store, "INSERT INTO embed_queue(atom_num) VALUES (?)", (num,))  # as the context trigger does
     dump = tmp_path / "dump.jsonl"
     assert cli(capsys, full_store, "export", str(dump))[0] == 0
     exported = {r["atom_id"] for r in records(dump.read_text()) if r["kind"] == "vector"}
     assert atom_id not in exported and exported
     target = tmp_path / "target"
     cli_json(capsys, target, "import", "--yes", str(dump))
-    with sqlite3.connect(target / "memory.db") as conn:
-        queued = {r[0] for r in conn.execute("SELECT a.id FROM embed_queue q JOIN atoms a ON a.num = q.atom_num")}
+    queued = {r[0] for r in backdoor.query(target, "SELECT a.id FROM embed_queue q JOIN atoms a ON a.num = q.atom_num")}
     assert atom_id in queued
 
 
@@ -446,6 +444,11 @@ def test_each_records_owner_survives_export_and_import(tmp_path: Path) -> None:
     assert len(got) == len(want)
 
 
+def held_dated_at_import(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows with a held episode's expiry left out: an import gives it one review window from then."""
+    return [{**r, "expires_at": None} if r["kind"] == "episode" and r["status"] == "held" else r for r in rows]
+
+
 @pytest.mark.e2e
 @pytest.mark.postgres
 @pytest.mark.sqlite_only  # the source is the SQLite store; the target the cluster's PostgreSQL
@@ -468,17 +471,20 @@ def test_migrate_moves_a_store_into_postgres_and_back_record_for_record(
     in_postgres = tmp_path / "pg.jsonl"
     done = run_script(tmp_path / "pg-home", "export", str(in_postgres), store=postgres)
     assert done.returncode == 0, done.stderr
-    assert body(in_postgres.read_text()) == as_imported(body(first))
-    found = run_script(
-        tmp_path / "pg-home", "atoms", "search", "which region is the billing cluster in", store=postgres
-    )
-    assert found.returncode == 0 and "eu-west-1" in found.stdout, found.stdout + found.stderr
+    assert held_dated_at_import(body(in_postgres.read_text())) == held_dated_at_import(as_imported(body(first)))
 
     # And back: into a new SQLite store, the same again; a second migration into it is refused.
     back = tmp_path / "back"
     done = run_script(tmp_path / "pg-home", "migrate", "--to", str(back), "--yes", "--json", store=postgres)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["ok"]
-    assert body(export(back, tmp_path / "back.jsonl")) == body(in_postgres.read_text())
+    back_rows = held_dated_at_import(body(export(back, tmp_path / "back.jsonl")))
+    assert back_rows == held_dated_at_import(as_imported(records(in_postgres.read_text())[1:]))
     again = run_script(tmp_path / "pg-home", "migrate", "--to", str(back), "--yes", store=postgres)
     assert again.returncode != 0 and "already holds" in again.stderr
+
+    # Recall on PostgreSQL finds what recall on SQLite found (a search records recalls: it comes last).
+    found = run_script(
+        tmp_path / "pg-home", "atoms", "search", "which region is the billing cluster in", store=postgres
+    )
+    assert found.returncode == 0 and "eu-west-1" in found.stdout, found.stdout + found.stderr

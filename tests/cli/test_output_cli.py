@@ -97,6 +97,7 @@ def test_stats_counts_atoms_by_type_and_trust_and_the_other_records(
     assert "preference" in out and "decision" in out and "by source:" in out
 
 
+@pytest.mark.sqlite_only  # it damages SQLite pages (dbstat)
 def test_doctor_shows_integrity_messages_as_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     home = tmp_path / "home"
     seed_atoms(home, 300)
@@ -235,6 +236,7 @@ def test_a_wide_console_keeps_rows_on_one_line(tmp_path: Path) -> None:
     assert len(rows) == 3 and any(LONG[:50] in r for r in rows), done.stdout
 
 
+@pytest.mark.sqlite_only  # the folder is the SQLite file's; a PostgreSQL store needs none
 def test_a_home_whose_parent_is_missing_is_an_error(tmp_path: Path) -> None:
     missing = tmp_path / "nonexistent" / "x"
     done = subprocess.run(

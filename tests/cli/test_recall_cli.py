@@ -38,6 +38,7 @@ def test_search_and_reindex(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert report == {"space": "hash:v2:512", "waiting": 3, "embedded": 3}
 
 
+@pytest.mark.sqlite_only  # it empties FTS5's index; PostgreSQL's tsvector is a column of the row
 def test_doctor_rebuilds_deleted_indexes_from_the_stored_text(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -10,8 +10,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import backdoor
 import pytest
 from mcp import Client, StdioServerParameters
+from postgres_cluster import store_env_for
 
 from trusted_memory.config import load_settings
 from trusted_memory.server.app import build_server
@@ -111,7 +113,9 @@ def test_session_start_loads_the_facts_and_where_the_user_left_off_on_this_proje
     resumed = session_start(home, "cc-other", other, source="resume")  # `--resume`: the session itself
     assert "on other-repo" in resumed.split("## Where you left off", 1)[1]
     # A session start records nothing as the user's words.
-    assert "cc-new" not in (home / "memory.db").read_bytes().decode("latin-1")
+    assert not backdoor.query(home, "SELECT id FROM sessions WHERE id = 'cc-new'")
+    assert not backdoor.query(home, "SELECT id FROM atoms WHERE session_id = 'cc-new' OR text LIKE '%cc-new%'")
+    assert not backdoor.query(home, "SELECT id FROM events WHERE subject LIKE '%cc-new%' OR detail LIKE '%cc-new%'")
 
 
 def test_the_prompt_block_does_not_echo_the_prompt_or_what_was_just_formed_from_it(tmp_path: Path) -> None:
@@ -132,7 +136,7 @@ def test_the_prompt_block_does_not_echo_the_prompt_or_what_was_just_formed_from_
 async def test_hook_and_agent_name_a_project_the_same_way(tmp_path: Path) -> None:
     home, billing = tmp_path / "home", repo(tmp_path, "billing-svc")
     prompt(home, "cc-p", billing / "api", "I prefer pytest fixtures over setUp methods for billing tests.")
-    settings = load_settings(environ={"MCP_MEMORY_HOME": str(home)}, cwd=tmp_path)
+    settings = load_settings(environ={"MCP_MEMORY_HOME": str(home), **store_env_for(home)}, cwd=tmp_path)
     async with Client(build_server(settings)) as client:
 
         async def search(project: str) -> list[dict[str, Any]]:

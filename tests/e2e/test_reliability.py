@@ -18,6 +18,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import backdoor
 import pytest
 from mcp import Client, StdioServerParameters, stdio_client
 
@@ -502,9 +503,8 @@ async def test_a_deleted_vector_index_is_rebuilt_from_the_stored_text(tmp_path: 
         found = await client.call_tool("memory", {"action": "search_atoms", "query": query})
         assert [h["text"] for h in found.structured_content["hits"]] == [stored]  # found by meaning only
 
-    with sqlite3.connect(home / "memory.db") as db:
-        assert db.execute("DELETE FROM vectors").rowcount == 5
-    db.close()
+    assert backdoor.query(home, "SELECT count(*) FROM vectors") == [(5,)]
+    backdoor.execute(home, "DELETE FROM vectors")
     async with stdio_clients(tmp_path, home, ("deleted",)) as (client,):
         found = await client.call_tool("memory", {"action": "search_atoms", "query": query})
         assert found.structured_content["hits"] == []  # no keyword overlap: the paraphrase needs vectors
@@ -535,6 +535,7 @@ def _damage(db: Path, how: str) -> None:
         fh.write(b"\xde\xad\xbe\xef" * (length // 4))
 
 
+@pytest.mark.sqlite_only  # it damages the SQLite file's pages
 @pytest.mark.anyio
 @pytest.mark.parametrize("how", ["junk", "schema page", "atoms page"])
 async def test_a_damaged_file_names_the_repair_and_is_never_replaced(tmp_path: Path, how: str) -> None:

@@ -150,6 +150,7 @@ async def test_python_dash_m_serves(tmp_path: Path) -> None:
         assert [t.name for t in (await client.list_tools()).tools] == ["memory"]
 
 
+@pytest.mark.sqlite_only  # the flag's folder holds the store only on SQLite (memory.db)
 @pytest.mark.anyio
 @pytest.mark.parametrize("where", ["before", "after"])
 async def test_home_flag_wins_before_or_after_serve(tmp_path: Path, where: str) -> None:
@@ -172,6 +173,7 @@ def _rpc(msg_id: int | None, method: str, params: dict[str, Any] | None = None) 
     return (json.dumps(message) + "\n").encode()
 
 
+@pytest.mark.sqlite_only  # it reads the first migration's log; a test database is a copy of a migrated one
 @pytest.mark.anyio
 async def test_stdout_carries_only_protocol_and_logs_go_to_stderr(tmp_path: Path) -> None:
     """Raw pipe check: with INFO logging on, every stdout line is JSON-RPC and the logs are on stderr."""
@@ -246,6 +248,7 @@ def test_bad_setting_fails_on_stderr_with_nothing_on_stdout(tmp_path: Path) -> N
     assert not (tmp_path / "home" / "memory.db").exists()  # refused before touching the store
 
 
+@pytest.mark.sqlite_only  # an unwritable folder fails the SQLite file; a PostgreSQL store lives in its database
 def test_unopenable_store_fails_with_a_message(tmp_path: Path) -> None:
     exe = console_script("trusted-memory")
     blocker = tmp_path / "blocker"

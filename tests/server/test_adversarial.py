@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from mcp import Client, MCPError
+from postgres_cluster import store_env_for
 
 from trusted_memory.server.actions import ACTIONS
 from trusted_memory.services.admin import AdminService
@@ -137,7 +138,11 @@ async def test_strict_mode_holds_even_user_said(tmp_path: Any) -> None:
     from trusted_memory.server.app import build_server
 
     settings = load_settings(
-        environ={"MCP_MEMORY_HOME": str(tmp_path / "h"), "MCP_MEMORY_TRUST__AGENT_WRITES": "quarantine"},
+        environ={
+            "MCP_MEMORY_HOME": str(tmp_path / "h"),
+            **store_env_for(tmp_path / "h"),
+            "MCP_MEMORY_TRUST__AGENT_WRITES": "quarantine",
+        },
         cwd=tmp_path,
     )
     async with Client(build_server(settings)) as client:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from postgres_cluster import store_env_for
 
 from trusted_memory.config import load_settings
 from trusted_memory.server.app import build_server
@@ -21,6 +22,7 @@ async def test_token_mode_answers_401_without_pointing_at_missing_metadata(tmp_p
     settings = load_settings(
         environ={
             "MCP_MEMORY_HOME": str(tmp_path / "home"),
+            **store_env_for(tmp_path / "home"),
             "MCP_MEMORY_SERVER__TRANSPORT": "http",
             "MCP_MEMORY_SERVER__HOST": host,
             "MCP_MEMORY_SERVER__TOKEN": "s3cret-token",

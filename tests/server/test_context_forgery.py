@@ -16,6 +16,7 @@ import pytest
 from mcp import Client
 from mcp.client import ClientRequestContext
 from mcp.types import CreateMessageRequestParams, CreateMessageResult, TextContent
+from postgres_cluster import store_env_for
 
 from trusted_memory.config import Settings, load_settings
 from trusted_memory.server.app import build_server
@@ -136,7 +137,12 @@ class HostModel:
 
 def sampling_settings(tmp_path: Path) -> Settings:
     return load_settings(
-        environ={"MCP_MEMORY_HOME": str(tmp_path / "h"), "MCP_MEMORY_LLM__PROVIDER": "sampling"}, cwd=tmp_path
+        environ={
+            "MCP_MEMORY_HOME": str(tmp_path / "h"),
+            **store_env_for(tmp_path / "h"),
+            "MCP_MEMORY_LLM__PROVIDER": "sampling",
+        },
+        cwd=tmp_path,
     )
 
 

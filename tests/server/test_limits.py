@@ -13,6 +13,7 @@ from typing import Any
 import backdoor
 import pytest
 from mcp import Client
+from postgres_cluster import store_env_for
 
 from trusted_memory.config import load_settings
 from trusted_memory.server.app import build_server
@@ -30,7 +31,12 @@ async def call(client: Client, **arguments: Any) -> Any:
 async def small(tmp_path: Path) -> AsyncIterator[Client]:
     """A server over a 1 MB store."""
     settings = load_settings(
-        environ={"MCP_MEMORY_HOME": str(tmp_path / "h"), "MCP_MEMORY_MAX_SIZE_MB": "1"}, cwd=tmp_path
+        environ={
+            "MCP_MEMORY_HOME": str(tmp_path / "h"),
+            **store_env_for(tmp_path / "h"),
+            "MCP_MEMORY_MAX_SIZE_MB": "1",
+        },
+        cwd=tmp_path,
     )
     async with Client(build_server(settings)) as client:
         yield client
@@ -63,7 +69,12 @@ async def test_agent_pins_and_critical_atoms_have_a_bounded_share_of_the_cap(sma
 async def test_quarantined_critical_atoms_are_evicted_like_any_quarantine(tmp_path: Path) -> None:
     # Anyone can declare `critical` on untrusted text; that must not make the text permanent.
     settings = load_settings(
-        environ={"MCP_MEMORY_HOME": str(tmp_path / "h"), "MCP_MEMORY_MAX_SIZE_MB": "1"}, cwd=tmp_path
+        environ={
+            "MCP_MEMORY_HOME": str(tmp_path / "h"),
+            **store_env_for(tmp_path / "h"),
+            "MCP_MEMORY_MAX_SIZE_MB": "1",
+        },
+        cwd=tmp_path,
     )
     async with Client(build_server(settings)) as client:
         for i in range(260):  # about 1 MB of quarantined notes: past the cap

@@ -9,6 +9,7 @@ import pytest
 from mcp import Client, MCPError
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.types import INTERNAL_ERROR, INVALID_PARAMS
+from postgres_cluster import store_env_for
 
 from trusted_memory.config import load_settings
 from trusted_memory.errors import (
@@ -36,7 +37,12 @@ def kind_of(text: str) -> tuple[str, bool]:
 
 async def test_a_rate_limit_and_bad_input_are_told_apart(tmp_path: Path) -> None:
     settings = load_settings(
-        environ={"MCP_MEMORY_HOME": str(tmp_path / "h"), "MCP_MEMORY_AGENT_WRITES_PER_MINUTE": "2"}, cwd=tmp_path
+        environ={
+            "MCP_MEMORY_HOME": str(tmp_path / "h"),
+            **store_env_for(tmp_path / "h"),
+            "MCP_MEMORY_AGENT_WRITES_PER_MINUTE": "2",
+        },
+        cwd=tmp_path,
     )
     async with Client(build_server(settings)) as client:
         texts: list[str] = []

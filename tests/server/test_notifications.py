@@ -15,6 +15,7 @@ from typing import Any
 import mcp.types as types
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
+from postgres_cluster import store_env_for
 
 from trusted_memory.config import Settings, load_settings
 from trusted_memory.server.app import build_server
@@ -29,7 +30,8 @@ BIN = Path(sys.executable).parent
 
 def fast_settings(home: Path, tmp_path: Path) -> Settings:
     return load_settings(
-        environ={"MCP_MEMORY_HOME": str(home), "MCP_MEMORY_SERVER__WATCH_INTERVAL_S": "0.1"}, cwd=tmp_path
+        environ={"MCP_MEMORY_HOME": str(home), **store_env_for(home), "MCP_MEMORY_SERVER__WATCH_INTERVAL_S": "0.1"},
+        cwd=tmp_path,
     )
 
 
@@ -79,7 +81,13 @@ async def admin(home: Path, *args: str) -> str:
     script = BIN / "trusted-memory-admin"
     if not script.is_file():
         pytest.skip("trusted-memory-admin is not installed next to this interpreter")
-    env = {"PATH": os.environ["PATH"], "HOME": str(home.parent), "MCP_MEMORY_HOME": str(home), "LANG": "C.UTF-8"}
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home.parent),
+        "MCP_MEMORY_HOME": str(home),
+        **store_env_for(home),
+        "LANG": "C.UTF-8",
+    }
     proc = await asyncio.create_subprocess_exec(
         str(script), *args, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
     )
@@ -143,6 +151,19 @@ async def test_changes_by_the_admin_cli_and_other_connections_reach_a_subscriber
 
 
 @pytest.mark.anyio
+@pytest.mark.postgres_only  # SQLite sends no signal: there the watcher checks every interval
+async def test_on_postgres_a_commit_wakes_the_watcher_without_polling(home: Path, tmp_path: Path) -> None:
+    # An hour between checks: a notification that arrives within seconds came from NOTIFY.
+    settings = load_settings(
+        environ={"MCP_MEMORY_HOME": str(home), **store_env_for(home), "MCP_MEMORY_SERVER__WATCH_INTERVAL_S": "60"},
+        cwd=tmp_path,
+    )
+    async with subscribed(build_server(settings), "auto", WATCHED) as (_, watch):
+        await admin(home, "facts", "add", "user", "I prefer short answers")  # another process
+        assert await watch.until("memory://facts/user") == ["memory://facts/user"]
+
+
+@pytest.mark.anyio
 async def test_legacy_subscribe_to_a_resource_that_never_notifies_is_refused(settings: Settings) -> None:
     async with Client(build_server(settings), mode="legacy") as client:
         with pytest.raises(MCPError, match=r"memory://stats does not send change notifications.*memory://pending"):
@@ -158,7 +179,7 @@ async def test_a_write_by_another_server_process_reaches_a_subscriber(home: Path
     script = BIN / "trusted-memory"
     if not script.is_file():
         pytest.skip("trusted-memory is not installed next to this interpreter")
-    env = {"PATH": os.environ["PATH"], "HOME": str(home.parent), "MCP_MEMORY_HOME": str(home)}
+    env = {"PATH": os.environ["PATH"], "HOME": str(home.parent), "MCP_MEMORY_HOME": str(home), **store_env_for(home)}
     params = StdioServerParameters(
         command=str(script), args=[], env={**env, "MCP_MEMORY_SERVER__WATCH_INTERVAL_S": "0.2"}
     )

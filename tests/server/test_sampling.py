@@ -10,6 +10,7 @@ import pytest
 from mcp import Client
 from mcp.client import ClientRequestContext
 from mcp.types import CreateMessageRequestParams, CreateMessageResult, TextContent
+from postgres_cluster import store_env_for
 
 from trusted_memory.config import Settings, load_settings
 from trusted_memory.server.app import build_server
@@ -47,7 +48,12 @@ class HostModel:
 
 def sampling_settings(tmp_path: Path) -> Settings:
     return load_settings(
-        environ={"MCP_MEMORY_HOME": str(tmp_path / "h"), "MCP_MEMORY_LLM__PROVIDER": "sampling"}, cwd=tmp_path
+        environ={
+            "MCP_MEMORY_HOME": str(tmp_path / "h"),
+            **store_env_for(tmp_path / "h"),
+            "MCP_MEMORY_LLM__PROVIDER": "sampling",
+        },
+        cwd=tmp_path,
     )
 
 
@@ -94,7 +100,9 @@ async def test_junk_from_the_host_falls_back(tmp_path: Path) -> None:
 
 async def test_provider_none_never_samples(tmp_path: Path) -> None:
     model = HostModel()
-    settings = load_settings(environ={"MCP_MEMORY_HOME": str(tmp_path / "h")}, cwd=tmp_path)
+    settings = load_settings(
+        environ={"MCP_MEMORY_HOME": str(tmp_path / "h"), **store_env_for(tmp_path / "h")}, cwd=tmp_path
+    )
     async with Client(build_server(settings), sampling_callback=model) as client:
         await run_session(client)
     assert model.prompts == []

@@ -17,6 +17,7 @@ import pytest
 from mcp import Client
 from mcp.client import ClientRequestContext
 from mcp.types import CallToolResult, CreateMessageRequestParams, CreateMessageResult, TextContent
+from postgres_cluster import store_env_for
 
 from trusted_memory.config import Settings, load_settings
 from trusted_memory.queries import AtomFilter
@@ -32,7 +33,11 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def strict(tmp_path: Path) -> Settings:
     return load_settings(
-        environ={"MCP_MEMORY_HOME": str(tmp_path / "h"), "MCP_MEMORY_TRUST__AGENT_WRITES": "quarantine"},
+        environ={
+            "MCP_MEMORY_HOME": str(tmp_path / "h"),
+            **store_env_for(tmp_path / "h"),
+            "MCP_MEMORY_TRUST__AGENT_WRITES": "quarantine",
+        },
         cwd=tmp_path,
     )
 
@@ -106,6 +111,7 @@ async def test_no_agent_action_rewrites_or_deletes_trusted_memory(tmp_path: Path
     settings = load_settings(
         environ={
             "MCP_MEMORY_HOME": str(tmp_path / "h"),
+            **store_env_for(tmp_path / "h"),
             "MCP_MEMORY_TRUST__AGENT_WRITES": "quarantine",
             "MCP_MEMORY_LLM__PROVIDER": "sampling",
         },
@@ -158,6 +164,7 @@ async def test_held_episodes_never_push_live_ones_out(tmp_path: Path) -> None:
     settings = load_settings(
         environ={
             "MCP_MEMORY_HOME": str(tmp_path / "h"),
+            **store_env_for(tmp_path / "h"),
             "MCP_MEMORY_TRUST__AGENT_WRITES": "quarantine",
             "MCP_MEMORY_SESSIONS__MAX_EPISODES": "2",
         },

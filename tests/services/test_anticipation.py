@@ -9,6 +9,7 @@ from pathlib import Path
 import anyio
 import backdoor
 import pytest
+from postgres_cluster import store_env_for
 
 from trusted_memory.config import Settings, load_settings
 from trusted_memory.services.admin import AdminService
@@ -35,7 +36,7 @@ TEST_RULE = "Run the test suite with make test-all; it needs the db container up
 
 
 def features(home: Path, **flags: object) -> Settings:
-    env = {"MCP_MEMORY_HOME": str(home)}
+    env = {"MCP_MEMORY_HOME": str(home), **store_env_for(home)}
     env.update({f"MCP_MEMORY_FEATURES__{k.upper()}": str(v).lower() for k, v in flags.items()})
     return load_settings(environ=env, cwd=home.parent)
 
@@ -150,7 +151,11 @@ async def test_stated_preferences_and_technical_context_apply_directly(agent: Ag
 
 
 async def test_strict_mode_sends_relayed_style_statements_to_review(tmp_path: Path) -> None:
-    env = {"MCP_MEMORY_HOME": str(tmp_path / "h"), "MCP_MEMORY_TRUST__AGENT_WRITES": "quarantine"}
+    env = {
+        "MCP_MEMORY_HOME": str(tmp_path / "h"),
+        **store_env_for(tmp_path / "h"),
+        "MCP_MEMORY_TRUST__AGENT_WRITES": "quarantine",
+    }
     async with open_runtime(load_settings(environ=env, cwd=tmp_path)) as rt:
         agent, services = AgentService(rt), build_services(rt)
         await agent.observe("strict", "keep it casual please, and no jokes")

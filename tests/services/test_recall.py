@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
+from postgres_cluster import store_env_for
 
 from trusted_memory.config import Settings, load_settings
 from trusted_memory.embed.hashing import HashingEmbedder
@@ -342,7 +343,7 @@ async def test_a_statement_and_its_negation_never_collapse(runtime: Runtime) -> 
 
 
 async def test_changing_the_embedding_space_reembeds(tmp_path: Path) -> None:
-    env = {"MCP_MEMORY_HOME": str(tmp_path / "h")}
+    env = {"MCP_MEMORY_HOME": str(tmp_path / "h"), **store_env_for(tmp_path / "h")}
     async with open_runtime(load_settings(environ=env, cwd=tmp_path)) as runtime:
         await runtime.recall.warm_up()
         await seed(atoms_of(runtime))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import anyio
@@ -207,6 +208,24 @@ async def test_idle_sessions_are_ended_with_their_episode(
         await other.background.wait("idle_sessions", timeout_s=10)
     old2, _, _ = await agent.session_notes("old2")
     assert old2.ended_at is not None
+
+
+async def test_a_session_replayed_with_its_old_dates_is_not_swept_while_it_is_observed(
+    agent: AgentService, runtime: Runtime
+) -> None:
+    # Turns dated a year ago (observe's said_at): the idle sweep that the first turn starts must not
+    # take the session for an abandoned one while its history is still being replayed.
+    year_ago = time.time() - 365 * 86400
+    turns = ("we booked the flights to Lisbon", "my brother Tiago lives in Porto", "three days in Sintra after")
+    await agent.observe("replay", turns[0], assistant_reply="Nice!", said_at=year_ago)
+    await runtime.background.wait("idle_sessions", timeout_s=10)
+    for i, text in enumerate(turns[1:], start=1):
+        await agent.observe("replay", text, assistant_reply="Nice!", said_at=year_ago + 60 * i)
+    async with runtime.store.read() as rx:
+        assert await rx.events.list(kind="session_ended", subject="session:replay") == []  # not swept
+        assert len(await rx.sessions.turns("replay")) == 6  # the whole transcript is still there
+    ended = await agent.end_session("replay")
+    assert ended.episode is not None and ended.episode.turns == 3, ended
 
 
 async def test_reporting_this_servers_own_tool_or_a_todo_tool_does_not_taint_the_session(agent: AgentService) -> None:

@@ -117,11 +117,13 @@ def test_unpin_matches_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     rows = {}
     for side, home in homes.items():
         ids, _ = seeded(home)
-        assert main(["--home", str(home), "pin", ids["live"]]) == 0
+        with environ_for(home):
+            assert main(["--home", str(home), "pin", ids["live"]]) == 0
         capsys.readouterr()
         last = events_after(home, 0)[-1].id
         if side == "cli":
-            assert main(["--home", str(home), "unpin", "--yes", ids["live"]]) == 0
+            with environ_for(home):
+                assert main(["--home", str(home), "unpin", "--yes", ids["live"]]) == 0
         else:
 
             async def by_desk(ids: dict[str, str] = ids, home: Path = home) -> None:

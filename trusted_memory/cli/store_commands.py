@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 from ..config import Settings
-from ..dsn import redacted
 from ..errors import InvalidInput
 from ..services.admin import AdminService
 from ..services.admin.doctor import DoctorReport, run_doctor
@@ -96,7 +95,7 @@ async def cmd_migrate(admin: AdminService, args: argparse.Namespace) -> int:
     """Copy the store into an empty store on the other backend; exit 1 unless counts and doctor agree."""
     require_person(args, "migrate")
     target = target_settings(admin.runtime.settings, args.to)
-    where = redacted(target.store.dsn) if target.store.backend == "postgres" else str(target.db_path)
+    where = target.store_location
     if not args.yes:
         with for_person(args):
             question = f"Copy the memory store {admin.runtime.store.location} into the empty store {where}?"
@@ -197,8 +196,8 @@ async def cmd_doctor(settings: Settings, args: argparse.Namespace) -> int:
         if not args.yes:
             with for_person(args):
                 question = (
-                    f"Repair the memory store {settings.db_path}? A damaged file is set aside and salvaged into a "
-                    "fresh store; stop the servers using it first."
+                    f"Repair the memory store {settings.store_location}? A damaged file is set aside and salvaged "
+                    "into a fresh store; stop the servers using it first."
                 )
                 if not confirm(args, question):
                     return cancelled()

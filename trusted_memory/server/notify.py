@@ -4,7 +4,8 @@ pending queue change, whichever process changed them.
 Many processes share the store (other servers, the hooks, the admin CLI), so a process cannot
 learn of a change from its own calls alone. Every committed write moves `meta.change_counter`
 on, in whatever process it ran. While a client is subscribed, a watcher reads that counter
-every `server.watch_interval_s` (one indexed row, tens of microseconds) and, when it moved,
+every `server.watch_interval_s` (one indexed row, tens of microseconds; on PostgreSQL, on each
+commit's NOTIFY instead) and, when it moved,
 renders each watched resource again and compares digests: a client is told only when what it
 would read has changed. A write made through this process's own `memory` tool is checked at
 once. With nobody subscribed the watcher sleeps on an event and costs nothing.
@@ -165,18 +166,31 @@ class ChangeNotifier:
                 self._digests = await resource_digests(agent)
 
     async def _watch(self, agent: AgentService) -> None:
-        while True:
-            if not self.subscribed:
+        # The store says when another process may have written: each interval on SQLite, on each
+        # commit's NOTIFY on PostgreSQL (no polling there).
+        changes = agent.store_changes(self.interval_s)
+        changed: asyncio.Future[None] | None = None
+        try:
+            while True:
+                if not self.subscribed:
+                    self._wake.clear()
+                    await self._wake.wait()
+                    continue
+                try:
+                    await self.check(agent)
+                except Exception:  # a failed check must not end notifications for good; the next one retries
+                    log.exception("checking the store for resource changes failed")
                 self._wake.clear()
-                await self._wake.wait()
-                continue
-            try:
-                await self.check(agent)
-            except Exception:  # a failed check must not end notifications for good; the next one retries
-                log.exception("checking the store for resource changes failed")
-            self._wake.clear()
-            with suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.interval_s)
+                if changed is None:
+                    changed = asyncio.ensure_future(anext(changes))
+                woken: asyncio.Future[bool] = asyncio.ensure_future(self._wake.wait())
+                done, _ = await asyncio.wait((changed, woken), return_when=asyncio.FIRST_COMPLETED)
+                woken.cancel()
+                if changed in done:
+                    changed = None
+        finally:
+            if changed is not None:
+                changed.cancel()
 
     async def check(self, agent: AgentService) -> list[str]:
         """Notify the URIs whose content changed since the last check; returns them."""

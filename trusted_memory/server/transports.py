@@ -68,8 +68,9 @@ def serve(settings: Settings) -> None:
     """Serve until the transport closes (stdio) or the process is stopped (HTTP, SSE)."""
     # Inside the transport the store opens in the SDK's task group, where an error would surface
     # as an exception group and a traceback; opening it once here gives the operator one line.
-    # Only an existing store can hold people; a refused bind must not create one.
-    existing = settings.db_path.exists()
+    # Only an existing store can hold people; a refused bind must not create one (a file: a database
+    # exists before the server, and its tables are created on first open either way).
+    existing = settings.store.backend == "postgres" or settings.db_path.exists()
     team = existing and asyncio.run(check_store(settings))
     check_network(settings, team=team)
     if not existing:
@@ -81,7 +82,11 @@ def serve(settings: Settings) -> None:
         return
     body_limit = server.max_body_kb * 1024
     log.warning(
-        "trusted-memory serving %s on %s:%s (store %s)", server.transport, server.host, server.port, settings.db_path
+        "trusted-memory serving %s on %s:%s (store %s)",
+        server.transport,
+        server.host,
+        server.port,
+        settings.store_location,
     )
     if server.transport == "http":
         mcp.run(

@@ -8,7 +8,7 @@ admin CLI constructs.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 
 from ..errors import TrustRefused
 from ..heuristics import strip_untrusted
@@ -131,6 +131,10 @@ class AgentService:
     async def stats(self) -> StoreStats:
         """Sizes and counts of the store."""
         return await store_stats(self._runtime, self._facts)
+
+    def store_changes(self, interval_s: float) -> AsyncIterator[None]:
+        """Yields whenever another process may have written (see Store.changes)."""
+        return self._runtime.store.changes(interval_s)
 
     async def change_counter(self) -> int:
         """How many write transactions the store has committed, in any process (one indexed read)."""

@@ -428,12 +428,13 @@ async def run_doctor(
     except StoreCorrupt as exc:
         if progress:
             progress.close()
-        report = DoctorReport(str(settings.db_path), latest, damaged=exc.message)
+        report = DoctorReport(settings.store_location, latest, damaged=exc.message)
     else:
         if not report.integrity:
             return report
-        report = replace(report, damaged="SQLite's integrity check failed")
-    if not repair:
+        report = replace(report, damaged=f"the {settings.store.backend} store's integrity check failed")
+    if not repair or settings.store.backend != "sqlite":
+        # A PostgreSQL database is repaired by PostgreSQL's own tools (and its backups), not by copying rows.
         return report
     rescued = await salvage(settings)
     async with open_runtime(settings) as runtime:

@@ -155,9 +155,9 @@ class PgStore(Store):
     async def changes(self, interval_s: float) -> AsyncIterator[None]:
         """Yields after each commit of any server (NOTIFY); every `interval_s` only if notifications stopped."""
         while True:
-            self._changed.clear()
             if self._listen_task is not None and not self._listen_task.done():
                 await self._changed.wait()
+                self._changed.clear()  # before the caller looks: a commit while it looks wakes it again
             else:
                 await asyncio.sleep(interval_s)
             yield
@@ -256,8 +256,8 @@ class PgStore(Store):
                 f"the memory store {self.location} rolled back a write transaction ({group.failed}); retry the call"
             )
         if not group.begun:
+            group.begun = True  # first: if BEGIN itself fails, the group's end resets the connection
             await conn.execute("BEGIN")
-            group.begun = True
             await conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
         name = f"unit{group.units}"
         group.units += 1
@@ -335,18 +335,8 @@ class PgStore(Store):
         return row[0] if row else None
 
     async def used_bytes(self) -> int:
-        """Bytes of live rows: each table's size (with indexes and TOAST) times its share of live tuples.
-
-        PostgreSQL keeps a deleted row's space for reuse rather than shrinking the table, so its
-        size alone would never fall after eviction; the live share (from the statistics, which
-        follow commits within a second) does.
-        """
-        value = await self._scalar(
-            "SELECT COALESCE(SUM(pg_total_relation_size(relid) * CASE WHEN n_live_tup + n_dead_tup > 0 "
-            "THEN n_live_tup::float8 / (n_live_tup + n_dead_tup) ELSE 1 END), 0) "
-            "FROM pg_stat_user_tables WHERE schemaname = current_schema()"
-        )
-        return int(value or 0)
+        """Bytes the store's tables take in the database, indexes and TOAST included."""
+        return await self.size_bytes()
 
     async def _maintenance(self, statement: str) -> None:
         """A statement that cannot run inside a transaction (VACUUM), on its own connection."""
@@ -355,8 +345,14 @@ class PgStore(Store):
                 await conn.execute(statement)
 
     async def release_space(self) -> None:
-        """VACUUM the tables eviction empties, so their dead rows' space is reused."""
-        await self._maintenance("VACUUM (ANALYZE) atoms, vectors, associations, embed_queue, events")
+        """Rewrite the tables eviction empties without their dead rows (VACUUM FULL).
+
+        PostgreSQL keeps a deleted row's space for reuse rather than shrinking the table, so without
+        the rewrite the size would never fall after eviction. It runs only past the cap (before
+        evicting, then after each eviction batch), and eviction leaves 5 % of headroom, so about once
+        per thousands of writes; meanwhile those four tables are locked (about a second at 100 MB).
+        """
+        await self._maintenance("VACUUM (FULL) atoms, vectors, associations, embed_queue")
 
     async def compact(self) -> None:
         """VACUUM FULL (rewrites every table without free space) and refresh the planner's statistics."""
