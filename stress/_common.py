@@ -112,7 +112,9 @@ class PgStores:
         its server log when `keep`."""
         if self.cluster is None:
             if keep:
-                print(f"(databases kept: {', '.join(self.by_home.values())})")
+                from trusted_memory.dsn import redacted  # never print a password
+
+                print(f"(databases kept: {', '.join(redacted(d) for d in self.by_home.values())})")
             else:
                 self.drop_all()
             return
