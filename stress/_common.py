@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -26,7 +27,21 @@ STOP_TIMEOUT_S = 10.0
 _HEX = re.compile(r"\b[0-9a-f]{6,64}\b")
 _NUM = re.compile(r"\d+")
 _PATH = re.compile(r"/\S+")
-LOCK_WORDS = ("locked", "busy")
+# Contention and lost-connection words: SQLite's "database is locked"/"busy", PostgreSQL's "deadlock
+# detected", "could not serialize access", "canceling statement due to lock timeout", and the store's
+# "is unreachable" / "rolled back a write transaction" (a dropped or broken server connection).
+LOCK_WORDS = (
+    "locked",
+    "busy",
+    "deadlock",
+    "could not serialize",
+    "serialization",
+    "lock timeout",
+    "unreachable",
+    "rolled back a write transaction",
+    "connection",
+)
+STORE_KEYS = ("MCP_MEMORY_STORE__BACKEND", "MCP_MEMORY_STORE__DSN")
 
 
 def bin_dir(explicit: str | None = None) -> Path:
@@ -42,8 +57,105 @@ def bin_dir(explicit: str | None = None) -> Path:
     return Path(found).parent
 
 
+class PgStores:
+    """PostgreSQL databases for the stores of a run: each store folder gets its own fresh database (as
+    each folder is its own SQLite file), made on first use through `server_dsn` and dropped by `drop_all`.
+
+    `server_dsn` is a libpq string (key=value) naming a database to connect to with CREATEDB rights: a
+    throwaway cluster's (`start_cluster`) or one given with --dsn.
+    """
+
+    def __init__(self, server_dsn: str, cluster: Any = None) -> None:
+        self.server_dsn = server_dsn
+        self.cluster = cluster  # a tests/postgres_cluster.Cluster this run started, or None
+        self.by_home: dict[str, str] = {}
+
+    def _admin(self, sql: str) -> None:
+        import psycopg
+
+        with psycopg.connect(self.server_dsn, autocommit=True) as conn:
+            conn.execute(sql)
+
+    def dsn(self, home: Path) -> str:
+        """The DSN of the database holding the store of `home` (created on first use)."""
+        import psycopg.conninfo
+
+        key = os.path.abspath(home)
+        if key not in self.by_home:
+            name = f"tmem_stress_{os.getpid()}_{len(self.by_home)}_{int(time.time())}"
+            self._admin(f"CREATE DATABASE {name}")
+            self.by_home[key] = psycopg.conninfo.make_conninfo(self.server_dsn, dbname=name)
+        return self.by_home[key]
+
+    def env(self, home: Path) -> dict[str, str]:
+        """The store settings a child on `home` needs."""
+        return {STORE_KEYS[0]: "postgres", STORE_KEYS[1]: self.dsn(home)}
+
+    def version(self) -> str:
+        import psycopg
+
+        with psycopg.connect(self.server_dsn, autocommit=True) as conn:
+            row = conn.execute("SHOW server_version").fetchone()
+        return f"PostgreSQL {row[0] if row else '?'}"
+
+    def drop_all(self) -> None:
+        """Drop this run's databases (kept when a run fails, so they can be looked at)."""
+        import psycopg.conninfo
+
+        for dsn in self.by_home.values():
+            name = psycopg.conninfo.conninfo_to_dict(dsn)["dbname"]
+            self._admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        self.by_home.clear()
+
+    def finish(self, *, keep: bool) -> None:
+        """After the run: drop its databases unless `keep`; stop a throwaway cluster (always), keeping
+        its server log when `keep`."""
+        if self.cluster is None:
+            if keep:
+                from trusted_memory.dsn import redacted  # never print a password
+
+                print(f"(databases kept: {', '.join(redacted(d) for d in self.by_home.values())})")
+            else:
+                self.drop_all()
+            return
+        if keep:
+            saved = Path(tempfile.mkdtemp(prefix="trusted-memory-pg-log-")) / "postgresql.log"
+            shutil.copyfile(self.cluster.root / "log", saved)
+            print(f"(the throwaway cluster is removed; its server log is kept in {saved})")
+        self.cluster.stop()
+        self.cluster = None
+
+
+# Set by a script's --postgres: every child then gets its store folder's database (see child_env).
+PG: PgStores | None = None
+
+
+def use_postgres(dsn: str | None) -> PgStores:
+    """Run the stores on PostgreSQL: the server `dsn` names, else a throwaway PG cluster
+    (tests/postgres_cluster.py: initdb in a temp dir, 127.0.0.1, a random port; as root, the postgres user)."""
+    global PG
+    if dsn:
+        import psycopg.conninfo
+
+        PG = PgStores(psycopg.conninfo.make_conninfo(dsn))
+        return PG
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from postgres_cluster import Cluster, find_bindir
+
+    bindir = find_bindir()
+    if bindir is None:
+        sys.exit(
+            "--postgres without --dsn needs PostgreSQL installed (initdb, pg_ctl), e.g. apt-get install postgresql"
+        )
+    cluster = Cluster(bindir)
+    cluster.start()
+    PG = PgStores(cluster.dsn(), cluster)
+    return PG
+
+
 def child_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A minimal environment for a child: PATH, an isolated HOME and the shared store folder."""
+    """A minimal environment for a child: PATH, an isolated HOME, the shared store folder and, with
+    --postgres, the folder's database."""
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(home.parent),
@@ -51,12 +163,15 @@ def child_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, s
         "LANG": "C.UTF-8",
         "PYTHONIOENCODING": "utf-8",
     }
+    if PG is not None:
+        env.update(PG.env(home))
     env.update(extra or {})
     return env
 
 
 def is_lock_error(text: str) -> bool:
-    """True when an error text says the store was locked or busy (what must never reach a caller)."""
+    """True when an error text says the store was locked, busy, deadlocked, could not serialize, or lost
+    its connection (what must never reach a caller, on either backend)."""
     low = text.lower()
     return any(word in low for word in LOCK_WORDS)
 
@@ -77,13 +192,13 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 
 def machine() -> str:
-    """One line about this machine (cores, Python, SQLite)."""
+    """One line about this machine (cores, Python, and the store: SQLite's version or PostgreSQL's)."""
     import platform
     import sqlite3
 
+    store = PG.version() if PG is not None else f"SQLite {sqlite3.sqlite_version}"
     return (
-        f"{os.cpu_count()} cores, {platform.system()} {platform.release()}, Python "
-        f"{platform.python_version()}, SQLite {sqlite3.sqlite_version}"
+        f"{os.cpu_count()} cores, {platform.system()} {platform.release()}, Python {platform.python_version()}, {store}"
     )
 
 

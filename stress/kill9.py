@@ -3,6 +3,7 @@ store stays clean, and an import is all or nothing.
 
     python stress/kill9.py [--rounds 5] [--import-rounds 3] [--entities 6000] [--seed 11]
                            [--min-acked 20] [--max-acked 400] [--window 4] [--home DIR] [--bin DIR]
+                           [--peers 0] [--postgres [--dsn DSN]]
 
 Server rounds (one store, accumulating): `trusted-memory` is started over stdio by this script (so the
 pid is the server's own) and spoken to in raw JSON-RPC with up to --window calls in flight:
@@ -14,11 +15,19 @@ acknowledged one must hold. Then:
   - every acknowledged atom is listed with its text, every acknowledged fact change is reflected,
     in-flight ones are fully applied or not at all, and no fact appears that nobody wrote;
   - a restarted server answers: stats, a new add_atom, and a search that finds it.
+With --peers N, N more servers add atoms on the same store through each round: each must get no
+error, 3 acknowledgements within 15 s of the kill (not stalled behind the dead server's open
+transaction), exit 0 when stopped, and keep every atom it was told about.
 Import rounds (a separate store): `trusted-memory-admin import FILE --yes` of a reference-graph file
 of --entities entities (default 6000: a transaction of ~1.5 s here) is killed at a random moment
 while its write transaction is open (another connection's BEGIN IMMEDIATE finds the write lock
 held); afterwards the file's atoms are all there or none, the import event exists exactly when they
 are, doctor is clean, and re-running the import completes it.
+With --postgres each store is a fresh PostgreSQL database (on a throwaway cluster, or on the server
+--dsn names), passed to every server and admin CLI child; "holds the write lock" is then "holds the
+store's advisory write lock" (pg_locks), and recovery is PostgreSQL ending the killed client's
+backend, which rolls its open transaction back. Any error a caller gets, "deadlock detected", "could
+not serialize" and a lost connection included, is a violation.
 Prints markdown tables; exits 1 on any violation. Bounded: 60 s per round of writes, 30 s per
 response, 120 s per admin command; every child is reaped in `finally`.
 """
@@ -37,10 +46,12 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import _common
 from _common import (
     RawStdioServer,
     ServerGone,
@@ -53,10 +64,12 @@ from _common import (
     table,
     token,
     tool_result,
+    use_postgres,
 )
 
 ROUND_SECONDS = 60.0
 RESPONSE_TIMEOUT_S = 30.0
+PEER_GRACE_S = 15.0  # how long after a kill each peer has to get 3 more acknowledgements
 ADMIN_TIMEOUT_S = 120.0
 IMPORT_TIMEOUT_S = 300.0
 # Every process on the store shares these settings (the facts cap is raised so adds never run out).
@@ -295,6 +308,51 @@ def answers_again(bin_path: Path, home: Path, model: Model, work: Path, round_no
     return problems
 
 
+class Peer:
+    """Another server on the store (--peers), adding atoms one call at a time while a round's server is
+    killed: the dead server's open transaction must not stall it, nor hand it an error."""
+
+    def __init__(self, bin_path: Path, home: Path, err: Any, name: str) -> None:
+        self.server = RawStdioServer(bin_path, home, err, extra_env=EXTRA_ENV)
+        self.name = name
+        self.acked: dict[str, str] = {}
+        self.ack_times: list[float] = []
+        self.errors: list[str] = []
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.stop = threading.Event()
+
+    def start(self) -> None:
+        self.server.initialize()
+        self.thread.start()
+
+    def _run(self) -> None:
+        seq = 0
+        try:
+            while not self.stop.is_set():
+                seq += 1
+                text = f"[{self.name}-{seq:05d}] I use {NOUNS[seq % len(NOUNS)]} ({token('k9peer', self.name, seq)})"
+                is_error, data, reply = self.server.call(
+                    {"action": "add_atom", "content": text, "source": "user_said"}, timeout=RESPONSE_TIMEOUT_S
+                )
+                if is_error or data.get("status") != "added":
+                    self.errors.append(f"add_atom: {reply[:200] if is_error else data.get('status')}")
+                    continue
+                self.acked[data["atom"]["id"]] = text
+                self.ack_times.append(time.monotonic())
+        except (ServerGone, TimeoutError) as exc:
+            self.errors.append(f"peer {self.name} stopped answering: {exc}")
+
+    def acks_after(self, moment: float) -> int:
+        return sum(1 for t in list(self.ack_times) if t > moment)
+
+    def finish(self) -> int | None:
+        """Stop writing, shut the server down cleanly; its exit code."""
+        self.stop.set()
+        self.thread.join(timeout=RESPONSE_TIMEOUT_S + 5)
+        self.server.close()
+        return self.server.proc.returncode
+
+
 def kill_when(
     server: RawStdioServer,
     reached: threading.Event,
@@ -324,29 +382,67 @@ def server_rounds(
         reached = threading.Event()
         stop_killer = threading.Event()
         killed_at: list[float] = []
-        with (work / f"server-{round_no}.stderr").open("wb") as err:
-            server = RawStdioServer(bin_path, home, err, extra_env=EXTRA_ENV)
-            thread = threading.Thread(
-                target=kill_when,
-                args=(server, reached, stop_killer, delay, time.monotonic(), killed_at),
-                daemon=True,
-            )
-            writer = Writer(server, model, rng, round_no, args.window)
+        peers: list[Peer] = []
+        peer_problems: list[str] = []
+        server: RawStdioServer | None = None
+        thread: threading.Thread | None = None
+        with ExitStack() as files:
             try:
+                # The peers first (their processes start side by side), so the round's server is killed
+                # while they write, and its timings do not count their start-up.
+                for k in range(args.peers):
+                    peer_err = files.enter_context((work / f"peer-{round_no}-{k + 1}.stderr").open("wb"))
+                    peers.append(Peer(bin_path, home, peer_err, f"p{round_no}.{k + 1}"))
+                for peer in peers:
+                    peer.start()
+                err = files.enter_context((work / f"server-{round_no}.stderr").open("wb"))
+                server = RawStdioServer(bin_path, home, err, extra_env=EXTRA_ENV)
+                spawned = time.monotonic()
+                thread = threading.Thread(
+                    target=kill_when,
+                    args=(server, reached, stop_killer, delay, spawned, killed_at),
+                    daemon=True,
+                )
+                writer = Writer(server, model, rng, round_no, args.window)
                 server.initialize()
                 thread.start()
                 writer.run(target, reached, time.monotonic() + ROUND_SECONDS)
+                # The peers go on writing after the kill: each must get acknowledgements past it.
+                if killed_at and peers:
+                    moment = spawned + killed_at[0]
+                    wait_until = time.monotonic() + PEER_GRACE_S
+                    while time.monotonic() < wait_until and any(p.acks_after(moment) < 3 for p in peers):
+                        time.sleep(0.05)
+                    peer_problems += [
+                        f"peer {p.name} had {p.acks_after(moment)} acknowledgement(s) in {PEER_GRACE_S:.0f} s "
+                        "after the kill (stalled behind the dead server?)"
+                        for p in peers
+                        if p.acks_after(moment) < 3
+                    ]
             finally:
                 stop_killer.set()
-                thread.join(timeout=5)
-                if not killed_at:
-                    server.kill9()  # the round ran out of time: still a crash, never a clean stop
-                server.close()
+                if thread is not None and thread.is_alive():
+                    thread.join(timeout=5)
+                if server is not None:
+                    if not killed_at:
+                        server.kill9()  # the round ran out of time: still a crash, never a clean stop
+                    server.close()
+                for peer in peers:
+                    peer.stop.set()
+                for peer in peers:
+                    peer_code = peer.finish()
+                    if peer_code != 0:
+                        peer_problems.append(f"peer {peer.name} exited {peer_code} on a clean shutdown")
+        assert server is not None
         code = server.proc.returncode
         problems: list[str] = []
         if code != -signal.SIGKILL:
             problems.append(f"server ended with {code}, not by our SIGKILL")
         problems += [f"error returned: {e}" for e in writer.errors[:5]]
+        for peer in peers:
+            problems += [f"peer {peer.name} error returned: {e}" for e in peer.errors[:5]]
+            model.atoms.update(peer.acked)  # check_store below finds every acknowledged peer atom too
+        problems += peer_problems
         doctor = run_admin(bin_path, home, "doctor", timeout=ADMIN_TIMEOUT_S, extra_env=EXTRA_ENV)
         if doctor.returncode != 0:
             problems.append(
@@ -373,6 +469,14 @@ def server_rounds(
                 "clean" if doctor.returncode == 0 else "PROBLEMS",
                 "yes" if not any("restart" in p for p in problems) else "NO",
                 "ok" if not problems else f"{len(problems)} problem(s)",
+            )
+            + (
+                (
+                    sum(len(p.acked) for p in peers),
+                    sum(p.acks_after(spawned + killed_at[0]) for p in peers) if killed_at else 0,
+                )
+                if peers
+                else ()
             )
         )
     return rows, violations
@@ -423,6 +527,42 @@ class WriteLockProbe:
         self.conn.close()
 
 
+class PgWriteLockProbe:
+    """The same question on PostgreSQL: does any backend hold the store's advisory write lock?
+
+    Every write transaction of the store takes it first (PgStore.write), so it is held exactly while a
+    write transaction is open; looking at pg_locks takes no lock and never gets in a writer's way.
+    """
+
+    def __init__(self, dsn: str) -> None:
+        import psycopg
+
+        from trusted_memory.store.postgres.db import WRITE_LOCK
+
+        self.conn = psycopg.connect(dsn, autocommit=True)
+        # An advisory lock on one bigint key shows in pg_locks as classid (high half), objid (low half), objsubid 1.
+        self.key = (WRITE_LOCK >> 32, WRITE_LOCK & 0xFFFFFFFF)
+
+    def held(self) -> bool:
+        row = self.conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 "
+            "AND classid::bigint = %s AND objid::bigint = %s "
+            "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))",
+            self.key,
+        ).fetchone()
+        return bool(row and row[0])
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def write_lock_probe(home: Path) -> WriteLockProbe | PgWriteLockProbe:
+    """The probe for the store of `home` on the run's backend."""
+    if _common.PG is not None:
+        return PgWriteLockProbe(_common.PG.dsn(home))
+    return WriteLockProbe(home)
+
+
 def run_import(bin_path: Path, home: Path, path: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [str(bin_path / "trusted-memory-admin"), "--home", str(home), "import", str(path), "--yes"],
@@ -433,7 +573,9 @@ def run_import(bin_path: Path, home: Path, path: Path) -> subprocess.Popen[bytes
     )
 
 
-def wait_for_transaction(proc: subprocess.Popen[bytes], probe: WriteLockProbe, timeout: float) -> float | None:
+def wait_for_transaction(
+    proc: subprocess.Popen[bytes], probe: WriteLockProbe | PgWriteLockProbe, timeout: float
+) -> float | None:
     """Seconds until the import holds the write lock (None if it finished first)."""
     started = time.monotonic()
     while proc.poll() is None:
@@ -488,7 +630,7 @@ def import_rounds(
     run_admin(
         bin_path, scratch, "stats", timeout=ADMIN_TIMEOUT_S, extra_env=EXTRA_ENV
     )  # create it (the probe opens an existing file)
-    probe = WriteLockProbe(scratch)
+    probe = write_lock_probe(scratch)
     proc = run_import(bin_path, scratch, sample)
     try:
         began = wait_for_transaction(proc, probe, IMPORT_TIMEOUT_S)
@@ -512,7 +654,7 @@ def import_rounds(
         marker = f"imp{round_no}"
         path = work / f"{marker}.jsonl"
         graph_file(path, marker, args.entities)
-        probe = WriteLockProbe(home)
+        probe = write_lock_probe(home)
         proc = run_import(bin_path, home, path)
         problems: list[str] = []
         try:
@@ -572,6 +714,18 @@ def import_rounds(
 
 
 def main(args: argparse.Namespace) -> int:
+    if not args.postgres:
+        return run(args)
+    pg = use_postgres(args.dsn)
+    code = 1
+    try:
+        code = run(args)
+        return code
+    finally:
+        pg.finish(keep=bool(code or args.keep))
+
+
+def run(args: argparse.Namespace) -> int:
     bin_path = bin_dir(args.bin)
     work = Path(args.home).parent if args.home else Path(tempfile.mkdtemp(prefix="trusted-memory-kill9-"))
     home = Path(args.home) if args.home else work / "home"
@@ -580,7 +734,8 @@ def main(args: argparse.Namespace) -> int:
     started = time.monotonic()
     rows, violations = server_rounds(args, bin_path, home, work, rng)
     server_seconds = time.monotonic() - started
-    print(f"\n### kill9: SIGKILL the stdio server mid-write ({args.rounds} rounds, one store)\n")
+    peers = f", {args.peers} peer servers writing through each kill" if args.peers else ""
+    print(f"\n### kill9: SIGKILL the stdio server mid-write ({args.rounds} rounds, one store{peers})\n")
     print(f"{machine()}; seed {args.seed}; window {args.window}; {server_seconds:.1f} s\n")
     print(
         table(
@@ -594,7 +749,8 @@ def main(args: argparse.Namespace) -> int:
                 "doctor",
                 "answers again",
                 "result",
-            ),
+            )
+            + (("peer atoms acknowledged", "of them after the kill") if args.peers else ()),
             rows,
         )
     )
@@ -637,11 +793,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--min-acked", type=int, default=20)
     parser.add_argument("--max-acked", type=int, default=400)
     parser.add_argument("--window", type=int, default=4, help="calls in flight at once")
+    parser.add_argument(
+        "--peers", type=int, default=0, help="other servers adding atoms on the store through each kill (default 0)"
+    )
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--home", help="store folder of the server rounds (default: a fresh temporary one)")
     parser.add_argument("--bin", help="folder of the installed console scripts (default: next to python)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary stores")
-    return parser.parse_args(argv)
+    parser.add_argument("--postgres", action="store_true", help="stores on PostgreSQL (a throwaway cluster, or --dsn)")
+    parser.add_argument("--dsn", help="with --postgres: a PostgreSQL server to create the run's databases on")
+    args = parser.parse_args(argv)
+    if args.dsn and not args.postgres:
+        parser.error("--dsn goes with --postgres")
+    return args
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Several `trusted-memory` stdio servers and the admin CLI on ONE store: nothing acknowledged is lost.
 
     python stress/multi_server.py [--ops 10000] [--servers 4] [--seed 7] [--max-seconds 900]
-                                  [--admin-interval 1.0] [--home DIR] [--bin DIR]
+                                  [--admin-interval 1.0] [--home DIR] [--bin DIR] [--postgres [--dsn DSN]]
 
 N installed `trusted-memory` servers are started over stdio, each driven by its own SDK
 `mcp.Client` task in this one asyncio program, all on one fresh store. Together they run --ops
@@ -18,8 +18,13 @@ Every acknowledged write (a success result) is recorded. Afterwards:
     and as every server's own `read` sees them;
   - each session's turn count equals its acknowledged observe calls (read through another server);
   - each server's search_atoms finds the latest and one earlier atom of every other server;
-  - no error text containing "locked" or "busy" ever reached a caller (server or admin CLI);
+  - no error text containing "locked" or "busy" ever reached a caller (server or admin CLI), nor, on
+    PostgreSQL, "deadlock detected", "could not serialize" or a lost connection;
   - `trusted-memory-admin doctor` is clean at the end.
+With --postgres the store is a fresh PostgreSQL database instead of the folder's SQLite file: on a
+throwaway cluster (tests/postgres_cluster.py), or on the server --dsn names (the run creates its
+database there and drops it when the run passes); every server and admin CLI child gets it through
+MCP_MEMORY_STORE__BACKEND / MCP_MEMORY_STORE__DSN.
 Prints markdown tables; exits 1 on any violation. Bounded: --ops calls, --max-seconds for the op
 phase, 60 s per call, 120 s per admin command; every child is stopped on the way out.
 """
@@ -51,6 +56,7 @@ from _common import (
     run_admin,
     table,
     token,
+    use_postgres,
 )
 from mcp import Client, StdioServerParameters, stdio_client
 from mcp.client.session import IncomingMessage
@@ -536,6 +542,18 @@ def pct(values: list[float], q: float) -> float:
 
 
 async def main(args: argparse.Namespace) -> int:
+    if not args.postgres:
+        return await run(args)
+    pg = use_postgres(args.dsn)
+    code = 1
+    try:
+        code = await run(args)
+        return code
+    finally:
+        pg.finish(keep=bool(code or args.keep))
+
+
+async def run(args: argparse.Namespace) -> int:
     bin_path = bin_dir(args.bin)
     work = Path(args.home).parent if args.home else Path(tempfile.mkdtemp(prefix="trusted-memory-stress-"))
     home = Path(args.home) if args.home else work / "home"
@@ -614,7 +632,7 @@ async def main(args: argparse.Namespace) -> int:
                 "acknowledged writes",
                 "missing",
                 "errors",
-                '"database is locked" seen',
+                "lock/deadlock/serialization/connection errors seen",
                 "cross-server visibility checks",
             ),
             [
@@ -706,7 +724,7 @@ async def main(args: argparse.Namespace) -> int:
     if missing:
         violations.append(f"{missing} acknowledged write(s) not reflected")
     if locked:
-        violations.append(f'"locked"/"busy" reached a caller {locked} time(s)')
+        violations.append(f"lock, deadlock, serialization or connection errors reached a caller {locked} time(s)")
     if sum(errors.values()):
         violations.append(f"{sum(errors.values())} error(s)")
     if verdict.visibility_passed != verdict.visibility_total:
@@ -736,7 +754,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--home", help="store folder (default: a fresh temporary one)")
     parser.add_argument("--bin", help="folder of the installed console scripts (default: next to python)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary store")
+    parser.add_argument("--postgres", action="store_true", help="store on PostgreSQL (a throwaway cluster, or --dsn)")
+    parser.add_argument("--dsn", help="with --postgres: a PostgreSQL server to create the run's database on")
     args = parser.parse_args(argv)
+    if args.dsn and not args.postgres:
+        parser.error("--dsn goes with --postgres")
     if args.servers < 2 or args.ops < args.servers:
         parser.error("need --servers >= 2 and --ops >= --servers")
     return args

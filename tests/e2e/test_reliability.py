@@ -135,8 +135,8 @@ class Ledger:
         self.searches: list[bool] = []
 
 
-async def drive(client: Client, led: Ledger, other: Ledger, seed: int) -> None:
-    """OPS_PER_SERVER mixed calls; only successes enter the ledger."""
+async def drive(client: Client, led: Ledger, other: Ledger, seed: int, *, ops: int = OPS_PER_SERVER) -> None:
+    """`ops` mixed calls; only successes enter the ledger."""
     rng = random.Random(seed)
 
     async def call(action: str, **arguments: Any) -> dict[str, Any] | None:
@@ -150,7 +150,7 @@ async def drive(client: Client, led: Ledger, other: Ledger, seed: int) -> None:
         a, b, c = rng.sample(NOUNS, 3)
         return f"[{led.name}-{i:03d}] {word('fact', led.name, i)} {a} {b} {c} port {rng.randint(1024, 65000)}"
 
-    for i in range(OPS_PER_SERVER):
+    for i in range(ops):
         roll = rng.random()
         if roll < 0.3 or (roll >= 0.9 and not led.temp):
             kind = "temp" if i % 3 == 0 else "keep"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import psycopg
 import pytest
 
 from trusted_memory.dsn import redacted
+from trusted_memory.errors import StoreBusy, StoreError
 from trusted_memory.store.postgres.conn import explicit_key_table, translate
+from trusted_memory.store.postgres.db import map_pg_errors
 
 
 @pytest.mark.parametrize(
@@ -63,3 +66,20 @@ def test_an_import_that_sets_keys_moves_the_identity_on() -> None:
 )
 def test_a_connection_string_is_shown_without_its_password(dsn: str, shown: str) -> None:
     assert redacted(dsn) == shown and "s3cret" not in redacted(dsn)
+
+
+@pytest.mark.parametrize(
+    ("error", "kind", "says"),
+    [
+        (psycopg.errors.DeadlockDetected("deadlock detected"), StoreBusy, "rolled back a write transaction"),
+        (psycopg.errors.SerializationFailure("could not serialize access"), StoreBusy, "rolled back"),
+        (psycopg.errors.LockNotAvailable("lock timeout"), StoreBusy, "stayed busy"),
+        (psycopg.OperationalError("server closed the connection unexpectedly"), StoreError, "is unreachable"),
+    ],
+)
+def test_postgres_errors_become_the_stores_own(error: psycopg.Error, kind: type[StoreError], says: str) -> None:
+    """A deadlock or serialization failure is a retryable rollback, not an unreachable server."""
+    with pytest.raises(kind) as raised, map_pg_errors("db"):
+        raise error
+    assert says in str(raised.value) and str(error) in str(raised.value)
+    assert (kind is StoreBusy) == raised.value.retryable

@@ -51,6 +51,10 @@ def map_pg_errors(location: str) -> Iterator[None]:
         raise
     except (psycopg.errors.LockNotAvailable, psycopg.errors.QueryCanceled) as exc:
         raise StoreBusy(f"the memory store {location} stayed busy ({exc}); retry the call") from exc
+    except (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure) as exc:
+        # OperationalErrors too, but the server is there: it rolled the transaction back, and a retry
+        # may pass. (The write lock makes writers take turns, so neither should ever happen.)
+        raise StoreBusy(f"the memory store {location} rolled back a write transaction ({exc}); retry the call") from exc
     except psycopg.OperationalError as exc:
         raise StoreError(
             f"the memory store {location} is unreachable ({exc}); check that PostgreSQL runs and store.dsn, "
@@ -203,17 +207,29 @@ class PgStore(Store):
 
     @asynccontextmanager
     async def read(self, *, snapshot: bool = True) -> AsyncIterator[Reader]:
-        """Read access on a pooled connection; with `snapshot`, one REPEATABLE READ transaction."""
+        """Read access on a pooled connection; with `snapshot`, one REPEATABLE READ transaction.
+
+        A pooled connection the server dropped while it sat idle (a restart, pg_terminate_backend, an
+        idle timeout) shows only when the BEGIN fails on it; nothing has run yet, so the read takes
+        another connection (the pool throws the broken one away) instead of failing the call.
+        """
         with map_pg_errors(self.location):
-            async with self._pool.connection() as conn:
-                if not snapshot:
-                    yield Reader(PgConnection(conn))
+            for attempt in range(POOL_SIZE + 1):
+                async with self._pool.connection() as conn:
+                    if not snapshot:
+                        yield Reader(PgConnection(conn))
+                        return
+                    try:
+                        await conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                    except psycopg.OperationalError:
+                        if not conn.broken or attempt == POOL_SIZE:
+                            raise
+                        continue
+                    try:
+                        yield Reader(PgConnection(conn))
+                    finally:
+                        await conn.execute("COMMIT")
                     return
-                await conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                try:
-                    yield Reader(PgConnection(conn))
-                finally:
-                    await conn.execute("COMMIT")
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[Tx]:
@@ -250,15 +266,15 @@ class PgStore(Store):
     @asynccontextmanager
     async def _unit(self, group: Group) -> AsyncIterator[Tx]:
         """One unit of a group, in its own savepoint (the group's transaction is begun by its first unit)."""
-        conn = self._writer
         if group.failed is not None:
             raise StoreError(
                 f"the memory store {self.location} rolled back a write transaction ({group.failed}); retry the call"
             )
         if not group.begun:
-            group.begun = True  # first: if BEGIN itself fails, the group's end resets the connection
-            await conn.execute("BEGIN")
-            await conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            group.begun = True  # first: if the lock fails, the group's end rolls back or resets the connection
+            await self._begin()
+            await self._writer.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        conn = self._writer
         name = f"unit{group.units}"
         group.units += 1
         await conn.execute(f"SAVEPOINT {name}")
@@ -276,6 +292,29 @@ class PgStore(Store):
         group.landed += 1
         if group.landed >= GROUP_MAX_UNITS:
             group.open = False
+
+    async def _begin(self) -> None:
+        """BEGIN a group's transaction on a live writer connection.
+
+        The server may drop the writer between groups (a restart or failover, pg_terminate_backend, an
+        idle timeout); psycopg finds out only on the next statement, this BEGIN. The group has sent
+        nothing yet, so it opens a new connection and begins there, rather than failing this write
+        and, with the closed connection kept, every later write of the process.
+        """
+        if self._writer.closed or self._writer.broken:
+            await self._replace_writer()
+        try:
+            await self._writer.execute("BEGIN")
+        except psycopg.OperationalError:
+            if not (self._writer.closed or self._writer.broken):
+                raise
+            await self._replace_writer()
+            await self._writer.execute("BEGIN")
+
+    async def _replace_writer(self) -> None:
+        with suppress(psycopg.Error):
+            await self._writer.close()
+        self._writer = await _connect(self._dsn)
 
     async def _finish(self, group: Group) -> None:
         """Commit a group (its last unit is through, none is queued) and let the next group begin."""
