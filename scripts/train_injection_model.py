@@ -77,6 +77,7 @@ AUTHORS = {
     "heldout4": DATA / "corpus_heldout4.json",
     "round5_a": DATA / "corpus_round5_a.json",
     "round5_b": DATA / "corpus_round5_b.json",
+    "heldout5": DATA / "corpus_heldout5.json",
 }
 AUTHORS = {name: path for name, path in AUTHORS.items() if path.exists()}
 COLUMN = {name: (1 << BITS) + k for k, name in enumerate(CONCEPTS)}
