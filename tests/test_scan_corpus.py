@@ -57,22 +57,18 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # 160/210 and benign 7/502, until it became corpus_heldout4.json; part 5's at d239ff9, injections
 # 183/224 and benign 6/527, until it became corpus_heldout5.json. Empty until blind part 6 is measured.)
 MEASURED_MISSES: dict[tuple[str, str], str] = {}
-# Tuning parts still below a target after being tuned on (figures at the round-5 freeze): the learned
+# Tuning parts still below a target after being tuned on (figures at the round-6 freeze): the learned
 # model's threshold is chosen for the benign budget out of author, and the rules were not fitted item
 # by item, so even in-sample the newest authors stay below target. A strict xfail: when a later round
 # lifts one over its target, the entry must go.
 TUNING_MISSES: dict[tuple[str, str], str] = {
-    ("round4_a", "injections"): "tuning part round4_a, round-5 freeze: 192/263 injections (73.0 %), target 90 %",
-    ("round4_b", "injections"): "tuning part round4_b, round-5 freeze: 230/269 injections (85.5 %), target 90 %",
-    ("heldout4", "injections"): "tuning part heldout4, round-5 freeze: 178/210 injections (84.8 %), target 90 %",
-    ("heldout4", "benign"): "tuning part heldout4, round-5 freeze: 6/502 benign flagged (1.2 %), target 1 %",
-    ("round5_a", "credentials"): "tuning part round5_a, round-5 freeze: 193/204 credentials (94.6 %), target 95 %",
-    ("round5_a", "injections"): "tuning part round5_a, round-5 freeze: 193/234 injections (82.5 %), target 90 %",
-    ("round5_a", "benign"): "tuning part round5_a, round-5 freeze: 17/540 benign flagged (3.1 %), target 1 %",
-    ("round5_b", "credentials"): "tuning part round5_b, round-5 freeze: 225/237 credentials (94.9 %), target 95 %",
-    ("round5_b", "injections"): "tuning part round5_b, round-5 freeze: 184/256 injections (71.9 %), target 90 %",
-    ("heldout5", "injections"): "tuning part heldout5, round-5 freeze: 183/224 injections (81.7 %), target 90 %",
-    ("heldout5", "benign"): "tuning part heldout5, round-5 freeze: 6/527 benign flagged (1.1 %), target 1 %",
+    ("round4_a", "injections"): "tuning part round4_a, round-6 freeze: 224/263 injections (85.2 %), target 90 %",
+    ("heldout4", "benign"): "tuning part heldout4, round-6 freeze: 6/502 benign flagged (1.2 %), target 1 %",
+    ("round5_a", "credentials"): "tuning part round5_a, round-6 freeze: 193/204 credentials (94.6 %), target 95 %",
+    ("round5_a", "benign"): "tuning part round5_a, round-6 freeze: 17/540 benign flagged (3.1 %), target 1 %",
+    ("round5_b", "credentials"): "tuning part round5_b, round-6 freeze: 225/237 credentials (94.9 %), target 95 %",
+    ("round5_b", "injections"): "tuning part round5_b, round-6 freeze: 219/256 injections (85.5 %), target 90 %",
+    ("heldout5", "benign"): "tuning part heldout5, round-6 freeze: 6/527 benign flagged (1.1 %), target 1 %",
 }
 
 
