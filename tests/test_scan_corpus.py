@@ -62,13 +62,11 @@ MEASURED_MISSES: dict[tuple[str, str], str] = {}
 # by item, so even in-sample the newest authors stay below target. A strict xfail: when a later round
 # lifts one over its target, the entry must go.
 TUNING_MISSES: dict[tuple[str, str], str] = {
-    ("round4_a", "injections"): "tuning part round4_a, round-6 freeze: 224/263 injections (85.2 %), target 90 %",
-    ("heldout4", "benign"): "tuning part heldout4, round-6 freeze: 6/502 benign flagged (1.2 %), target 1 %",
+    ("round4_a", "injections"): "tuning part round4_a, round-6 freeze: 214/263 injections (81.4 %), target 90 %",
     ("round5_a", "credentials"): "tuning part round5_a, round-6 freeze: 193/204 credentials (94.6 %), target 95 %",
-    ("round5_a", "benign"): "tuning part round5_a, round-6 freeze: 17/540 benign flagged (3.1 %), target 1 %",
+    ("round5_a", "benign"): "tuning part round5_a, round-6 freeze: 11/540 benign flagged (2.0 %), target 1 %",
     ("round5_b", "credentials"): "tuning part round5_b, round-6 freeze: 225/237 credentials (94.9 %), target 95 %",
-    ("round5_b", "injections"): "tuning part round5_b, round-6 freeze: 219/256 injections (85.5 %), target 90 %",
-    ("heldout5", "benign"): "tuning part heldout5, round-6 freeze: 6/527 benign flagged (1.1 %), target 1 %",
+    ("round5_b", "injections"): "tuning part round5_b, round-6 freeze: 202/256 injections (78.9 %), target 90 %",
 }
 
 
