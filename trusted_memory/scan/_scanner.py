@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from ._credentials import credential_findings
 from ._decode import decoded_views
-from ._findings import INJECTION, Finding, FindingSet
+from ._findings import INJECTION, TAGS, Finding, FindingSet
 from ._injection import INJECTION_RULES
 from ._injection_checks import asks_how_to, forbids
 from ._injection_combos import COMBOS
@@ -77,8 +77,10 @@ def _scan_memo(text: str, learned: bool) -> tuple[Finding, ...]:
 def _scan(text: str, learned: bool) -> tuple[Finding, ...]:
     findings = FindingSet()
     if not text.isascii():  # hidden characters and look-alike letters are all non-ASCII
-        findings.items.extend(hidden_findings(text))
+        hidden = hidden_findings(text)
+        findings.items.extend(hidden)
         findings.items.extend(confusable_findings(text))
+        smuggled_findings(text, hidden, findings)
     view = fold_view(text)
     t = ScanText(view.text, view.low)
     injection_findings(view, t, findings)
@@ -90,6 +92,25 @@ def _scan(text: str, learned: bool) -> tuple[Finding, ...]:
         model_findings(views, findings)
     findings.items.extend(credential_findings(view, t))
     return tuple(sorted(findings.items, key=lambda f: (f.start, f.end)))
+
+
+# Words hidden from the reader: a run of tag characters that spells a phrase (a flag emoji's tag
+# sequence is a few letters with no space), or letters each followed by an invisible character
+# ("A\u200ds\u200ds\u200di…"). Nothing written for people is encoded so; whatever the words say,
+# they are an instruction smuggled past the reader (round 6).
+_SPELLED_BETWEEN_INVISIBLES = r"(?:[A-Za-z][\u200b-\u200d\u2060\ufeff\u00ad]){8,}"
+_SMUGGLED_TAGS = 10  # tag characters, a tag space among them
+
+
+def smuggled_findings(text: str, hidden: list[Finding], findings: FindingSet) -> None:
+    """Report text hidden in tag characters or spelled between invisible characters as an injection."""
+    for f in hidden:
+        if f.kind == TAGS and f.end - f.start >= _SMUGGLED_TAGS and "\U000e0020" in text[f.start : f.end]:
+            findings.add(INJECTION, f"text hidden in Unicode tag characters at offset {f.start}", f.start, f.end)
+            return
+    m = compile_rx(_SPELLED_BETWEEN_INVISIBLES).search(text)
+    if m is not None:
+        findings.add(INJECTION, f"text spelled between invisible characters at offset {m.start()}", *m.span())
 
 
 # Injection findings are for reporting (callers refuse or quarantine on any finding), so a
