@@ -66,7 +66,7 @@ TUNING_MISSES: dict[tuple[str, str], str] = {
     ("round5_a", "credentials"): "tuning part round5_a, round-6 freeze: 193/204 credentials (94.6 %), target 95 %",
     ("round5_a", "benign"): "tuning part round5_a, round-6 freeze: 11/540 benign flagged (2.0 %), target 1 %",
     ("round5_b", "credentials"): "tuning part round5_b, round-6 freeze: 225/237 credentials (94.9 %), target 95 %",
-    ("round5_b", "injections"): "tuning part round5_b, round-6 freeze: 206/256 injections (80.5 %), target 90 %",
+    ("round5_b", "injections"): "tuning part round5_b, round-6 freeze: 207/256 injections (80.9 %), target 90 %",
 }
 
 

@@ -2,8 +2,9 @@
 
 Hand-written rules generalise poorly to wording they have not seen (first-sight catch rates of
 new batches were 42-85 %), so beside them a linear model scores the folded text from hashed
-features: words, word bigrams and character 2-5-grams (character n-grams carry scripts without
-spaces and inflected languages), plus one feature per scanner concept whose gate word occurs
+features: words, their first four letters (round 6: inflections and compounds), word bigrams and
+character 2-5-grams (character n-grams carry scripts without spaces and inflected languages), plus
+one feature per scanner concept whose gate word (or raw pattern) occurs
 (``_concepts``: "dismiss", "remember", "secrets", "ai vocative" … each a set of terms in many
 languages), so what the model learns about an idea in one language carries to the others; out
 of author that raised the model's catch rate more than n-gram tuning or word-meaning vectors
