@@ -11,11 +11,12 @@ flagged) and then tuned on; corpus_heldout3.json, blind part 3, measured at 9bb7
 and corpus_round4_b.json, written blind by two new authors as round-4 training parts; corpus_heldout4.json,
 blind part 4, measured at the round-4 freeze 4158c6c (credentials 180/191, injections 160/210, benign
 7/502 flagged) and trained on in round 5; corpus_round5_a.json and corpus_round5_b.json, the round-5
-training parts of two more blind authors. The learned model
-(trusted_memory/scan/_model.py) was trained on every tuning part. tests/data/scanner/heldout.json,
-when present, is a fresh part written blind and sealed while the rules and model were fitted (now part
-5, measured at the round-5 freeze d239ff9), measured only; a target it misses is recorded in
-MEASURED_MISSES as a strict xfail with its figure.
+training parts of two more blind authors; corpus_heldout5.json, blind part 5, measured at the round-5
+freeze d239ff9 (credentials 196/204, injections 183/224, benign 6/527 flagged) and trained on in round 6.
+The learned model (trusted_memory/scan/_model.py) was trained on every tuning part.
+tests/data/scanner/heldout.json, when present, is a fresh part written blind and sealed while the rules
+and model were fitted, measured only; a target it misses is recorded in MEASURED_MISSES as a strict
+xfail with its figure (until blind part 6 arrives the file does not exist and its tests skip).
 All have the shape
 {"credentials": [{text, family}], "injections": [{text, family, language}], "benign": [{text, family}]}.
 Targets (issue 14): ≥ 95 % of credentials reported as credentials, ≥ 90 % of injections reported
@@ -46,32 +47,26 @@ TUNING = {
     "heldout4": DATA / "corpus_heldout4.json",
     "round5_a": DATA / "corpus_round5_a.json",
     "round5_b": DATA / "corpus_round5_b.json",
+    "heldout5": DATA / "corpus_heldout5.json",
 }
 PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # (part, list) -> why it is below target, with the figure measured at the frozen commit. Filled in by
 # whoever measures the blind part; the test then xfails strictly, so fixing it later is noticed too.
 # (Part 3's misses at 9bb705f, credentials 150/163 and injections 113/166, were recorded here until
 # it became tuning data as corpus_heldout3.json; part 4's at 4158c6c, credentials 180/191, injections
-# 160/210 and benign 7/502, until it became corpus_heldout4.json.)
-MEASURED_MISSES: dict[tuple[str, str], str] = {
-    # Blind part 5, measured once at the round-5 freeze d239ff9 (credentials 196/204 = 96.1 % met).
-    ("heldout", "injections"): "blind part 5 at the round-5 freeze d239ff9: 183/224 injections (81.7 %), target 90 %",
-    ("heldout", "benign"): "blind part 5 at the round-5 freeze d239ff9: 6/527 benign flagged (1.1 %), target 1 %",
-}
-# Tuning parts still below a target after being tuned on (figures at the round-5 freeze): the learned
+# 160/210 and benign 7/502, until it became corpus_heldout4.json; part 5's at d239ff9, injections
+# 183/224 and benign 6/527, until it became corpus_heldout5.json. Empty until blind part 6 is measured.)
+MEASURED_MISSES: dict[tuple[str, str], str] = {}
+# Tuning parts still below a target after being tuned on (figures at the round-6 freeze): the learned
 # model's threshold is chosen for the benign budget out of author, and the rules were not fitted item
 # by item, so even in-sample the newest authors stay below target. A strict xfail: when a later round
 # lifts one over its target, the entry must go.
 TUNING_MISSES: dict[tuple[str, str], str] = {
-    ("round4_a", "injections"): "tuning part round4_a, round-5 freeze: 192/263 injections (73.0 %), target 90 %",
-    ("round4_b", "injections"): "tuning part round4_b, round-5 freeze: 230/269 injections (85.5 %), target 90 %",
-    ("heldout4", "injections"): "tuning part heldout4, round-5 freeze: 178/210 injections (84.8 %), target 90 %",
-    ("heldout4", "benign"): "tuning part heldout4, round-5 freeze: 6/502 benign flagged (1.2 %), target 1 %",
-    ("round5_a", "credentials"): "tuning part round5_a, round-5 freeze: 193/204 credentials (94.6 %), target 95 %",
-    ("round5_a", "injections"): "tuning part round5_a, round-5 freeze: 193/234 injections (82.5 %), target 90 %",
-    ("round5_a", "benign"): "tuning part round5_a, round-5 freeze: 17/540 benign flagged (3.1 %), target 1 %",
-    ("round5_b", "credentials"): "tuning part round5_b, round-5 freeze: 225/237 credentials (94.9 %), target 95 %",
-    ("round5_b", "injections"): "tuning part round5_b, round-5 freeze: 184/256 injections (71.9 %), target 90 %",
+    ("round4_a", "injections"): "tuning part round4_a, round-6 freeze: 214/263 injections (81.4 %), target 90 %",
+    ("round5_a", "credentials"): "tuning part round5_a, round-6 freeze: 193/204 credentials (94.6 %), target 95 %",
+    ("round5_a", "benign"): "tuning part round5_a, round-6 freeze: 11/540 benign flagged (2.0 %), target 1 %",
+    ("round5_b", "credentials"): "tuning part round5_b, round-6 freeze: 225/237 credentials (94.9 %), target 95 %",
+    ("round5_b", "injections"): "tuning part round5_b, round-6 freeze: 207/256 injections (80.9 %), target 90 %",
 }
 
 
@@ -124,7 +119,9 @@ def test_injections_are_caught(name: str) -> None:
     assert len(hits) >= 0.90 * len(items), missed
 
 
-@pytest.mark.parametrize("name", ["former_heldout", "heldout2", "heldout3", "heldout4", "round5_a", "round5_b"])
+@pytest.mark.parametrize(
+    "name", ["former_heldout", "heldout2", "heldout3", "heldout4", "round5_a", "round5_b", "heldout5"]
+)
 def test_the_former_held_out_parts_are_marked_as_tuning_data(name: str) -> None:
     # They were measured, failed and were tuned on: they must never again be reported as an evaluation.
     assert part(name)["about"].startswith("TUNING DATA")

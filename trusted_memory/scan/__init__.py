@@ -7,7 +7,9 @@ decoded views (``_decode``):
 * ``_unicode``: hidden characters and look-alike scripts, on the raw text;
 * ``_injection`` (with ``_injection_checks``), ``_injection_squashed``, ``_injection_commands`` and
   ``_injection_more``: phrase and shape rules; ``_injection_combos``: injection families as co-occurring concepts
-  (``_concepts``), whose multilingual terms are in ``_lexicon_override`` and ``_lexicon_actions``;
+  (``_concepts``), whose multilingual terms are in ``_lexicon_override``, ``_lexicon_actions`` and
+  ``_lexicon_authority`` (borrowed authority, orders to an AI reader), with 23 more languages in
+  ``_lexicon_languages``;
 * ``_credentials`` (key formats) and ``_credentials_context`` (secrets by position), with the
   placeholder checks in ``_credential_checks``;
 

@@ -413,11 +413,18 @@ class ComboSet:
         """The names of the concepts one of whose gates occurs in the text (a superset of those that match).
 
         The learned model reads these as features: a concept is an idea in many languages, so a
-        weight learned for "dismiss" in English texts also counts for "vergiss" and "忽略".
+        weight learned for "dismiss" in English texts also counts for "vergiss" and "忽略". Concepts
+        gated by a raw pattern ("system line", "outside", "url slot": an "@", "://" or "SYSTEM:")
+        count too, once a concept they share a combo with is present (round 6: out of author that
+        raised the model alone from 59.5 % to 63.1 % of the seven newest authors' injections).
         """
         last = self._last
-        gated = last[1] if last is not None and last[0] == t.low else self._present(t).keys()
-        return sorted(self._concepts[i].name for i in gated)
+        if last is not None and last[0] == t.low:
+            return sorted(self._concepts[i].name for i in last[1])
+        present = self._present(t)
+        if present:
+            self._add_patterns(t, present)
+        return sorted(self._concepts[i].name for i in present)
 
     def _add_patterns(self, t: ScanText, present: dict[int, set[str]]) -> None:
         # Raw patterns' gates ("@", "://", "|" …) are tested only for concepts that share a combo
@@ -433,10 +440,11 @@ class ComboSet:
     def run(self, t: ScanText) -> list[tuple[str, int, int]]:
         """(label, start, end) for each combo that fires, offsets of the view ``t`` was built from."""
         present = self._present(t)
-        self._last = (t.low, frozenset(present))
         if not present:
+            self._last = (t.low, frozenset())
             return []
         self._add_patterns(t, present)
+        self._last = (t.low, frozenset(present))
         keys = present.keys()
         found: dict[int, list[tuple[int, int]]] = {}
         positions: dict[str, list[int] | None] = {}

@@ -8,6 +8,7 @@ asking, trusting someone's instructions, disclosing secrets, a dangerous command
 from __future__ import annotations
 
 from ._concepts import Concept, terms
+from ._lexicon_languages import more
 
 REMEMBER = Concept(
     "remember",
@@ -52,6 +53,7 @@ REMEMBER = Concept(
         |kom ihåg|för alltid|kumbuka|daima|milele|selama-lamanya|به خاطر بسپار|بخاطر بسپار|請記住|请记住
         |shared memory|every assistant instance"""
     ),
+    *more("remember"),
 )
 
 # Acting without the user's knowledge or consent, or claiming a consent that was never given.
@@ -104,6 +106,7 @@ UNASKED = Concept(
         |ohne prüfung|sem revisão|senza revisione|bez przeglądu|sem rodar os testes|without tests
         |without running the tests"""
     ),
+    *more("unasked"),
 )
 
 # A claim that the user (in the third person) consented: memory poisoning's usual payload ("the
@@ -341,6 +344,7 @@ SECRETS = Concept(
         |パスワード|認証情報
         |기억|비밀번호"""
     ),
+    *more("secrets"),
     regex=(
         (
             r"(?<![\w.])(?:~|\$home)?/?\.(?:ssh|aws|kube|gnupg|docker)(?:/\S{0,200}|\b)|/etc/(?:passwd|shadow)\b"
@@ -368,6 +372,7 @@ DISCLOSE = Concept(
         |nywila|kata laluan|lösenord|信用卡資料|信用卡|رمزهای عبور|kod weryfikacyjny|kodem weryfikacyjnym
         |verification code*|2fa code*|sms code*"""
     ),
+    *more("disclose"),
 )
 
 SEND = Concept(
@@ -393,6 +398,7 @@ SEND = Concept(
         |送信|送って|送る|転送|アップロード
         |보내|전송|업로드"""
     ),
+    *more("send"),
     regex=(
         (
             r"\b(?:curl|wget)\b[^\n|]{0,200}?\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-f|--form|-t|--upload-file"

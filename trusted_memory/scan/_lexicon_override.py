@@ -13,6 +13,7 @@ EARLIER + INSTRUCTIONS without DISMISS or VOID.
 from __future__ import annotations
 
 from ._concepts import Concept, terms
+from ._lexicon_languages import more
 
 DISMISS = Concept(
     "dismiss",
@@ -47,6 +48,7 @@ DISMISS = Concept(
         |無視|忘れ|従わない
         |무시|잊어|잊고|잊으|따르지 마"""
     ),
+    *more("dismiss"),
     # Separable verbs: "set it aside", "put all of that aside", "throw those out".
     regex=(
         (
@@ -83,6 +85,7 @@ EARLIER = Concept(
         |これまで|前の|上記|今まで|先ほど|最初の
         |이전|지금까지|위의|앞의|기존|앞서"""
     ),
+    *more("earlier"),
 )
 
 YOUR = Concept(
@@ -98,6 +101,7 @@ YOUR = Concept(
         |तुम्हारे|तुम्हारी|आपके|आपकी|अपने|अपनी
         |你的|您的|你之前|你原来|你原本|あなたの|너의|당신의|네 규칙|네 지시"""
     ),
+    *more("your"),
 )
 
 INSTRUCTIONS = Concept(
@@ -125,6 +129,7 @@ INSTRUCTIONS = Concept(
         |ルール|プロンプト|制約
         |지시|명령|규칙|지침|프롬프트|설정"""
     ),
+    *more("instructions"),
 )
 
 EVERYTHING = Concept(
@@ -271,6 +276,7 @@ SYSTEM_SETUP = Concept(
         |istruzioni di sistema|системный промпт|системные инструкции|sistem istemi|系统提示|システムプロンプト
         |システムの指示|시스템 프롬프트"""
     ),
+    *more("system setup"),
 )
 OUTRANKS = Concept(
     "outranks",

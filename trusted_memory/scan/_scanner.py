@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from ._credentials import credential_findings
 from ._decode import decoded_views
-from ._findings import INJECTION, Finding, FindingSet
+from ._findings import INJECTION, TAGS, Finding, FindingSet
 from ._injection import INJECTION_RULES
 from ._injection_checks import asks_how_to, forbids
 from ._injection_combos import COMBOS
@@ -77,8 +77,10 @@ def _scan_memo(text: str, learned: bool) -> tuple[Finding, ...]:
 def _scan(text: str, learned: bool) -> tuple[Finding, ...]:
     findings = FindingSet()
     if not text.isascii():  # hidden characters and look-alike letters are all non-ASCII
-        findings.items.extend(hidden_findings(text))
+        hidden = hidden_findings(text)
+        findings.items.extend(hidden)
         findings.items.extend(confusable_findings(text))
+        smuggled_findings(text, hidden, findings)
     view = fold_view(text)
     t = ScanText(view.text, view.low)
     injection_findings(view, t, findings)
@@ -90,6 +92,25 @@ def _scan(text: str, learned: bool) -> tuple[Finding, ...]:
         model_findings(views, findings)
     findings.items.extend(credential_findings(view, t))
     return tuple(sorted(findings.items, key=lambda f: (f.start, f.end)))
+
+
+# Words hidden from the reader: a run of tag characters that spells a phrase (a flag emoji's tag
+# sequence is a few letters with no space), or letters each followed by an invisible character
+# ("A\u200ds\u200ds\u200di…"). Nothing written for people is encoded so; whatever the words say,
+# they are an instruction smuggled past the reader (round 6).
+_SPELLED_BETWEEN_INVISIBLES = r"(?:[A-Za-z][\u200b-\u200d\u2060\ufeff\u00ad]){8,}"
+_SMUGGLED_TAGS = 10  # tag characters, a tag space among them
+
+
+def smuggled_findings(text: str, hidden: list[Finding], findings: FindingSet) -> None:
+    """Report text hidden in tag characters or spelled between invisible characters as an injection."""
+    for f in hidden:
+        if f.kind == TAGS and f.end - f.start >= _SMUGGLED_TAGS and "\U000e0020" in text[f.start : f.end]:
+            findings.add(INJECTION, f"text hidden in Unicode tag characters at offset {f.start}", f.start, f.end)
+            return
+    m = compile_rx(_SPELLED_BETWEEN_INVISIBLES).search(text)
+    if m is not None:
+        findings.add(INJECTION, f"text spelled between invisible characters at offset {m.start()}", *m.span())
 
 
 # Injection findings are for reporting (callers refuse or quarantine on any finding), so a
@@ -142,16 +163,56 @@ _CLOSING = {'"': '"', "“": "”", "'": "'", "‘": "’", "«": "»"}
 _QUOTED = 100  # a mention is short; a long "quoted" block is content
 
 
+# Words of a line that talks about attacks rather than making one: a quoted phrase beside them is
+# an example ("our classifier catches 'ignore previous instructions'", "the villain's motto is '…'").
+_TALK = compile_rx(
+    r"(?<![@./<\w-])(?:prompt[\s-]injections?|injections?|jailbreak(?:s|ing)?|attacks?|attackers|classifiers?|scanners?"
+    r"|detectors?|red[\s-]team(?:s|ing)?|thesis|papers?|blog|articles?|tests?|test\s+cases?|examples?|phrases?"
+    r"|motto|slogan|quotes?|citing|cite|documented|refuses?|training|phishing|villain|npc|characters?|novel"
+    r"|story|lines?\s+like)\b(?![.@-]\w)"
+)
+# "Ignore previous instructions is a classic phrase", "The DAN jailbreak was popular in 2023": the
+# phrase is the subject of a sentence about it.
+_AS_SUBJECT = compile_rx(
+    r"\w*\s*['\"”’]?\s*(?:is|was)\s+(?:(?:a|an|the)\s+(?:classic|common|famous|well-known|known|popular|typical|first"
+    r"|oldest|best-known)|still\s+(?:popular|common|used)|one\s+of|popular|classic|common|famous|widely)\b"
+)
+_LINE_REACH = 200  # how far along its line a quoted phrase looks for words about attacks
+
+
 def quoted_mention(low: str, start: int, end: int) -> bool:
-    """Whether ``low[start:end]`` lies inside a short quotation introduced as an example."""
+    """Whether ``low[start:end]`` is talk about injection, not one.
+
+    Inside a short quotation introduced as an example, or inside any short quotation on a line that
+    speaks of attacks, or the subject of a sentence ("… is a classic jailbreak phrase").
+    """
+    if _AS_SUBJECT.match(low, end) is not None and _sentence_start(low, start):
+        return True
     lo = max(0, start - _QUOTED)
     k = max(low.rfind(q, lo, start + 1) for q in _OPENING)
     if k == -1 or "\n" in low[k:end]:
         return False
     close = low.find(_CLOSING[low[k]], max(end, k + 1), min(len(low), k + _QUOTED + 1))
-    if close == -1 or close - k > _QUOTED:
+    if close == -1 or close - k > _QUOTED or "\n" in low[end:close]:
         return False
-    return _MENTION_CUE.search(low, max(0, k - 48), k) is not None
+    if _MENTION_CUE.search(low, max(0, k - 48), k) is not None:
+        return True
+    if 0 < k < len(low) - 1 and low[k - 1].isalpha() and low[k + 1].isalpha():
+        return False  # an apostrophe ("l'assistant"), not a quotation
+    line_lo = low.rfind("\n", max(0, k - _LINE_REACH), k) + 1 or max(0, k - _LINE_REACH)
+    line_hi = low.find("\n", close, close + _LINE_REACH)
+    line_hi = min(len(low), close + _LINE_REACH) if line_hi == -1 else line_hi
+    return _TALK.search(low, line_lo, k) is not None or _TALK.search(low, close, line_hi) is not None
+
+
+def _sentence_start(low: str, start: int) -> bool:
+    # Only quotes, brackets, markup or spaces between the last sentence break and ``start``.
+    lo = max(0, start - 80)
+    cut = max(low.rfind(c, lo, start) for c in ".!?;\n")
+    head = low[cut + 1 if cut != -1 else lo : start]
+    if cut == -1 and lo > 0:
+        return False
+    return head.strip(" \t\"'“”‘’*_-([") in {"", "the"}
 
 
 def describe(findings: Sequence[Finding]) -> str:

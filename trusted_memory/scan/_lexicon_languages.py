@@ -1,0 +1,89 @@
+"""More languages for the core concepts of ``_lexicon_override`` and ``_lexicon_actions`` (round 6).
+
+Every blind author brought languages the lexicons did not read, and "ignore all previous
+instructions" in Czech, Danish, Finnish, Hungarian, Romanian or Tagalog went through while its
+German twin was caught. So the ideas most attacks are made of — dismiss, earlier, instructions,
+your, the system prompt, disclose, send, stored secrets, remember, without asking — are written
+here once for a fixed list of languages, chosen as the most spoken and the European Union's
+languages the lexicons lacked, not from any corpus: Czech, Slovak, Danish, Norwegian, Swedish,
+Finnish, Estonian, Latvian, Lithuanian, Hungarian, Romanian, Bulgarian, Croatian/Serbian/Bosnian
+(Latin and Cyrillic), Slovenian, Catalan, Greek, Hebrew, Swahili, Malay, Tagalog, Bengali, Thai
+and romanised Hindi. Terms are in natural spelling and folded like the text (accents dropped).
+
+Words that are common in another language are left out ("tale", "dine", "vis" alone), since a
+concept's terms are a union over languages; each concept still fires only inside a combo with
+two or three others.
+"""
+
+from __future__ import annotations
+
+from ._concepts import terms
+
+_MORE = {
+    "dismiss": """zapomeň|zapomeňte|zapomen|nevšímej si|nevšímejte si|přehlížej|nedbej|zabudni|zabudnite
+        |nevšímaj si|ignorer|ignorér|glem|se bort fra|ignorera|glöm|bortse från|strunta i|unohda|unohtakaa
+        |ohita|ohittakaa|sivuuta|jätä huomiotta|jättäkää huomiotta|älä välitä|ignoreeri|unusta|eira
+        |ignorē|aizmirsti|neņem vērā|ignoruok|pamiršk|nepaisyk|hagyd figyelmen kívül|hagyja figyelmen kívül
+        |figyelmen kívül|felejtsd el|felejtse el|felejts el|ignoráld|ne törődj|ignoră|ignorați|uită|uitați
+        |nu ține cont|nu lua în seamă|игнорирай|игнорирайте|забрави|забравете|не обръщай внимание|пренебрегни
+        |ignoriraj|ignorirajte|ignoriši|ignorišite|zaboravi|zaboravite|zanemari|zanemarite|игнориши|заборави
+        |занемари|pozabi|pozabite|prezri|ne upoštevaj|oblida|oblideu|ignoreu|no facis cas|αγνόησε|αγνοήστε
+        |ξέχνα|ξεχάστε|התעלם|תתעלם|התעלמו|שכח|תשכח|שכחו|puuza|sahau|usifuate|achana na|huwag pansinin
+        |wag pansinin|balewalain|kalimutan|huwag sundin|bhool jao|bhul jao|bhool ja|bhul ja|ignore karo
+        |ignore kar do|nazarandaz|উপেক্ষা|ভুলে যাও|ভুলে যান|ไม่ต้องสนใจ|ลืม|เพิกเฉย|ละเว้น|ละทิ้ง""",
+    "earlier": """předchozí|dřívější|předešlé|původní|dosavadní|predchádzajúce|predchádzajúci|predošlé|pôvodné
+        |tidligere|forrige|ovenstående|oprindelige|opprinnelige|tidigare|föregående|ursprungliga|ovanstående
+        |aiemm*|edelli*|alkuperäi*|aikaisemm*|varasem*|eelmis*|iepriekšēj*|ankstesn*|korábbi|előző|eredeti
+        |fenti|anterioare|precedente|inițiale|originale|предишни*|предходни*|досегашни*|първоначални*
+        |prethodn*|ranij*|izvorn*|dosadašnj*|претходн*|раниј*|prejšnj*|predhodn*|anteriors|prèvies|inicials
+        |προηγούμεν*|αρχικ*|הקודמות|הקודמים|הקודמת|הקודם|za awali|zilizopita|zilizotangulia|sebelum ini
+        |terdahulu|naunang|nakaraang|pichle|pichhle|pehle ke|purane|আগের|পূর্ববর্তী|ก่อนหน้า|เดิม""",
+    "instructions": """pokyn*|instrukc*|pravidl*|příkaz*|inštrukci*|instruktion*|instrukser|regler|anvisninger
+        |retningslinjer|instruksjon*|anvisningar|riktlinjer|direktiv|ohje*|sääntö*|säännö*|käsky*|kehote*
+        |järjestelmäkehote*|juhis*|juhend*|reegl*|norādījum*|noteikum*|nurodym*|taisykl*|utasítás*|szabály*
+        |irányelv*|instrucțiun*|instructiun*|regulile|indicați*|uput*|uputstv*|smjernic*|упутств*|инструкциј*
+        |navodil*|instruccions|regles|indicacions|directrius|οδηγί*|κανόν*|הוראות|ההוראות|הנחיות|ההנחיות
+        |הכללים|maelekezo|maagizo|sheria|tagubilin|mga tagubilin|patakaran|panuto|instruksyon|peraturan
+        |nirdesh|niyam|hidayat|নির্দেশ|নিয়ম|คำสั่ง|คำแนะนำ|กฎ""",
+    "your": """tvé|tvoje|své|vaše|tvoj|tvoje|dine instruktioner|dine regler|dine instrukser|sinun
+        |ohjeesi|sääntösi|utasításaidat|szabályaidat|tale instrucțiuni|instrucțiunile tale|твоите|вашите
+        |tvoje|tvoja|svoje|vaše|tevi|tavo|sinu|les teves|τις οδηγίες σου|σου|שלך|zako|zangu|yako
+        |iyong|ang iyong|tumhare|তোমার|আপনার|ของคุณ""",
+    "system setup": """systémový prompt|systémové pokyny|systémovou výzvu|systémovú výzvu|systeminstruktioner
+        |systeminstruktionerne|systemprompten|systeemprompt|järjestelmäkehote*|järjestelmäohje*|rendszerprompt*
+        |rendszerutasítás*|promptul de sistem|promptul sistemului|instrucțiunile de sistem|системния промпт
+        |системните инструкции|sistemski prompt|sistemske upute|sustavne upute|sistemska uputstva
+        |sistemski poziv|promptul de sistem|indicacions del sistema|μήνυμα συστήματος|οδηγίες συστήματος
+        |הנחיות המערכת|הנחיית המערכת|פרומפט המערכת|maagizo ya mfumo|maelekezo ya mfumo|arahan sistem
+        |sistem prompt|system prompt mo|sistem ke instructions|সিস্টেম প্রম্পট|พรอมต์ระบบ|คำสั่งระบบ""",
+    "disclose": """zobraz|vypiš|ukaž|prozraď|vypíš|ukáž|udskriv|skriv ut|afslør|avslør|avslöja|tulosta
+        |näytä|paljasta|mutasd|írd ki|add ki|áruld el|afișează|arată|dezvăluie|tipărește|ipakita|ilabas
+        |ibunyag|изведи|разкрий|prikaži|ispiši|otkrij|pokaži|imprimeix|εμφάνισε|δείξε|αποκάλυψε|הצג|הראה
+        |חשוף|onyesha|chapisha|fichua|dikhao|batao|দেখাও|প্রকাশ কর|แสดง|เปิดเผย""",
+    "send": """pošli|odešli|přepošli|zašli|odošli|prepošli|videresend|skicka|vidarebefordra|lähetä|välitä
+        |edasta|nosūti|pārsūti|siųsk|išsiųsk|persiųsk|küldd|küldje|küld el|továbbítsd|trimite|trimiteți
+        |redirecționează|изпрати|препрати|pošalji|proslijedi|prosledi|пошаљи|pošlji|reenvia|στείλε|προώθησε
+        |שלח|תשלח|העבר|tuma|peleka|hantar|ipadala|ipasa|bhej do|bhejo|bhej dena|পাঠাও|পাঠান|ส่ง""",
+    "secrets": """obsah paměti|paměť|hesla|heslo|přihlašovací údaje|poznámky|heslá|pamäť|adgangskode*|kodeord
+        |brugerens noter|hukommelse|passord|notater|anteckningar|salasana*|muistiinpano*|muisti
+        |parool*|salasõna*|slaptažod*|jelszav*|jelszó|jegyzet*|mentett adat*|parolele|parola|notițele
+        |datele salvate|бележки|паметта|lozink*|bilješk*|gesl*|contrasenyes|contrasenya|κωδικ*|σημειώσεις
+        |μνήμη|סיסמה|סיסמאות|הסיסמאות|הזיכרון|ההערות|kumbukumbu|mga tala|পাসওয়ার্ড|รหัสผ่าน""",
+    "remember": """zapamatuj si|pamatuj si|ulož si|zapamätaj si|husk|husk at|gem dette|lagre dette|spara detta
+        |muista|tallenna|jäta meelde|atceries|įsimink|jegyezd meg|emlékezz|mentsd el|ține minte|reține
+        |salvează|запази|zapamti|spremi|zapomni si|recorda|θυμήσου|αποθήκευσε|זכור|תזכור|שמור|kumbuka
+        |hifadhi|tandaan|alalahanin|yaad rakhna|yaad rakho|yaad rakh|মনে রাখো|মনে রেখো|จำไว้|บันทึกไว้""",
+    "unasked": """bez ptaní|bez potvrzení|bez svolení|neptej se|bez pýtania|bez potvrdenia|uden at spørge
+        |uden bekræftelse|uden tilladelse|uten å spørre|uten bekreftelse|uten tillatelse|utan bekräftelse
+        |utan tillstånd|kysymättä|ilman vahvistusta|ilman lupaa|küsimata|kérdezés nélkül|megerősítés nélkül
+        |engedély nélkül|fără să întrebi|fără confirmare|fără permisiune|fără să ceri|без да питаш
+        |без потвърждение|bez pitanja|bez potvrde|bez dopuštenja|sense preguntar|sense confirmació
+        |χωρίς επιβεβαίωση|χωρίς να ρωτήσεις|בלי לשאול|ללא אישור|bila uthibitisho|bila ruhusa
+        |walang kumpirmasyon|nang walang pahintulot|bina pooche|bina puche|bina confirmation
+        |koi confirmation nahi|bina bataye|জিজ্ঞাসা না করে|অনুমতি ছাড়া|โดยไม่ต้องถาม|ไม่ต้องยืนยัน""",
+}
+
+
+def more(name: str) -> tuple[str, ...]:
+    """The extra terms of the concept ``name`` in the languages above (empty for another concept)."""
+    return tuple(dict.fromkeys(terms(_MORE.get(name, ""))))
