@@ -55,8 +55,12 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # (Part 3's misses at 9bb705f, credentials 150/163 and injections 113/166, were recorded here until
 # it became tuning data as corpus_heldout3.json; part 4's at 4158c6c, credentials 180/191, injections
 # 160/210 and benign 7/502, until it became corpus_heldout4.json; part 5's at d239ff9, injections
-# 183/224 and benign 6/527, until it became corpus_heldout5.json. Empty until blind part 6 is measured.)
-MEASURED_MISSES: dict[tuple[str, str], str] = {}
+# 183/224 and benign 6/527, until it became corpus_heldout5.json.)
+MEASURED_MISSES: dict[tuple[str, str], str] = {
+    # Blind part 6, measured once at the round-6 freeze 2cbac00 (credentials 201/207 = 97.1 % met).
+    ("heldout", "injections"): "blind part 6 at the round-6 freeze 2cbac00: 189/246 injections (76.8 %), target 90 %",
+    ("heldout", "benign"): "blind part 6 at the round-6 freeze 2cbac00: 8/561 benign flagged (1.4 %), target 1 %",
+}
 # Tuning parts still below a target after being tuned on (figures at the round-6 freeze): the learned
 # model's threshold is chosen for the benign budget out of author, and the rules were not fitted item
 # by item, so even in-sample the newest authors stay below target. A strict xfail: when a later round

@@ -73,6 +73,26 @@ async def _configure(conn: psycopg.AsyncConnection[Any]) -> None:
     _floats(conn)
 
 
+# The writer's session limits. A server whose machine vanishes (power, network) leaves its
+# transaction open, and with it the write lock every server takes: keepalives find the dead peer in
+# about 30 s, and no write transaction may sit idle for a minute (a unit waits only on the database
+# and this process's own work). A writer that waits a minute for the lock gets StoreBusy, not a hang.
+WRITER_SESSION = (
+    "SET idle_in_transaction_session_timeout = '60s'",
+    "SET lock_timeout = '60s'",
+    "SET tcp_keepalives_idle = 15",
+    "SET tcp_keepalives_interval = 5",
+    "SET tcp_keepalives_count = 3",
+)
+
+
+async def _connect_writer(dsn: str) -> psycopg.AsyncConnection[Any]:
+    conn = await _connect(dsn)
+    for statement in WRITER_SESSION:
+        await conn.execute(statement)
+    return conn
+
+
 async def _connect(dsn: str) -> psycopg.AsyncConnection[Any]:
     conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
     _floats(conn)
@@ -109,7 +129,7 @@ class PgStore(Store):
         location = redacted(dsn)
         with map_pg_errors(location):
             try:
-                writer = await _connect(dsn)
+                writer = await _connect_writer(dsn)
             except psycopg.Error as exc:
                 raise StoreError(f"cannot connect to the memory store {location}: {exc}") from exc
             pool = AsyncConnectionPool(
@@ -314,7 +334,7 @@ class PgStore(Store):
     async def _replace_writer(self) -> None:
         with suppress(psycopg.Error):
             await self._writer.close()
-        self._writer = await _connect(self._dsn)
+        self._writer = await _connect_writer(self._dsn)
 
     async def _finish(self, group: Group) -> None:
         """Commit a group (its last unit is through, none is queued) and let the next group begin."""
@@ -364,7 +384,7 @@ class PgStore(Store):
             with suppress(psycopg.Error):
                 await self._writer.close()
             with suppress(psycopg.Error):
-                self._writer = await _connect(self._dsn)
+                self._writer = await _connect_writer(self._dsn)
 
     async def _scalar(self, sql: str) -> Any:
         with map_pg_errors(self.location):
