@@ -81,9 +81,10 @@ BATCH_K = 3  # k of the predicted-intent and type-targeted queries (services/ant
 TARGETED_TYPES = ("convention", "file", "error")
 
 
-def settings_for(home: Path) -> Settings:
-    """Default settings over a store folder (no config file, no inherited MCP_MEMORY_* variables)."""
-    return load_settings(environ={"MCP_MEMORY_HOME": str(home)}, cwd=home)
+def settings_for(home: Path, store_env: dict[str, str] | None = None) -> Settings:
+    """Default settings over a store folder (no config file, no inherited MCP_MEMORY_* variables);
+    `store_env` may name another store (backends.py: a PostgreSQL database)."""
+    return load_settings(environ={"MCP_MEMORY_HOME": str(home), **(store_env or {})}, cwd=home)
 
 
 def queries(n: int, seed: int = 11) -> list[str]:
@@ -100,10 +101,11 @@ def queries(n: int, seed: int = 11) -> list[str]:
 # --- seeding -------------------------------------------------------------------------------------
 
 
-async def seed(home: Path, size: int, window: int) -> dict[str, Any]:
-    """Build a store of `size` atoms at `home`; returns seeding timings and counts."""
+async def seed(home: Path, size: int, window: int, store_env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Build a store of `size` atoms at `home` (or in the empty store `store_env` names); returns
+    seeding timings and counts."""
     shutil.rmtree(home, ignore_errors=True)
-    settings = settings_for(home)
+    settings = settings_for(home, store_env)
     stats: dict[str, Any] = {"size": size, "version": SEED_VERSION, "link_window": window}
     started = time.perf_counter()
     async with open_runtime(settings) as runtime:
@@ -154,6 +156,7 @@ async def seed(home: Path, size: int, window: int) -> dict[str, Any]:
         stats["links_s"] = time.perf_counter() - t
     stats["total_s"] = time.perf_counter() - started
     stats["db_bytes"] = sum(p.stat().st_size for p in home.glob("memory.db*"))
+    home.mkdir(parents=True, exist_ok=True)
     (home / "seeded.json").write_text(json.dumps(stats))
     return stats
 

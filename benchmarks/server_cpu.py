@@ -167,18 +167,33 @@ def new_memories(size: int, n: int) -> list[dict[str, Any]]:
 # --- one run over stdio ----------------------------------------------------------------------------
 
 
-async def run_size(home: Path, size: int, n: int, mode: str) -> dict[str, Any]:
-    """The phases of one size against one freshly spawned server."""
+async def run_size(
+    home: Path,
+    size: int,
+    n: int,
+    mode: str,
+    store_env: dict[str, str] | None = None,
+    other_cpu: Callable[[], float] | None = None,
+    server: Path = SERVER,
+) -> dict[str, Any]:
+    """The phases of one size against one freshly spawned server.
+
+    `store_env` names another store than the folder's SQLite file (benchmarks/backends.py: a
+    PostgreSQL database); `other_cpu` reads the CPU seconds of another process the calls make work
+    (the PostgreSQL server), counted per phase beside the server's own as `other_cpu_s`; `server`
+    is the console script to spawn (backends.py --before: another checkout's).
+    """
     from mcp import Client, StdioServerParameters
 
     params = StdioServerParameters(
-        command=str(SERVER),
+        command=str(server),
         args=[],
         env={
             "PATH": os.environ["PATH"],
             "MCP_MEMORY_HOME": str(home),
             "MCP_MEMORY_AGENT_WRITES_PER_MINUTE": "1000000",
             "MCP_MEMORY_MAX_SIZE_MB": str(UNCAPPED_MB),
+            **(store_env or {}),
         },
         cwd=str(home),
     )
@@ -201,6 +216,7 @@ async def run_size(home: Path, size: int, n: int, mode: str) -> dict[str, Any]:
         async def phase(name: str, items: Sequence[T], one: Callable[[T], Awaitable[object]]) -> None:
             await settle(pid)
             lat: list[float] = []
+            other0 = other_cpu() if other_cpu else 0.0
             cpu0 = cpu_seconds(pid)
             for item in items:
                 t = time.perf_counter()
@@ -208,9 +224,11 @@ async def run_size(home: Path, size: int, n: int, mode: str) -> dict[str, Any]:
                 lat.append((time.perf_counter() - t) * 1000)
             await settle(pid)  # what the calls started in the background is theirs
             cpu = cpu_seconds(pid) - cpu0
-            done = out["phases"].setdefault(name, {"lat": [], "cpu_s": 0.0, "n": 0})
+            other = (other_cpu() - other0) if other_cpu else 0.0
+            done = out["phases"].setdefault(name, {"lat": [], "cpu_s": 0.0, "other_cpu_s": 0.0, "n": 0})
             done["lat"] += lat
             done["cpu_s"] += cpu
+            done["other_cpu_s"] += other
             done["n"] += len(lat)
 
         async def list_tools(_: int) -> None:
@@ -239,7 +257,8 @@ async def run_size(home: Path, size: int, n: int, mode: str) -> dict[str, Any]:
         await phase("search_atoms", qs[WARM_SEARCHES:], search)
         out["rss_search_kb"] = memory_kb(pid)["VmRSS"]
 
-        before, atoms_before = await asyncio.to_thread(used_bytes, db)
+        sqlite = not store_env
+        before, atoms_before = await asyncio.to_thread(used_bytes, db) if sqlite else (0, 0)
         statuses: dict[str, int] = {}
 
         async def add(memory: dict[str, Any]) -> None:
@@ -255,7 +274,7 @@ async def run_size(home: Path, size: int, n: int, mode: str) -> dict[str, Any]:
             statuses[str(data.get("status"))] = statuses.get(str(data.get("status")), 0) + 1
 
         await phase("add_atom", memories, add)
-        after, atoms_after = await asyncio.to_thread(used_bytes, db)
+        after, atoms_after = await asyncio.to_thread(used_bytes, db) if sqlite else (0, 0)
         out["add_statuses"] = statuses
         out["bytes_per_added_atom"] = (after - before) / max(1, atoms_after - atoms_before)
         out["store_bytes_per_atom"] = before / atoms_before if atoms_before else None

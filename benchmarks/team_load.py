@@ -21,8 +21,11 @@ the server is stopped and the store is checked through the installed admin CLI: 
 atom is there, live, with its text; every acknowledged env fact is there; each session's turn count
 equals its acknowledged observes. Anything missing is a lost write.
 
-Target (issue 17): at N = 16, write p50 (add_atom, observe, add) ≤ 4 × the N = 1 write p50, write
-p95 ≤ 100 ms, 0 errors, 0 lost. This 2-core machine is shared, so compare the write figures with
+Target (issue 17), on each backend: at N = 16, write p50 (add_atom, observe, add) ≤ 4 × the N = 1
+write p50, write p95 ≤ 100 ms, 0 errors, 0 lost. --backends sqlite,postgres runs every N on each,
+one after the other (PostgreSQL: a fresh database per N in a cluster of _pg.py, whose processes'
+CPU is reported beside the server's; --pg-keep DIR keeps that cluster between runs). This 2-core
+machine is shared, so compare the write figures with
 the floor of the same run. "writes per commit" = acknowledged writes / committed write
 transactions (meta.change_counter): above 1 when concurrent writes were committed together.
 --profile FILE samples the server of the last N with py-spy (if installed), idle stacks included.
@@ -43,11 +46,13 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from _common import machine, percentile, table, today
+from _pg import Cluster
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 FLOOR_CALLS = 10
@@ -266,7 +271,29 @@ def admin_json(bins: Path, home: Path, env: dict[str, str], *args: str) -> Any:
     return json.loads(done.stdout)
 
 
-def check_store(bins: Path, home: Path, env: dict[str, str], ledgers: list[Ledger]) -> tuple[dict[str, int], int]:
+def store_counts(home: Path, dsn: str | None) -> tuple[dict[str, int], int]:
+    """Each session's turn count and meta.change_counter, read straight from the store (read-only)."""
+    if dsn is not None:
+        import psycopg
+
+        with psycopg.connect(dsn) as pg:
+            turns = {str(r[0]): int(r[1]) for r in pg.execute("SELECT id, turns FROM sessions")}
+            row = pg.execute("SELECT value FROM meta WHERE key = 'change_counter'").fetchone()
+            return turns, int(row[0]) if row else 0
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{home / 'memory.db'}?mode=ro", uri=True)
+    try:
+        turns = {str(r[0]): int(r[1]) for r in conn.execute("SELECT id, turns FROM sessions")}
+        commits = int(conn.execute("SELECT value FROM meta WHERE key = 'change_counter'").fetchone()[0])
+    finally:
+        conn.close()
+    return turns, commits
+
+
+def check_store(
+    bins: Path, home: Path, env: dict[str, str], ledgers: list[Ledger], dsn: str | None = None
+) -> tuple[dict[str, int], int]:
     """Acknowledged writes missing from the store, per kind (read by the admin CLI after the server
     stopped), and the store's committed write transactions (meta.change_counter)."""
     listed = admin_json(bins, home, env, "atoms", "list", "--status", "all", "--limit", "100000")
@@ -281,26 +308,31 @@ def check_store(bins: Path, home: Path, env: dict[str, str], ledgers: list[Ledge
             lost["add_atom"] += got is None or got.get("text") != text or got.get("status") != "live"
         lost["add"] += sum(text not in fact_texts for text in led.facts)
     # Turn counts: one read-only query (no admin command lists a session's turns).
-    import sqlite3
-
-    conn = sqlite3.connect(f"file:{home / 'memory.db'}?mode=ro", uri=True)
-    try:
-        turns = {str(r[0]): int(r[1]) for r in conn.execute("SELECT id, turns FROM sessions")}
-        commits = int(conn.execute("SELECT value FROM meta WHERE key = 'change_counter'").fetchone()[0])
-    finally:
-        conn.close()
+    turns, commits = store_counts(home, dsn)
     for led in ledgers:
         lost["observe"] += max(0, led.observes - turns.get(led.session, 0))
     return dict(lost), commits
 
 
 async def run_n(
-    n: int, calls: int, seed: int, mode: str, bins: Path, work: Path, rate: float, profile: Path | None = None
+    n: int,
+    calls: int,
+    seed: int,
+    mode: str,
+    bins: Path,
+    work: Path,
+    rate: float,
+    profile: Path | None = None,
+    cluster: Cluster | None = None,
 ) -> dict[str, Any]:
+    """One N on a fresh store: SQLite in a new folder, or with `cluster` a new PostgreSQL database."""
     from mcp import Client
 
-    home = work / f"home-{n}"
+    backend = "postgres" if cluster else "sqlite"
+    home = work / f"home-{backend}-{n}"
     home.mkdir(mode=0o700, parents=True)
+    dsn = cluster.dsn(cluster.new_database()) if cluster else None
+    store_env = {"MCP_MEMORY_STORE__BACKEND": "postgres", "MCP_MEMORY_STORE__DSN": dsn} if dsn else {}
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(work),
@@ -308,9 +340,10 @@ async def run_n(
         "MCP_MEMORY_AGENT_WRITES_PER_MINUTE": "100000000",
         "MCP_MEMORY_FACTS__ENV_CAP": "100000000",
         "LANG": "C.UTF-8",
+        **store_env,
     }
     port = free_port()
-    log = (work / f"server-{n}.log").open("wb")
+    log = (work / f"server-{backend}-{n}.log").open("wb")
     proc = subprocess.Popen(
         [str(bins / "trusted-memory"), "serve", "--transport", "http", "--host", "127.0.0.1", "--port", str(port)],
         stdin=subprocess.DEVNULL,
@@ -319,7 +352,8 @@ async def run_n(
         env=env,
         cwd=work,
     )
-    out: dict[str, Any] = {"clients": n, "calls_per_client": calls}
+    out: dict[str, Any] = {"clients": n, "calls_per_client": calls, "backend": backend}
+    db_cpu = cluster.cpu_seconds if cluster else (lambda: 0.0)
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -347,11 +381,17 @@ async def run_n(
             phases: dict[str, dict[str, float]] = {}
             for name, work_of in (("floor", lambda d: d.floor()), ("load", lambda d: d.run(calls))):
                 spy = start_profile(proc.pid, profile) if profile and name == "load" else None
+                db0 = db_cpu()
                 cpu0, t0, mine0 = cpu_seconds(proc.pid), time.perf_counter(), time.process_time()
                 await asyncio.gather(*(work_of(d) for d in drivers))
                 wall, mine = time.perf_counter() - t0, time.process_time() - mine0
                 await settle(proc.pid)
-                phases[name] = {"cpu_s": cpu_seconds(proc.pid) - cpu0, "wall_s": wall, "client_cpu_s": mine}
+                phases[name] = {
+                    "cpu_s": cpu_seconds(proc.pid) - cpu0,
+                    "db_cpu_s": db_cpu() - db0,
+                    "wall_s": wall,
+                    "client_cpu_s": mine,
+                }
                 if spy is not None:
                     spy.send_signal(signal.SIGINT)
                     spy.wait(timeout=60)
@@ -383,6 +423,7 @@ async def run_n(
         "floor": phases["floor"]["cpu_s"] / (n * FLOOR_CALLS) * 1000,
         "load": phases["load"]["cpu_s"] / max(1, load_calls) * 1000,
     }
+    out["db_cpu_ms_per_call"] = phases["load"]["db_cpu_s"] / max(1, load_calls) * 1000
     out["client_cpu_ms_per_call"] = phases["load"]["client_cpu_s"] / max(1, load_calls) * 1000
     out["load_wall_s"] = phases["load"]["wall_s"]
     out["load_calls"] = load_calls
@@ -392,7 +433,7 @@ async def run_n(
         "add": sum(len(led.facts) for led in ledgers),
     }
     out["search_found"] = (sum(led.found for led in ledgers), sum(led.searched for led in ledgers))
-    out["lost"], out["commits"] = check_store(bins, home, env, ledgers)
+    out["lost"], out["commits"] = check_store(bins, home, env, ledgers, dsn)
     return out
 
 
@@ -426,15 +467,28 @@ def main() -> None:
         "--rate", type=float, default=0.0, help="calls per second per client, exponential gaps (0: back to back)"
     )
     parser.add_argument("--profile", type=Path, help="py-spy the server's load phase of the last N into this file")
+    parser.add_argument("--backends", default="sqlite", help="comma-separated: sqlite, postgres (one after the other)")
+    parser.add_argument("--pg-keep", type=Path, help="a folder for a PostgreSQL cluster kept running (see _pg.py)")
     args = parser.parse_args()
     bins = bin_dir(args.bin)
     work = Path(tempfile.mkdtemp(prefix="trusted-memory-team-"))
     results = []
+    backends = [b for b in args.backends.split(",") if b]
+    pg_settings = ""
     try:
-        counts = [int(x) for x in args.clients.split(",") if x]
-        for n in counts:
-            profile = args.profile if n == counts[-1] else None
-            results.append(asyncio.run(run_n(n, args.calls, args.seed, args.mode, bins, work, args.rate, profile)))
+        with ExitStack() as stack:
+            cluster = stack.enter_context(Cluster(keep=args.pg_keep)) if "postgres" in backends else None
+            if cluster is not None:
+                sync, version = cluster.sql("SHOW synchronous_commit")[0][0], cluster.sql("SHOW server_version")[0][0]
+                pg_settings = f"; PostgreSQL {version}, synchronous_commit={sync}"
+            counts = [int(x) for x in args.clients.split(",") if x]
+            for backend in backends:
+                for n in counts:
+                    profile = args.profile if n == counts[-1] else None
+                    on = cluster if backend == "postgres" else None
+                    results.append(
+                        asyncio.run(run_n(n, args.calls, args.seed, args.mode, bins, work, args.rate, profile, on))
+                    )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if args.json:
@@ -445,7 +499,8 @@ def main() -> None:
     print(
         f"streamable HTTP, mcp.Client mode={args.mode}, {args.calls} mixed calls per client, "
         f"{f'{args.rate:g} calls/s per client (exponential gaps)' if args.rate else 'back to back'}; CPU = server "
-        "utime+stime per call of the phase (/proc/<pid>/stat); floor = tools/list, same server, same clients\n"
+        "utime+stime per call of the phase (/proc/<pid>/stat); db CPU = the PostgreSQL cluster's processes' per "
+        f"call of the load phase (_pg.py); floor = tools/list, same server, same clients{pg_settings}\n"
     )
     rows = []
     for r in results:
@@ -453,6 +508,7 @@ def main() -> None:
             values = r["latency_ms"].get(kind, [])
             rows.append(
                 (
+                    r["backend"],
                     r["clients"],
                     kind,
                     len(values),
@@ -462,20 +518,22 @@ def main() -> None:
                     r["lost"].get(kind, "") if kind in WRITES else "",
                 )
             )
-    print(table(("clients", "call", "n", "p50 ms", "p95 ms", "errors", "lost"), rows))
+    print(table(("backend", "clients", "call", "n", "p50 ms", "p95 ms", "errors", "lost"), rows))
     print()
     summary = []
-    base = results[0]
     for r in results:
+        base = next(b for b in results if b["backend"] == r["backend"])
         found, searched = r["search_found"]
         summary.append(
             (
+                r["backend"],
                 r["clients"],
                 f"{write_p50(r):.1f}",
                 f"{write_p95(r):.1f}",
                 f"{write_p50(r) / write_p50(base):.2f}",
                 f"{r['cpu_ms_per_call']['floor']:.2f}",
                 f"{r['cpu_ms_per_call']['load']:.2f}",
+                f"{r['db_cpu_ms_per_call']:.2f}" if r["backend"] == "postgres" else "",
                 f"{r['client_cpu_ms_per_call']:.2f}",
                 f"{r['load_calls'] / r['load_wall_s']:.0f}",
                 sum(r["errors"].values()),
@@ -487,12 +545,14 @@ def main() -> None:
     print(
         table(
             (
+                "backend",
                 "clients",
                 "write p50 ms",
                 "write p95 ms",
                 "× N=1 p50",
                 "CPU ms/call floor",
                 "CPU ms/call load",
+                "db CPU ms/call load",
                 "client CPU ms/call",
                 "calls/s",
                 "errors",
@@ -503,20 +563,23 @@ def main() -> None:
             summary,
         )
     )
-    last = results[-1]
-    ok = (
-        write_p50(last) <= 4 * write_p50(base)
-        and write_p95(last) <= 100
-        and not sum(last["errors"].values())
-        and not any(sum(r["lost"].values()) for r in results)
-    )
-    print(
-        f"\nTarget at N={last['clients']}: write p50 ≤ 4 × N={base['clients']} p50, p95 ≤ 100 ms, 0 errors, "
-        f"0 lost: {'✅' if ok else '❌'}"
-    )
+    print()
+    for backend in backends:
+        mine = [r for r in results if r["backend"] == backend]
+        base, last = mine[0], mine[-1]
+        ok = (
+            write_p50(last) <= 4 * write_p50(base)
+            and write_p95(last) <= 100
+            and not sum(last["errors"].values())
+            and not any(sum(r["lost"].values()) for r in mine)
+        )
+        print(
+            f"Target on {backend} at N={last['clients']}: write p50 ≤ 4 × N={base['clients']} p50, p95 ≤ 100 ms, "
+            f"0 errors, 0 lost: {'✅' if ok else '❌'}"
+        )
     for r in results:
         for kind, text in r["error_samples"].items():
-            print(f"- N={r['clients']} {kind} error: {text}")
+            print(f"- {r['backend']} N={r['clients']} {kind} error: {text}")
 
 
 if __name__ == "__main__":

@@ -91,13 +91,11 @@ class RecallRepo:
         usable = pg_search.clean_terms(terms)
         if not usable:
             return []
-        counts, total = await self._doc_counts_postgres(usable, KEYWORD_IDF_CAP)
-        idfs = [pg_search.idf(n, total) for n in counts]
         clauses, params = filter_sql(f, now) if narrowed else ([], [])
         where = "".join(f" AND {c}" for c in clauses)
         async with self._conn.execute(
-            pg_search.keyword_atoms(len(usable), where),
-            (*pg_search.keyword_params(usable, idfs), *usable, *params, limit),
+            pg_search.keyword_atoms(len(usable), where, KEYWORD_IDF_CAP),
+            (*pg_search.keyword_params(usable), *params, limit),
         ) as cur:
             return [(int(r[0]), float(r[1])) for r in await cur.fetchall()]
 

@@ -117,6 +117,10 @@ class PgStore(Store):
         self._finishing: set[asyncio.Task[None]] = set()
         self.last_write_counter: int | None = None
         self.last_write_units = 0
+        # The latest change counter this process knows of (its own commits and the others' NOTIFYs),
+        # and used_bytes' last figure with the counter it was measured at.
+        self._known_counter: int | None = None
+        self._used: tuple[int, int] | None = None
 
     @property
     def location(self) -> str:
@@ -147,6 +151,9 @@ class PgStore(Store):
                 await pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
                 store._listener = await _connect(dsn)
                 await store._listener.execute(f"LISTEN {CHANNEL}")
+                cur = await writer.execute("SELECT value FROM meta WHERE key = 'change_counter'")
+                row = await cur.fetchone()
+                store._known_counter = int(row[0]) if row else None
             except BaseException:
                 await store.close()
                 raise
@@ -171,10 +178,17 @@ class PgStore(Store):
     async def _listen(self) -> None:
         assert self._listener is not None
         try:
-            async for _ in self._listener.notifies():
+            async for note in self._listener.notifies():
+                self._saw_counter(note.payload)
                 self._changed.set()
         except psycopg.Error:
             log.warning("lost the change notifications of %s; resource watchers fall back to polling", self.location)
+
+    def _saw_counter(self, payload: str) -> None:
+        with suppress(ValueError):
+            counter = int(payload)
+            if self._known_counter is None or counter > self._known_counter:
+                self._known_counter = counter
 
     async def changes(self, interval_s: float) -> AsyncIterator[None]:
         """Yields after each commit of any server (NOTIFY); every `interval_s` only if notifications stopped."""
@@ -290,14 +304,16 @@ class PgStore(Store):
             raise StoreError(
                 f"the memory store {self.location} rolled back a write transaction ({group.failed}); retry the call"
             )
-        if not group.begun:
-            group.begun = True  # first: if the lock fails, the group's end rolls back or resets the connection
-            await self._begin()
-            await self._writer.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-        conn = self._writer
         name = f"unit{group.units}"
         group.units += 1
-        await conn.execute(f"SAVEPOINT {name}")
+        if not group.begun:
+            group.begun = True  # first: if the lock fails, the group's end rolls back or resets the connection
+            # One round trip (the simple query protocol runs the three in order, stopping at an error).
+            await self._begin(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK}); SAVEPOINT {name}")
+            conn = self._writer
+        else:
+            conn = self._writer
+            await conn.execute(f"SAVEPOINT {name}")
         try:
             yield Tx(PgConnection(conn))
         except BaseException as exc:
@@ -313,8 +329,8 @@ class PgStore(Store):
         if group.landed >= GROUP_MAX_UNITS:
             group.open = False
 
-    async def _begin(self) -> None:
-        """BEGIN a group's transaction on a live writer connection.
+    async def _begin(self, statement: str = "BEGIN") -> None:
+        """BEGIN a group's transaction on a live writer connection (`statement`: BEGIN and what follows it).
 
         The server may drop the writer between groups (a restart or failover, pg_terminate_backend, an
         idle timeout); psycopg finds out only on the next statement, this BEGIN. The group has sent
@@ -324,12 +340,12 @@ class PgStore(Store):
         if self._writer.closed or self._writer.broken:
             await self._replace_writer()
         try:
-            await self._writer.execute("BEGIN")
+            await self._writer.execute(statement)
         except psycopg.OperationalError:
             if not (self._writer.closed or self._writer.broken):
                 raise
             await self._replace_writer()
-            await self._writer.execute("BEGIN")
+            await self._writer.execute(statement)
 
     async def _replace_writer(self) -> None:
         with suppress(psycopg.Error):
@@ -355,15 +371,16 @@ class PgStore(Store):
             return
         try:
             if group.landed and group.failed is None:
+                # The counter, its NOTIFY and the COMMIT in one round trip (the cursor reads the first result).
                 cur = await conn.execute(
                     "WITH moved AS (UPDATE meta SET value = (value::bigint + 1)::text "
                     "WHERE key = 'change_counter' RETURNING value) "
-                    "SELECT value, pg_notify(%s, value) FROM moved",
-                    (CHANNEL,),
+                    f"SELECT value, pg_notify('{CHANNEL}', value) FROM moved; COMMIT"
                 )
                 row = await cur.fetchone()
-                await conn.execute("COMMIT")
                 self.last_write_counter = int(row[0]) if row else None
+                if row:
+                    self._saw_counter(str(row[0]))
                 self.last_write_units = group.landed
                 return
             await conn.execute("ROLLBACK")
@@ -394,11 +411,24 @@ class PgStore(Store):
         return row[0] if row else None
 
     async def used_bytes(self) -> int:
-        """Bytes the store's tables take in the database, indexes and TOAST included."""
-        return await self.size_bytes()
+        """Bytes the store's tables take in the database, indexes and TOAST included (size_bytes).
+
+        Summing the relations' sizes stats every file of the schema (about 1 ms, the largest part of
+        a small write), and the budget asks before and after every write: so a figure is kept until
+        the change counter moves, by a commit of this process or another's NOTIFY, or a VACUUM runs.
+        Without notifications (the listener lost), every call measures.
+        """
+        counter = self._known_counter
+        listening = self._listen_task is not None and not self._listen_task.done()
+        if listening and counter is not None and self._used is not None and self._used[0] == counter:
+            return self._used[1]
+        used = await self.size_bytes()
+        self._used = (counter, used) if counter is not None else None
+        return used
 
     async def _maintenance(self, statement: str) -> None:
         """A statement that cannot run inside a transaction (VACUUM), on its own connection."""
+        self._used = None  # a VACUUM (FULL) shrinks the files used_bytes sums
         with map_pg_errors(self.location):
             async with self._pool.connection() as conn:
                 await conn.execute(statement)
