@@ -6,10 +6,12 @@ so a power loss may lose the last commits but never corrupts the database, which
 store's `synchronous = NORMAL` in WAL mode promises too (--pg-sync on measures the stricter default).
 As root, initdb and pg_ctl run as the `postgres` user (the server refuses root).
 
-The PostgreSQL server's CPU is not in the MCP server's /proc figure, so `cpu_seconds` sums it:
-utime + stime of the postmaster and of every live child (backends, WAL writer, checkpointer,
-autovacuum), plus the postmaster's cutime + cstime, which holds the children that already exited
-(a pooled connection's backend closed during a phase is still counted).
+The PostgreSQL server's CPU is not in the MCP server's /proc figure, so `cpu_seconds(db)` sums it
+for one database: utime + stime of the backends connected to it and of the autovacuum workers
+vacuuming it (by process title), so that whatever else the cluster serves is not counted. Left out:
+the shared WAL writer, checkpointer and background writer, and a backend that exits during a phase
+(the store's connections are pooled and stay open). Without a name: the whole cluster, reaped
+children included (the postmaster's cutime + cstime).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import glob
 import os
 import pwd
+import re
 import shutil
 import socket
 import subprocess
@@ -113,20 +116,27 @@ class Cluster:
     def postmaster_pid(self) -> int:
         return int((self.data / "postmaster.pid").read_text().split()[0])
 
-    def cpu_seconds(self) -> float:
-        """utime + stime of the whole server so far: the postmaster, its live children and the reaped ones."""
+    def cpu_seconds(self, dbname: str | None = None) -> float:
+        """utime + stime so far of the processes serving database `dbname` (its backends and autovacuum
+        workers, by their process titles); without a name, of the whole server: the postmaster, its
+        live children and the reaped ones."""
         master = self.postmaster_pid()
         fields = _stat(master)
-        total = sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime stime cutime cstime
+        total = 0 if dbname else sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime stime cutime cstime
+        name = re.escape(dbname or "")
+        title = re.compile(rf"^postgres: (?:\S+ {name}|autovacuum worker {name})(?: |$)")
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit() or int(entry.name) == master:
                 continue
             try:
                 child = _stat(int(entry.name))
+                if int(child[1]) != master:  # ppid
+                    continue
+                if dbname and not title.match((entry / "cmdline").read_bytes().decode(errors="replace")):
+                    continue
             except OSError:
                 continue
-            if int(child[1]) == master:  # ppid
-                total += int(child[11]) + int(child[12])
+            total += int(child[11]) + int(child[12])
         return total / CLK_TCK
 
 

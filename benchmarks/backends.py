@@ -14,7 +14,7 @@ on a freshly spawned installed `trusted-memory` over stdio.
 
 Reported per size and backend: p50 / p95 wall ms and the MCP server's CPU ms per call (utime +
 stime from /proc/<pid>/stat, background work the calls started included), and for PostgreSQL the
-database server's CPU ms per call as well (every postgres process of the cluster, _pg.py), since
+database server's CPU ms per call as well (the postgres processes serving the run's database, _pg.py), since
 on SQLite that work is done inside the MCP server. Targets (issue 17): PostgreSQL's search_atoms
 p50 and CPU per call ≤ 2 × SQLite's, add_atom and observe CPU ≤ 2 × SQLite's; the CPU compared is
 the MCP server's plus the database server's. The cluster is _pg.py's (synchronous_commit off, the
@@ -30,6 +30,7 @@ import os
 import shutil
 import sys
 import tempfile
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,7 @@ async def both(cluster: Cluster, size: int, n: int, mode: str, work: Path, befor
         home = work / f"pg-{size}"
         home.mkdir(mode=0o700)
         store_env = {"MCP_MEMORY_STORE__BACKEND": "postgres", "MCP_MEMORY_STORE__DSN": cluster.dsn(name)}
-        result = await run_size(home, size, n, mode, store_env, cluster.cpu_seconds, server)
+        result = await run_size(home, size, n, mode, store_env, partial(cluster.cpu_seconds, name), server)
         result["backend"] = backend
         out.append(result)
         shutil.rmtree(home, ignore_errors=True)

@@ -48,6 +48,7 @@ import time
 from collections import Counter, defaultdict
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -331,7 +332,8 @@ async def run_n(
     backend = "postgres" if cluster else "sqlite"
     home = work / f"home-{backend}-{n}"
     home.mkdir(mode=0o700, parents=True)
-    dsn = cluster.dsn(cluster.new_database()) if cluster else None
+    dbname = cluster.new_database() if cluster else None
+    dsn = cluster.dsn(dbname) if cluster and dbname else None
     store_env = {"MCP_MEMORY_STORE__BACKEND": "postgres", "MCP_MEMORY_STORE__DSN": dsn} if dsn else {}
     env = {
         "PATH": os.environ.get("PATH", ""),
@@ -353,7 +355,7 @@ async def run_n(
         cwd=work,
     )
     out: dict[str, Any] = {"clients": n, "calls_per_client": calls, "backend": backend}
-    db_cpu = cluster.cpu_seconds if cluster else (lambda: 0.0)
+    db_cpu = partial(cluster.cpu_seconds, dbname) if cluster else (lambda: 0.0)
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -499,7 +501,8 @@ def main() -> None:
     print(
         f"streamable HTTP, mcp.Client mode={args.mode}, {args.calls} mixed calls per client, "
         f"{f'{args.rate:g} calls/s per client (exponential gaps)' if args.rate else 'back to back'}; CPU = server "
-        "utime+stime per call of the phase (/proc/<pid>/stat); db CPU = the PostgreSQL cluster's processes' per "
+        "utime+stime per call of the phase (/proc/<pid>/stat); db CPU = the PostgreSQL processes serving the "
+        "store's database, per "
         f"call of the load phase (_pg.py); floor = tools/list, same server, same clients{pg_settings}\n"
     )
     rows = []

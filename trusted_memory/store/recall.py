@@ -151,8 +151,9 @@ class RecallRepo:
                 f"SELECT {_RANK_COLUMNS} FROM atoms WHERE num IN ({', '.join('?' * len(chunk))})",
                 chunk,
             ) as cur:
-                for r in await cur.fetchall():
-                    out[r[0]] = (r[1], r[2], r[3], r[4], r[5], r[6], r[7])
+                # Unpacked, not indexed: a row is read whole at C speed (PostgreSQL's rows index in Python).
+                for num, *fields in await cur.fetchall():
+                    out[num] = tuple(fields)
         return out
 
     async def admitted(self, nums: Sequence[int], f: AtomFilter, *, now: float) -> set[int]:

@@ -131,9 +131,25 @@ def _row_class(names: tuple[str, ...]) -> type[Row]:
     return type("ResultRow", (Row,), {"__slots__": (), "names": {n: i for i, n in enumerate(names)}})
 
 
+def _returns_rows(cursor: psycopg.AsyncCursor[Any]) -> bool:
+    """Whether the cursor's current result holds rows (a SELECT or RETURNING, not a bare INSERT)."""
+    res = cursor.pgresult
+    return res is not None and res.status in _ROW_STATUSES
+
+
+_ROW_STATUSES = frozenset((psycopg.pq.ExecStatus.TUPLES_OK, psycopg.pq.ExecStatus.SINGLE_TUPLE))
+
+
 def row_factory(cursor: psycopg.AsyncCursor[Any]) -> RowMaker[Row]:
-    """Rows of one result: a Row subclass that knows the result's column names."""
-    return _row_class(tuple(d.name for d in cursor.description or ()))
+    """Rows of one result: a Row subclass that knows the result's column names.
+
+    The names are read from the result itself: `cursor.description` would build a Column object
+    per column on every statement, which at a search's seven statements was a visible share of it.
+    """
+    res = cursor.pgresult
+    if res is None or res.status not in _ROW_STATUSES:
+        return _row_class(())
+    return _row_class(tuple((res.fname(i) or b"").decode() for i in range(res.nfields)))
 
 
 class Cursor:
@@ -151,10 +167,10 @@ class Cursor:
         return None  # PostgreSQL has no rowid: the repositories read keys back with RETURNING
 
     async def fetchone(self) -> Any:
-        return await self._cursor.fetchone() if self._cursor.description else None
+        return await self._cursor.fetchone() if _returns_rows(self._cursor) else None
 
     async def fetchall(self) -> list[Any]:
-        return await self._cursor.fetchall() if self._cursor.description else []
+        return await self._cursor.fetchall() if _returns_rows(self._cursor) else []
 
 
 class Statement:
