@@ -56,6 +56,8 @@ class RecallRepo:
 
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
+        # PostgreSQL: each term's live atoms up to KEYWORD_IDF_CAP, as this read's keyword search counted them.
+        self._counted: dict[str, int] = {}
 
     async def keyword(
         self, terms: Sequence[str], f: AtomFilter, *, now: float, limit: int, narrowed: bool = True
@@ -97,7 +99,10 @@ class RecallRepo:
             pg_search.keyword_atoms(len(usable), where, KEYWORD_IDF_CAP),
             (*pg_search.keyword_params(usable), *params, limit),
         ) as cur:
-            return [(int(r[0]), float(r[1])) for r in await cur.fetchall()]
+            rows = await cur.fetchall()
+        if rows:
+            self._counted.update(zip(usable, (int(n) for n in rows[0][2:]), strict=True))
+        return [(int(r[0]), float(r[1])) for r in rows]
 
     async def _doc_counts_postgres(self, terms: Sequence[str], cap: int) -> tuple[list[int], int]:
         async with self._conn.execute(pg_search.doc_counts(len(terms), cap), tuple(terms)) as cur:
@@ -111,7 +116,12 @@ class RecallRepo:
             return []
         if self._conn.dialect == "postgres":
             usable = [pg_search.clean_terms([term]) for term in terms]
-            found, _ = await self._doc_counts_postgres([u[0] for u in usable if u], cap)
+            wanted = [u[0] for u in usable if u]
+            if cap <= KEYWORD_IDF_CAP and all(term in self._counted for term in wanted):
+                # This read's keyword search counted them already: a count up to a larger cap, cut to this one.
+                found = [min(self._counted[term], cap) for term in wanted]
+            else:
+                found, _ = await self._doc_counts_postgres(wanted, cap)
             it = iter(found)
             return [next(it) if u else 0 for u in usable]
         one = f"SELECT count(*) FROM (SELECT 1 FROM atoms_fts WHERE atoms_fts MATCH ? LIMIT {int(cap)})"

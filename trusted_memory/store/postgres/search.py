@@ -59,9 +59,12 @@ def idf(doc_count: int, total: int) -> float:
 
 
 def term_score(weight_param: str = "?") -> str:
-    """A matched term's contribution (bind: the term once per column, then its idf)."""
+    """A matched term's contribution (bind: the term, then once per column, then its idf).
+
+    A row matches one or two of a query's terms as a rule: the first test (the term anywhere)
+    settles every other term in one test instead of one per column."""
     cases = " ".join(f"WHEN document @@ {weighted_term(label)} THEN {weight}" for label, weight in COLUMN_WEIGHTS)
-    return f"(CASE {cases} ELSE 0 END) * {weight_param}"
+    return f"(CASE WHEN NOT document @@ {term_query()} THEN 0 {cases} ELSE 0 END) * {weight_param}"
 
 
 def _idf_sql(i: int) -> str:
@@ -73,20 +76,22 @@ def _idf_sql(i: int) -> str:
 def keyword_atoms(count: int, where: str, cap: int) -> str:
     """Live atoms matching any of `count` terms, best first, each term weighed by its idf over its
     documents counted up to `cap` (doc_counts' counts, in the same statement: one round trip).
+    Each row also carries those counts (columns 2 onwards), which RecallRepo.doc_counts reuses.
     Bind keyword_params(terms), then the filter's params, then the limit."""
     score = " + ".join(term_score(_idf_sql(i)) for i in range(count))
     counted = ", ".join([*(f"{_count_sql(cap)} AS idf_n{i}" for i in range(count)), f"{_TOTAL_SQL} AS idf_total"])
+    carried = "".join(f", counts.idf_n{i}" for i in range(count))
     return (
-        f"SELECT num, score FROM (SELECT num, {score} AS score FROM atoms, (SELECT {counted}) AS counts "
+        f"SELECT * FROM (SELECT num, {score} AS score{carried} FROM atoms, (SELECT {counted}) AS counts "
         f"WHERE atoms.status = 'live' AND document @@ {any_term(count)}{where}) AS matched "
         "ORDER BY score DESC, num LIMIT ?"
     )
 
 
 def keyword_params(terms: Sequence[str]) -> list[object]:
-    """keyword_atoms' parameters before the filter's: each term once per column, each once for its
-    count, each once for the match."""
-    return [*(term for term in terms for _ in COLUMN_WEIGHTS), *terms, *terms]
+    """keyword_atoms' parameters before the filter's: each term once and once per column, each once
+    for its count, each once for the match."""
+    return [*(term for term in terms for _ in range(1 + len(COLUMN_WEIGHTS))), *terms, *terms]
 
 
 def doc_counts(count: int, cap: int) -> str:
