@@ -150,8 +150,8 @@ def main() -> None:
     print(f"## PostgreSQL beside SQLite — {machine()}, PostgreSQL {version}, {today()}, load avg {load}\n")
     print(
         f"stdio, mcp.Client mode={args.mode}; n = {args.n} calls per phase; server CPU = the MCP server's "
-        "utime+stime per call (/proc/<pid>/stat, all threads); db CPU = the PostgreSQL cluster's processes' "
-        f"utime+stime per call (_pg.py); cluster: synchronous_commit={sync}, fsync {fsync}\n"
+        "utime+stime per call (/proc/<pid>/stat, all threads); db CPU = the utime+stime per call of the "
+        f"PostgreSQL processes serving the run's database (_pg.py); cluster: synchronous_commit={sync}, fsync {fsync}\n"
     )
     rows = []
     for size in sizes:
