@@ -6,10 +6,9 @@ import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import postgres_cluster
 import pytest
 from mcp import Client
-from postgres_cluster import ENABLE_ENV, Cluster, Databases, find_bindir, store_env_for
+from postgres_cluster import ENABLE_ENV, Cluster, databases_of_test, find_bindir
 
 from trusted_memory.config import Settings, load_settings
 from trusted_memory.server.app import build_server
@@ -78,15 +77,9 @@ def store_env(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
         monkeypatch.delenv("MCP_MEMORY_STORE__DSN", raising=False)
         yield {}
         return
-    databases = postgres_cluster.CURRENT = Databases(request.getfixturevalue("pg_cluster"))
-    env = store_env_for(request.getfixturevalue("tmp_path") / "home")
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    try:
+    home = request.getfixturevalue("tmp_path") / "home"
+    with databases_of_test(request.getfixturevalue("pg_cluster"), home, monkeypatch) as env:
         yield env
-    finally:
-        postgres_cluster.CURRENT = None
-        databases.drop_all()
 
 
 @pytest.fixture

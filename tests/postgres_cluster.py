@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 ENABLE_ENV = "TRUSTED_MEMORY_POSTGRES"  # 1: the suite runs on PostgreSQL too (the CI stage sets it)
 TEMPLATE = "tmem_template"
 
@@ -148,3 +150,19 @@ def environ_for(home: Path) -> Iterator[None]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+@contextmanager
+def databases_of_test(cluster: Cluster, home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """A test on PostgreSQL: its store folders become databases of `cluster` (dropped after), and the
+    environment (returned, and set in os.environ) names the database of `home`."""
+    global CURRENT
+    databases = CURRENT = Databases(cluster)
+    env = store_env_for(home)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    try:
+        yield env
+    finally:
+        CURRENT = None
+        databases.drop_all()

@@ -15,9 +15,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import postgres_cluster
 import pytest
-from postgres_cluster import Cluster, Databases, store_env_for
+from postgres_cluster import Cluster, databases_of_test
 
 from .test_reliability import (
     NOUNS,
@@ -45,15 +44,8 @@ PG_ERROR_WORDS = ("deadlock", "could not serialize", "serialization", "lock time
 @pytest.fixture
 def store_env(pg_cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """This module runs on PostgreSQL alone: the store folder is a fresh database of the run's cluster."""
-    databases = postgres_cluster.CURRENT = Databases(pg_cluster)
-    env = store_env_for(tmp_path / "home")
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    try:
+    with databases_of_test(pg_cluster, tmp_path / "home", monkeypatch) as env:
         yield env
-    finally:
-        postgres_cluster.CURRENT = None
-        databases.drop_all()
 
 
 class Victim:

@@ -23,9 +23,6 @@ class Cursor(Protocol):
     @property
     def rowcount(self) -> int: ...
 
-    @property
-    def lastrowid(self) -> int | None: ...
-
     async def fetchone(self) -> Any: ...
 
     async def fetchall(self) -> Iterable[Any]: ...
@@ -51,10 +48,6 @@ class _SyncCursor:
     @property
     def rowcount(self) -> int:
         return self._cursor.rowcount
-
-    @property
-    def lastrowid(self) -> int | None:
-        return self._cursor.lastrowid
 
     async def fetchone(self) -> Any:
         return self._cursor.fetchone()

@@ -162,10 +162,6 @@ class Cursor:
     def rowcount(self) -> int:
         return self._cursor.rowcount
 
-    @property
-    def lastrowid(self) -> int | None:
-        return None  # PostgreSQL has no rowid: the repositories read keys back with RETURNING
-
     async def fetchone(self) -> Any:
         return await self._cursor.fetchone() if _returns_rows(self._cursor) else None
 
