@@ -172,3 +172,25 @@ async def test_the_user_model_and_its_pending_guesses_are_about_one_person(
     with acting_as(BOB):
         assert (await agent.user_model()).fields == {}
         assert "verbosity" not in (await agent.context("ok what next", session_id="bob-st")).rendered
+
+
+async def test_one_persons_rejected_guess_is_still_proposed_to_another(runtime: Runtime) -> None:
+    services = build_services(runtime)
+    agent = AgentService(runtime)
+    terse = ["fix the flaky test", "now the linter", "ok run it", "next: the docs", "ship it"]
+    with acting_as(ALICE):
+        for text in terse:
+            await agent.observe("alice-st", text)
+        await services.user_state.settle()
+        guess = next(p for p in await agent.list_pending() if p.field_path == "style.verbosity")
+        await agent.reject_pending(guess.id)
+    with acting_as(BOB):  # Bob writes the same way: Alice's "no" is about Alice, not about him
+        for text in terse:
+            await agent.observe("bob-st", text)
+        await services.user_state.settle()
+        assert (guess.field_path, guess.value) in [(p.field_path, p.value) for p in await agent.list_pending()]
+    with acting_as(ALICE):  # and hers still holds for her
+        for text in terse:
+            await agent.observe("alice-st2", text)
+        await services.user_state.settle()
+        assert guess.field_path not in [p.field_path for p in await agent.list_pending()]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal, ParamSpec, TypeVar
@@ -24,13 +25,13 @@ from mcp.types import (
     ToolAnnotations,
     UnsubscribeRequestParams,
 )
-from pydantic import AnyHttpUrl
+from pydantic import AnyHttpUrl, ConfigDict
 
 from .. import VERSION
 from ..blocktext import inline
 from ..config import Settings
 from ..errors import InvalidInput, TrustRefused
-from ..people import LOCAL, acting_as
+from ..people import Viewer, acting_as
 from ..services.agent import AgentService
 from ..services.context import FOOTER, facts_text
 from ..timefmt import iso_utc
@@ -101,6 +102,21 @@ def instructions(settings: Settings) -> str:
     return HOST_INJECTED_INSTRUCTIONS if settings.context.injected_by_host else INSTRUCTIONS
 
 
+# How long a request's verified person is taken as current. The SDK verifies every HTTP request just
+# before it runs (streamable HTTP), so the handler can reuse that look-up; an SSE stream's messages run
+# under the token verified when the stream opened, possibly long ago, so they look the person up again.
+VERIFIED_FRESH_S = 2.0
+
+
+class PersonAccess(AccessToken):
+    """An access token with the person it was verified as, and when (time.monotonic())."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    viewer: Viewer
+    verified_at: float
+
+
 class PeopleTokenVerifier(TokenVerifier):
     """Accepts the configured static token (the implicit owner's) or an unrevoked person's token.
 
@@ -115,29 +131,46 @@ class PeopleTokenVerifier(TokenVerifier):
         """The access token naming the person, else None (the SDK answers 401)."""
         import hmac
 
-        if self._static and hmac.compare_digest(token.encode(), self._static.encode()):
-            return AccessToken(token=token, client_id=LOCAL, scopes=["admin"])
         # On SSE a connection is authenticated before its session opens the runtime: hold it open meanwhile.
         async with self._shared.acquire() as state:
-            viewer = await state.agent.directory().viewer_for_token(token)
+            directory = state.agent.directory()
+            if self._static and hmac.compare_digest(token.encode(), self._static.encode()):
+                viewer: Viewer | None = await directory.local_viewer()
+            else:
+                viewer = await directory.viewer_for_token(token)
         if viewer is None:
             return None
-        return AccessToken(token=token, client_id=viewer.name, scopes=[viewer.role])
+        return PersonAccess(
+            token=token,
+            client_id=viewer.name,
+            scopes=[viewer.role],
+            viewer=viewer,
+            verified_at=time.monotonic(),
+        )
+
+
+async def request_viewer(shared: SharedRuntime) -> Viewer | None:
+    """The person this request comes from, None if their token was revoked since it was verified."""
+    directory = shared.current().agent.directory()
+    token = get_access_token()
+    if token is None:
+        return await directory.local_viewer()
+    if isinstance(token, PersonAccess) and time.monotonic() - token.verified_at < VERIFIED_FRESH_S:
+        return token.viewer
+    return await directory.viewer_named(token.client_id)
 
 
 def caller(shared: SharedRuntime) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaitable[R]]]:
     """Run a handler as the person its request comes from (people.py); every handler is wrapped in it.
 
-    Over HTTP with tokens that is the token's person, looked up again so a just-revoked one is refused;
-    on stdio, or HTTP without tokens, the store's implicit owner.
+    Over HTTP with tokens that is the token's person (request_viewer); on stdio, or HTTP without
+    tokens, the store's implicit owner.
     """
 
     def wrap(handler: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
         @functools.wraps(handler)
         async def run(*args: P.args, **kwargs: P.kwargs) -> R:
-            directory = shared.current().agent.directory()
-            token = get_access_token()
-            viewer = await (directory.viewer_named(token.client_id) if token else directory.local_viewer())
+            viewer = await request_viewer(shared)
             if viewer is None:
                 raise TrustRefused("this token was revoked; ask an admin for a new one")
             with acting_as(viewer):

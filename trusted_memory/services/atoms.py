@@ -439,7 +439,7 @@ class AtomsService:
                 actor,
                 "pending_rejected",
                 f"pending:{review_id}",
-                {"field_path": item.field_path, "value": item.value},
+                {"field_path": item.field_path, "value": item.value, "owner": item.owner},
             )
         return item
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 import aiosqlite
 
 from ..model import Actor, Event
+from ..people import LOCAL, acting_owner
 from ..text import preview
 from .conn import Connection
 
@@ -219,10 +220,13 @@ class EventsRepo:
         return int(row[0]) if row else 0
 
     async def rejected_inferences(self) -> set[tuple[str, str]]:
-        """(field_path, value) of every inference about the user a person rejected."""
+        """(field_path, value) of every inference about the acting person that was rejected.
+
+        A rejection recorded before guesses had owners counts as the implicit owner's.
+        """
         async with self._conn.execute(
             "SELECT json_extract(detail, '$.field_path'), json_extract(detail, '$.value') FROM events "
-            f"WHERE {kind_sql(['pending_rejected'])}",
-            ("pending_rejected",),
+            f"WHERE {kind_sql(['pending_rejected'])} AND COALESCE(json_extract(detail, '$.owner'), ?) = ?",
+            ("pending_rejected", LOCAL, acting_owner()),
         ) as cur:
             return {(str(r[0]), str(r[1])) for r in await cur.fetchall() if r[0] is not None}
