@@ -102,9 +102,10 @@ def instructions(settings: Settings) -> str:
     return HOST_INJECTED_INSTRUCTIONS if settings.context.injected_by_host else INSTRUCTIONS
 
 
-# How long a request's verified person is taken as current. The SDK verifies every HTTP request just
-# before it runs (streamable HTTP), so the handler can reuse that look-up; an SSE stream's messages run
-# under the token verified when the stream opened, possibly long ago, so they look the person up again.
+# How long a request's verified person is taken as current. The SDK verifies every HTTP request and
+# runs its handler with the sending request's context variables, so the token a handler sees was
+# verified just before and its person can be reused; one that is older (a handler reached some other
+# way) is looked up again, so a revocation or a new grant is never missed for long.
 VERIFIED_FRESH_S = 2.0
 
 
