@@ -163,6 +163,17 @@ class StoreSettings:
     # connection string or postgresql:// URL); its password is never logged or shown.
     backend: str = "sqlite"
     dsn: str = field(default="", repr=False)
+    # PostgreSQL only: the limits of each server's writer session, which holds the write lock every
+    # server takes. A server whose machine vanishes (power, network) leaves its transaction open: the
+    # database ends the session once it sat idle in a transaction `idle_in_transaction_s`, or once
+    # TCP keepalives (first probe after `keepalives_idle_s`, then every `keepalives_interval_s`,
+    # `keepalives_count` unanswered) find the peer gone; its uncommitted write is rolled back and
+    # the others' writes go on. A writer that waits `lock_timeout_s` for the lock gets StoreBusy.
+    idle_in_transaction_s: float = 60.0
+    lock_timeout_s: float = 60.0
+    keepalives_idle_s: int = 15
+    keepalives_interval_s: int = 5
+    keepalives_count: int = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +278,11 @@ _CHECKS: dict[str, Callable[[Any], str | None]] = {
     "trust.agent_writes": _choice("trusted", "quarantine"),
     "server.transport": _choice("stdio", "sse", "http"),
     "store.backend": _choice("sqlite", "postgres"),
+    "store.idle_in_transaction_s": _positive,
+    "store.lock_timeout_s": _positive,
+    "store.keepalives_idle_s": _positive,
+    "store.keepalives_interval_s": _positive,
+    "store.keepalives_count": _positive,
     "server.port": _port,
     "server.max_body_kb": _positive,
     "server.watch_interval_s": lambda v: None if 0.05 <= v <= 60 else "must be between 0.05 and 60 (seconds)",

@@ -86,7 +86,9 @@ class StoreStatsSink:
 
 async def open_settings_store(settings: Settings) -> Store:
     """The store the settings name (`store.backend`: the SQLite file in the home folder, or PostgreSQL)."""
-    return await open_store(settings.store.backend, path=settings.db_path, dsn=settings.store.dsn)
+    return await open_store(
+        settings.store.backend, path=settings.db_path, dsn=settings.store.dsn, limits=settings.store
+    )
 
 
 @asynccontextmanager

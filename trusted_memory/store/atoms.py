@@ -15,6 +15,8 @@ from ..queries import AtomFilter
 from .conn import Connection
 from .events import keep_previews
 
+_CHUNK = 500  # keys per IN (...) look-up
+
 COLUMNS = (
     "id",
     "type",
@@ -209,6 +211,48 @@ class AtomsRepo:
             atom_to_row(atom, norm),
         )
         return bool(cur.rowcount > 0)
+
+    async def insert_raw_many(self, rows: Sequence[tuple[Atom, str]]) -> int:
+        """Insert (atom, norm) rows with their original ids in one statement run (import); how many were new."""
+        if not rows:
+            return 0
+        cur = await self._conn.executemany(
+            f"INSERT OR IGNORE INTO atoms({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
+            [atom_to_row(atom, norm) for atom, norm in rows],
+        )
+        return max(int(cur.rowcount), 0)
+
+    async def present(self, atom_ids: Sequence[str]) -> set[str]:
+        """Which of these atom ids are stored (any status, any owner: an import's look-up)."""
+        found: set[str] = set()
+        for start in range(0, len(atom_ids), _CHUNK):
+            part = list(atom_ids[start : start + _CHUNK])
+            async with self._conn.execute(
+                f"SELECT id FROM atoms WHERE id IN ({', '.join('?' * len(part))})", part
+            ) as cur:
+                found.update(str(r[0]) for r in await cur.fetchall())
+        return found
+
+    async def norm_owners(self, norms: Sequence[str]) -> builtins.list[tuple[str, str, str]]:
+        """(norm, owner, id) of every stored atom whose normalised text is one of `norms` (an import's
+        dedup of many atoms at once: find_by_norm of each, without a round trip each)."""
+        by_key: dict[object, str] = {}
+        for norm in norms:
+            digest = dedup_digest(norm)
+            by_key[digest] = norm
+            by_key[digest.hex()] = norm  # the hex text of atoms stored before the digest was kept as bytes
+        keys = builtins.list(by_key)
+        out: builtins.list[tuple[str, str, str]] = []
+        for start in range(0, len(keys), _CHUNK):
+            part = keys[start : start + _CHUNK]
+            async with self._conn.execute(
+                f"SELECT norm, owner, id FROM atoms WHERE norm IN ({', '.join('?' * len(part))})", part
+            ) as cur:
+                for r in await cur.fetchall():
+                    stored = r[0] if isinstance(r[0], str) else bytes(r[0])
+                    if stored in by_key:
+                        out.append((by_key[stored], str(r[1]), str(r[2])))
+        return out
 
     async def get(self, atom_id: str) -> Atom | None:
         """The atom with this id, live or quarantined; None also when the acting person may not see it."""

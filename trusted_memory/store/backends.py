@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..config import StoreSettings
 from ..errors import ConfigError
 from .base import Store
 from .db import SqliteStore
@@ -11,8 +12,8 @@ from .db import SqliteStore
 BACKENDS = ("sqlite", "postgres")
 
 
-async def open_store(backend: str, *, path: Path, dsn: str) -> Store:
-    """The store of `backend`, its schema brought up to date."""
+async def open_store(backend: str, *, path: Path, dsn: str, limits: StoreSettings | None = None) -> Store:
+    """The store of `backend`, its schema brought up to date (`limits`: a PostgreSQL writer's session limits)."""
     if backend == "postgres":
         try:
             from .postgres.db import PgStore  # psycopg is an extra: only a PostgreSQL store needs it
@@ -20,7 +21,7 @@ async def open_store(backend: str, *, path: Path, dsn: str) -> Store:
             raise ConfigError(
                 "store.backend = 'postgres' needs the postgres extra: pip install 'trusted-memory[postgres]'"
             ) from exc
-        return await PgStore.open(dsn)
+        return await PgStore.open(dsn, limits=limits or StoreSettings())
     if backend != "sqlite":
         raise ConfigError(f"store.backend must be one of {', '.join(BACKENDS)} (got {backend!r})")
     return await SqliteStore.open(path)

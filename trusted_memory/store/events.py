@@ -47,6 +47,11 @@ def _dumps(detail: Mapping[str, object]) -> str:
     return json.dumps(dict(detail), ensure_ascii=False, sort_keys=True)
 
 
+def same_key(event: Event) -> tuple[object, ...]:
+    """What find_same compares: time, actor, kind, subject and detail (not the id)."""
+    return (event.ts, event.actor, event.kind, event.subject, _dumps(event.detail))
+
+
 def _derived_atom(kind: str, subject: str | None, detail: Mapping[str, object]) -> str | None:
     """The atom id whose text an event's preview may be rebuilt from, or None."""
     if kind != _DERIVED_KIND or not subject or not subject.startswith(_ATOM_SUBJECT):
@@ -118,6 +123,21 @@ class EventsRepo:
         )
         return bool(cur.rowcount > 0)
 
+    async def insert_raw_many(self, events: Sequence[Event]) -> int:
+        """Insert events with their original ids in one statement run (import); how many were new."""
+        rows = []
+        for event in events:
+            stored, derived = await self._stored_detail(event.kind, event.subject, event.detail)
+            rows.append((event.id, event.ts, event.actor, event.kind, event.subject, _dumps(stored), derived))
+        if not rows:
+            return 0
+        cur = await self._conn.executemany(
+            "INSERT OR IGNORE INTO events(id, ts, actor, kind, subject, detail, derived_preview) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        return max(int(cur.rowcount), 0)
+
     async def _stored_detail(
         self, kind: str, subject: str | None, detail: Mapping[str, object], atom_text: str | None = None
     ) -> tuple[Mapping[str, object], int | None]:
@@ -160,6 +180,35 @@ class EventsRepo:
         async with self._conn.execute("SELECT * FROM events WHERE id = ?", (event_id,)) as cur:
             row = await cur.fetchone()
         return (await self._events([row]))[0] if row else None
+
+    async def get_many(self, event_ids: Sequence[int]) -> dict[int, Event]:
+        """The stored events of these ids, by id."""
+        rows: builtins.list[aiosqlite.Row] = []
+        ids = sorted(set(event_ids))
+        for i in range(0, len(ids), _CHUNK):
+            part = ids[i : i + _CHUNK]
+            async with self._conn.execute(
+                f"SELECT * FROM events WHERE id IN ({', '.join('?' * len(part))})", part
+            ) as cur:
+                rows.extend(await cur.fetchall())
+        return {e.id: e for e in await self._events(rows)}
+
+    async def same_keys(self, events: Sequence[Event]) -> set[tuple[object, ...]]:
+        """The `same_key` of every stored event that find_same would match to one of `events` (import
+        dedup of many events at once): the candidates are read by subject, or by time when there is none."""
+        suffix = "right(subject, 12)" if self._conn.dialect == "postgres" else "substr(subject, -12)"
+        subjects = sorted({e.subject[-12:] for e in events if e.subject})
+        times = sorted({e.ts for e in events if not e.subject})
+        rows: builtins.list[aiosqlite.Row] = []
+        for sql, keys in (
+            (f"SELECT * FROM events WHERE {suffix} IN", subjects),
+            ("SELECT * FROM events WHERE (subject IS NULL OR subject = '') AND ts IN", times),
+        ):
+            for i in range(0, len(keys), _CHUNK):
+                part = keys[i : i + _CHUNK]
+                async with self._conn.execute(f"{sql} ({', '.join('?' * len(part))})", part) as cur:
+                    rows.extend(await cur.fetchall())
+        return {same_key(e) for e in await self._events(rows)}
 
     async def find_same(self, event: Event) -> int | None:
         """The id of an event with the same time, actor, kind, subject and detail (import dedup)."""

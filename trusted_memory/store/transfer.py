@@ -25,6 +25,7 @@ LinkRow = tuple[str, str, str, float]
 NudgeRow = tuple[int, str, str, str | None, float]
 # (role, text, ts) of one kept transcript turn.
 TurnRow = tuple[str, str, float]
+_CHUNK = 500  # keys per IN (...) look-up
 
 
 class TransferRepo:
@@ -164,6 +165,28 @@ class TransferRepo:
         )
         return bool(cur.rowcount > 0)
 
+    async def atom_nums(self, atom_ids: Sequence[str]) -> dict[str, int]:
+        """The num of each of these atoms that is stored, by id."""
+        found: dict[str, int] = {}
+        ids = sorted(set(atom_ids))
+        for start in range(0, len(ids), _CHUNK):
+            part = ids[start : start + _CHUNK]
+            async with self._conn.execute(
+                f"SELECT id, num FROM atoms WHERE id IN ({', '.join('?' * len(part))})", part
+            ) as cur:
+                found.update({str(r[0]): int(r[1]) for r in await cur.fetchall()})
+        return found
+
+    async def insert_links(self, links: Sequence[tuple[int, int, str, float]]) -> int:
+        """Store (src num, dst num, kind, weight) links in one statement run; how many were new."""
+        if not links:
+            return 0
+        cur = await self._conn.executemany(
+            "INSERT OR IGNORE INTO associations(src, dst, kind, weight) VALUES (?, ?, ?, ?)",
+            [(src, dst, *stored_link(kind, weight)) for src, dst, kind, weight in links],
+        )
+        return max(int(cur.rowcount), 0)
+
     # vectors -------------------------------------------------------------------------------
     async def vectors(self) -> builtins.list[VectorRow]:
         """Every settled atom vector, by atom id, in the order they were stored.
@@ -189,6 +212,20 @@ class TransferRepo:
         ) as cur:
             row = await cur.fetchone()
         return None if row is None else (int(row[0]), bool(row[1]))
+
+    async def vector_targets(self, atom_ids: Sequence[str]) -> dict[str, tuple[int, bool]]:
+        """vector_target of many atoms at once: (num, has a vector already) of each live one, by id."""
+        found: dict[str, tuple[int, bool]] = {}
+        ids = sorted(set(atom_ids))
+        for start in range(0, len(ids), _CHUNK):
+            part = ids[start : start + _CHUNK]
+            async with self._conn.execute(
+                "SELECT id, num, EXISTS(SELECT 1 FROM vectors WHERE atom_num = atoms.num) FROM atoms "
+                f"WHERE status = 'live' AND id IN ({', '.join('?' * len(part))})",
+                part,
+            ) as cur:
+                found.update({str(r[0]): (int(r[1]), bool(r[2])) for r in await cur.fetchall()})
+        return found
 
     # nudges --------------------------------------------------------------------------------
     async def nudges(self) -> builtins.list[NudgeRow]:

@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...config import Settings, StoreSettings
+from ...config import Settings
 from ...errors import InvalidInput
 from ...queries import AtomFilter
 from ..runtime import Runtime, open_runtime
@@ -58,7 +58,8 @@ def target_settings(settings: Settings, to: str) -> Settings:
             "migrate --to needs a target: postgresql://USER@HOST:PORT/DB, or a folder for a SQLite store"
         )
     if text.startswith(POSTGRES_PREFIXES) or ("=" in text and "dbname" in text):
-        return dataclasses.replace(settings, store=StoreSettings(backend="postgres", dsn=text))
+        # The writer's session limits stay the person's (StoreSettings); backend and database are the target's.
+        return dataclasses.replace(settings, store=dataclasses.replace(settings.store, backend="postgres", dsn=text))
     folder = Path(text).expanduser()
     if folder.name == "memory.db":
         folder = folder.parent
@@ -66,7 +67,9 @@ def target_settings(settings: Settings, to: str) -> Settings:
         raise InvalidInput(f"{folder} is a file; give the folder the SQLite store is to live in (its memory.db)")
     if folder.resolve() == settings.home.resolve() and settings.store.backend == "sqlite":
         raise InvalidInput("the target is the store being migrated; give another folder or a PostgreSQL URL")
-    return dataclasses.replace(settings, home=folder, store=StoreSettings(backend="sqlite"))
+    return dataclasses.replace(
+        settings, home=folder, store=dataclasses.replace(settings.store, backend="sqlite", dsn="")
+    )
 
 
 async def record_count(runtime: Runtime) -> int:

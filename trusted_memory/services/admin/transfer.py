@@ -61,7 +61,15 @@ quarantine (`file_read`) unless the person passes `trust_graph` (`--trust-graph`
 `user_approved` memory (transfer_reference.graph_atom). Duplicates by normalised text are skipped.
 The format is detected from the first non-empty line. Every import validates every line first, then
 applies all of it in one write transaction with one `import` event (actor admin): a bad line
-changes nothing.
+changes nothing. Atoms, events, links and vectors, which a store holds by the thousand, are applied
+in runs of `BATCH` records of one kind, in the file's order: one look-up of what the store already
+holds and one insert run each (the store's triggers keep keyword search and the embed queue in step,
+row by row), with the same outcome as one record at a time. The runs share the one transaction, so
+a record the store refuses in any run (a constraint the validation missed, a lost connection) rolls
+back every run before it, and the error names the run's lines. It is one transaction and not one
+per run because a half-applied import could not be taken back: the audit log cannot be rewritten.
+While it runs it holds the store's write lock: other processes' writes wait for it (on PostgreSQL
+at most `store.lock_timeout_s`, then they fail as busy and may be retried).
 
 This module detects the format, parses, and applies an import. The record types and the validation
 of a native line are in transfer_records.py, the reference graph's lines in transfer_reference.py,
@@ -71,12 +79,14 @@ and the export in transfer_export.py.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from typing import cast
 
 from ...errors import InvalidInput, MemoryServerError
 from ...model import LIVE_EPISODE_SOURCES, Atom, Event, FactEntry, PendingReview, SessionNote
 from ...scan import describe, normalize_for_dedup, redact_credentials, scan
 from ...store.base import Tx, now
+from ...store.events import same_key
 from ...store.privileged import PrivilegedOps
 from ...trust import is_trusted
 from ...usermodel import normalize
@@ -137,6 +147,10 @@ __all__ = [
     "slug",
     "to_record",
 ]
+
+# Records of one kind applied together (atoms, events, links, vectors): one look-up and one insert
+# run each, instead of a few round trips a record (on PostgreSQL a round trip is the cost of a record).
+BATCH = 2000
 
 # --- parsing ----------------------------------------------------------------------------------
 
@@ -285,15 +299,38 @@ class _Importer:
             expires_at=self.ts + self.ttl_s,
         )
 
-    async def atom(self, atom: Atom) -> None:
-        if await self.tx.atoms.get(atom.id) is not None:
-            self.count("atom", False)
-            return
-        norm = normalize_for_dedup(atom.text)
-        twin = await self.tx.atoms.find_by_norm(norm, owner=atom.owner)
-        if twin is not None and twin.id not in self.inserted_atoms:
-            self.count("atom", False)
-            return
+    async def atoms(self, run: Sequence[Record]) -> None:
+        """A run of atoms: one look-up of their ids and texts, one insert run, in the file's order.
+
+        Skipped as one at a time would skip them: when the id is stored (or came earlier in the
+        file), or when an atom of the same owner with the same normalised text was stored before
+        this import (one brought by this import does not count: find_by_norm's rule).
+        """
+        atoms = [cast(Atom, rec.value) for rec in run]
+        present = await self.tx.atoms.present([a.id for a in atoms])
+        norms = [normalize_for_dedup(a.text) for a in atoms]
+        twins: dict[tuple[str, str], list[str]] = {}
+        for norm, owner, atom_id in await self.tx.atoms.norm_owners(sorted(set(norms))):
+            twins.setdefault((norm, owner), []).append(atom_id)
+        rows: list[tuple[Atom, str]] = []
+        held_events: list[tuple[Atom, Atom]] = []
+        for atom, norm in zip(atoms, norms, strict=True):
+            if atom.id in present or any(i not in self.inserted_atoms for i in twins.get((norm, atom.owner), ())):
+                self.count("atom", False)
+                continue
+            held = self.placed(atom)
+            rows.append((held, norm))
+            present.add(atom.id)
+            self.inserted_atoms.add(atom.id)
+            if atom.status == "live" and held.status != "live":
+                held_events.append((atom, held))
+            self.count("atom", True)
+        await self.tx.atoms.insert_raw_many(rows)
+        for atom, held in held_events:
+            await self.quarantined_event(atom, held)
+
+    def placed(self, atom: Atom) -> Atom:
+        """The atom as this store keeps it: a live one re-scanned, a held one held as the write path holds."""
         held = atom
         if atom.status == "live":
             findings = scan(_scan_text(atom))
@@ -311,23 +348,22 @@ class _Importer:
                 else "tainted",
                 expires_at=quarantine_expiry(atom.expires_at, self.ts, self.ttl_s),
             )
-        await self.tx.atoms.insert_raw(held, norm)
-        self.inserted_atoms.add(atom.id)
-        if atom.status == "live" and held.status != "live":
-            await self.tx.events.append(
-                "admin",
-                "atom_quarantined",
-                f"atom:{atom.id}",
-                {
-                    "type": atom.type,
-                    "source_class": atom.source_class,
-                    "reason": held.quarantine_reason,
-                    "findings": held.findings,
-                    "preview": preview(atom.text, 80),
-                    "import": self.plan.source,
-                },
-            )
-        self.count("atom", True)
+        return held
+
+    async def quarantined_event(self, atom: Atom, held: Atom) -> None:
+        await self.tx.events.append(
+            "admin",
+            "atom_quarantined",
+            f"atom:{atom.id}",
+            {
+                "type": atom.type,
+                "source_class": atom.source_class,
+                "reason": held.quarantine_reason,
+                "findings": held.findings,
+                "preview": preview(atom.text, 80),
+                "import": self.plan.source,
+            },
+        )
 
     async def pending(self, item: PendingReview) -> None:
         if scan(f"{item.field_path}\n{item.value}\n{item.evidence}"):
@@ -371,6 +407,26 @@ class _Importer:
             # Its id belongs to another event here: append it after every id the file brings, so
             # the new number cannot take the id of an event later in the file.
             self.deferred.append(event)
+
+    async def events(self, run: Sequence[Record]) -> None:
+        """A run of events: one look-up of their ids and of the same events, one insert run (see event)."""
+        claimed = [cast(Event, rec.value) for rec in run]
+        imported = [as_imported(e) for e in claimed]
+        existing = await self.tx.events.get_many([e.id for e in imported])
+        same = await self.tx.events.same_keys([*imported, *claimed])
+        rows: list[Event] = []
+        for event, original in zip(imported, claimed, strict=True):
+            have = existing.get(event.id)
+            if have in (event, original) or same_key(event) in same or same_key(original) in same:
+                self.count("event", False)
+            elif have is None:
+                rows.append(event)
+                existing[event.id] = event
+                same.add(same_key(event))
+                self.count("event", True)
+            else:
+                self.deferred.append(event)
+        await self.tx.events.insert_raw_many(rows)
 
     async def renumber_deferred(self) -> None:
         for event in self.deferred:
@@ -466,6 +522,41 @@ class _Importer:
             )
         self.count("episode", True)
 
+    def count_many(self, kind: str, added: int, skipped: int) -> None:
+        for target, n in ((self.added, added), (self.skipped, skipped)):
+            if n:
+                target[kind] = target.get(kind, 0) + n
+
+    async def links(self, run: Sequence[Record]) -> None:
+        """A run of associations: one look-up of their atoms, one insert run (see link)."""
+        items = [cast(Link, rec.value) for rec in run]
+        nums = await self.tx.transfer.atom_nums([end for x in items for end in (x.src, x.dst)])
+        rows = [(nums[x.src], nums[x.dst], x.link_kind, x.weight) for x in items if x.src in nums and x.dst in nums]
+        added = await self.tx.transfer.insert_links(rows)
+        self.count_many("association", added, len(items) - added)
+
+    async def vectors(self, run: Sequence[Record]) -> None:
+        """A run of atom vectors: one look-up of their atoms, one insert run (see vector)."""
+        items = [cast(VectorRecord, rec.value) for rec in run]
+        targets = await self.tx.transfer.vector_targets([x.atom_id for x in items])
+        rows: list[tuple[int, str, float, bytes]] = []
+        for item in items:
+            target = targets.get(item.atom_id)
+            if target is None or target[1]:
+                self.count("vector", False)
+            elif item.space != self.space or len(item.vec) != self.dims:
+                self.recomputed += 1
+            else:
+                rows.append((target[0], item.space, item.scale, item.vec))
+                targets[item.atom_id] = (target[0], True)
+                self.count("vector", True)
+        if rows:
+            await self.tx.recall.put_vectors(rows)
+
+    def batched(self, kind: str) -> Callable[[Sequence[Record]], Awaitable[None]] | None:
+        """The handler of a run of records of this kind, for the kinds a store holds by the thousand."""
+        return {"atom": self.atoms, "event": self.events, "association": self.links, "vector": self.vectors}.get(kind)
+
     async def link(self, link: Link) -> None:
         added = await self.tx.transfer.insert_link((link.src, link.dst, link.link_kind, link.weight))
         self.count("association", bool(added))
@@ -512,7 +603,7 @@ class _Importer:
         elif isinstance(value, FactEntry):
             await self.fact(rec, value)
         elif isinstance(value, Atom):
-            await self.atom(value)
+            await self.atoms([rec])
         elif isinstance(value, PendingReview):
             await self.pending(value)
         elif isinstance(value, UserModelField):
@@ -548,6 +639,42 @@ async def _apply_one(importer: _Importer, rec: Record) -> None:
         ) from exc
 
 
+def runs(records: Sequence[Record], size: int) -> Iterator[list[Record]]:
+    """The records in order, as runs of one kind of at most `size` records each."""
+    run: list[Record] = []
+    for rec in records:
+        if run and (rec.kind != run[0].kind or len(run) >= size):
+            yield run
+            run = []
+        run.append(rec)
+    if run:
+        yield run
+
+
+async def _apply_all(importer: _Importer, records: Sequence[Record], progress: ProgressSink | None) -> None:
+    """Apply records in order: the kinds a store holds by the thousand a run at a time, the rest one by one."""
+    for run in runs(records, BATCH):
+        handler = importer.batched(run[0].kind) if isinstance(run[0].value, (Atom, Event, Link, VectorRecord)) else None
+        if handler is None:
+            for rec in run:
+                await _apply_one(importer, rec)
+                if progress:
+                    progress.advance()
+            continue
+        try:
+            await handler(run)
+        except MemoryServerError:
+            raise
+        except Exception as exc:
+            # A constraint the validator missed: name the lines of the run; the transaction rolls back.
+            raise InvalidInput(
+                f"{importer.plan.source} lines {run[0].line}-{run[-1].line}: the store refused these {run[0].kind} "
+                f"records ({exc}); nothing was imported"
+            ) from exc
+        if progress:
+            progress.advance(len(run))
+
+
 async def apply_import(
     runtime: Runtime, plan: ImportPlan, progress: ProgressSink | None = None, *, trust_graph: bool = False
 ) -> ImportReport:
@@ -578,18 +705,9 @@ async def apply_import(
         importer = _Importer(runtime, plan, tx, now(), trust_graph=trust_graph, episode_vectors=episode_vectors)
         await importer.load()
         # Events first, so the few events the import itself appends number after the file's own.
-        events = [r for r in plan.records if r.kind == "event"]
-        for rec in events:
-            await _apply_one(importer, rec)
-            if progress:
-                progress.advance()
+        await _apply_all(importer, [r for r in plan.records if r.kind == "event"], progress)
         await importer.renumber_deferred()
-        for rec in plan.records:
-            if rec.kind == "event":
-                continue
-            await _apply_one(importer, rec)
-            if progress:
-                progress.advance()
+        await _apply_all(importer, [r for r in plan.records if r.kind != "event"], progress)
         warnings = importer.warnings()
         event_id = await tx.events.append(
             "admin",

@@ -24,6 +24,7 @@ import psycopg
 from psycopg.types.numeric import FloatLoader
 from psycopg_pool import AsyncConnectionPool
 
+from ...config import StoreSettings
 from ...dsn import redacted
 from ...errors import MemoryServerError, MigrationError, StoreBusy, StoreError
 from ..base import Reader, Store, Tx
@@ -73,22 +74,29 @@ async def _configure(conn: psycopg.AsyncConnection[Any]) -> None:
     _floats(conn)
 
 
-# The writer's session limits. A server whose machine vanishes (power, network) leaves its
-# transaction open, and with it the write lock every server takes: keepalives find the dead peer in
-# about 30 s, and no write transaction may sit idle for a minute (a unit waits only on the database
-# and this process's own work). A writer that waits a minute for the lock gets StoreBusy, not a hang.
-WRITER_SESSION = (
-    "SET idle_in_transaction_session_timeout = '60s'",
-    "SET lock_timeout = '60s'",
-    "SET tcp_keepalives_idle = 15",
-    "SET tcp_keepalives_interval = 5",
-    "SET tcp_keepalives_count = 3",
-)
+def writer_session(limits: StoreSettings) -> tuple[str, ...]:
+    """The writer's session limits (StoreSettings says why each exists).
+
+    A server whose machine vanishes (power, network) leaves its transaction open, and with it the
+    write lock every server takes: by default keepalives find the dead peer in about 30 s, and no
+    write transaction may sit idle for a minute (a unit waits only on the database and this
+    process's own work). A writer that waits a minute for the lock gets StoreBusy, not a hang.
+    """
+    return (
+        f"SET idle_in_transaction_session_timeout = '{round(limits.idle_in_transaction_s * 1000)}ms'",
+        f"SET lock_timeout = '{round(limits.lock_timeout_s * 1000)}ms'",
+        f"SET tcp_keepalives_idle = {int(limits.keepalives_idle_s)}",
+        f"SET tcp_keepalives_interval = {int(limits.keepalives_interval_s)}",
+        f"SET tcp_keepalives_count = {int(limits.keepalives_count)}",
+    )
 
 
-async def _connect_writer(dsn: str) -> psycopg.AsyncConnection[Any]:
+WRITER_SESSION = writer_session(StoreSettings())
+
+
+async def _connect_writer(dsn: str, session: tuple[str, ...] = WRITER_SESSION) -> psycopg.AsyncConnection[Any]:
     conn = await _connect(dsn)
-    for statement in WRITER_SESSION:
+    for statement in session:
         await conn.execute(statement)
     return conn
 
@@ -104,8 +112,15 @@ class PgStore(Store):
 
     backend = "postgres"
 
-    def __init__(self, dsn: str, writer: psycopg.AsyncConnection[Any], pool: AsyncConnectionPool) -> None:
+    def __init__(
+        self,
+        dsn: str,
+        writer: psycopg.AsyncConnection[Any],
+        pool: AsyncConnectionPool,
+        session: tuple[str, ...] = WRITER_SESSION,
+    ) -> None:
         self._dsn = dsn
+        self._session = session
         self._location = redacted(dsn)
         self._writer = writer
         self._pool = pool
@@ -128,12 +143,15 @@ class PgStore(Store):
         return self._location
 
     @classmethod
-    async def open(cls, dsn: str, migrations: tuple[Migration, ...] = MIGRATIONS) -> PgStore:
+    async def open(
+        cls, dsn: str, migrations: tuple[Migration, ...] = MIGRATIONS, *, limits: StoreSettings | None = None
+    ) -> PgStore:
         """Connect to the database `dsn` names and bring its schema up to date."""
         location = redacted(dsn)
+        session = writer_session(limits or StoreSettings())
         with map_pg_errors(location):
             try:
-                writer = await _connect_writer(dsn)
+                writer = await _connect_writer(dsn, session)
             except psycopg.Error as exc:
                 raise StoreError(f"cannot connect to the memory store {location}: {exc}") from exc
             pool = AsyncConnectionPool(
@@ -145,7 +163,7 @@ class PgStore(Store):
                 configure=_configure,
                 name="trusted-memory-readers",
             )
-            store = cls(dsn, writer, pool)
+            store = cls(dsn, writer, pool, session)
             try:
                 await store._migrate(migrations)
                 await pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
@@ -351,7 +369,7 @@ class PgStore(Store):
     async def _replace_writer(self) -> None:
         with suppress(psycopg.Error):
             await self._writer.close()
-        self._writer = await _connect_writer(self._dsn)
+        self._writer = await _connect_writer(self._dsn, self._session)
 
     async def _finish(self, group: Group) -> None:
         """Commit a group (its last unit is through, none is queued) and let the next group begin."""
@@ -402,7 +420,7 @@ class PgStore(Store):
             with suppress(psycopg.Error):
                 await self._writer.close()
             with suppress(psycopg.Error):
-                self._writer = await _connect_writer(self._dsn)
+                self._writer = await _connect_writer(self._dsn, self._session)
 
     async def _scalar(self, sql: str) -> Any:
         with map_pg_errors(self.location):
