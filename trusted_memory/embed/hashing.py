@@ -53,10 +53,11 @@ _COSINE_FLOOR = 0.1
 _COSINE_FULL = 0.6
 _HASH_PERSON = b"mcp-memory-hash1"  # BLAKE2b personalisation: our hashes, not anyone else's
 # Memo entries per instance before a cache is dropped wholesale. A token's entries (its facts and
-# its n-grams' slots) take ~2.5 KB, so the limit bounds a long-running server's memo to ~80 MB however
-# varied its users' words; a chat's vocabulary stays well under it. Feature slots are mostly one-off
-# bigrams ("b:x_y") that rarely come back: at 200,000 they held ~12 MB after 30,000 conversational
-# memories for no measurable CPU (benchmarks/RESULTS.md, issue 13, fifth pass).
+# its n-grams' slots) take ~1.6 KB of RSS, so the limit bounds a long-running server's memo to ~55 MB
+# however varied its users' words (200,000 allowed ~320 MB); a chat's vocabulary stays under it.
+# Feature slots are mostly one-off bigrams ("b:x_y") that rarely come back: at 200,000 they held
+# ~12 MB after 30,000 conversational memories for no measurable CPU (benchmarks/RESULTS.md, issue 13,
+# fifth pass).
 _TOKEN_CACHE_LIMIT = 32_768
 _SLOT_CACHE_LIMIT = 8_192
 
