@@ -98,6 +98,26 @@ def test_cache_does_not_change_vectors() -> None:
     assert first.tobytes() == second.tobytes()
 
 
+def test_memo_stays_bounded_and_never_changes_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
+    import trusted_memory.embed.hashing as hashing
+
+    # Many distinct words and bigrams (as names, numbers and typos make them), past small limits.
+    texts = [f"{t} visit{i} with friend{i % 7} on day{i % 13}" for i in range(40) for t in TEXTS[:4]]
+    expected = HashingEmbedder(512).embed_sync(texts)  # default limits: nothing is dropped here
+    monkeypatch.setattr(hashing, "_TOKEN_CACHE_LIMIT", 16)
+    monkeypatch.setattr(hashing, "_SLOT_CACHE_LIMIT", 8)
+    small = HashingEmbedder(512)
+    seen = {"tokens": 0, "slots": 0, "grams": 0}
+    rows = []
+    for text in texts:
+        rows.append(small.embed_sync([text])[0])
+        seen["tokens"] = max(seen["tokens"], len(small._tokens))
+        seen["slots"] = max(seen["slots"], len(small._slots))
+        seen["grams"] = max(seen["grams"], len(small._gram_slots))
+    assert seen == {"tokens": 16, "slots": 8, "grams": 16}  # each filled up to its limit, never past it
+    assert np.array_equal(np.stack(rows), expected)  # bit-identical however often the memo was dropped
+
+
 def test_embed_batch_matches_sync() -> None:
     emb = HashingEmbedder()
     got = asyncio.run(emb.embed_batch(TEXTS))

@@ -52,7 +52,14 @@ _MODEL_VERSION = "v2"
 _COSINE_FLOOR = 0.1
 _COSINE_FULL = 0.6
 _HASH_PERSON = b"mcp-memory-hash1"  # BLAKE2b personalisation: our hashes, not anyone else's
-_CACHE_LIMIT = 200_000  # memo entries per instance before the caches are dropped wholesale
+# Memo entries per instance before a cache is dropped wholesale. A token's entries (its facts and
+# its n-grams' slots) take ~1.6 KB of RSS, so the limit bounds a long-running server's memo to ~55 MB
+# however varied its users' words (200,000 allowed ~320 MB); a chat's vocabulary stays under it.
+# Feature slots are mostly one-off bigrams ("b:x_y") that rarely come back: at 200,000 they held
+# ~12 MB after 30,000 conversational memories for no measurable CPU (benchmarks/RESULTS.md, issue 13,
+# fifth pass).
+_TOKEN_CACHE_LIMIT = 32_768
+_SLOT_CACHE_LIMIT = 8_192
 
 # Concept tags, used only as extra features ("k:<tag>"): each line is "tag: trigger words".
 # Triggers are matched on the surface token and on its stem. Kept general: how people talk.
@@ -257,7 +264,7 @@ class HashingEmbedder:
     def _token(self, token: str) -> _Token:
         info = self._tokens.get(token)
         if info is None:
-            if len(self._tokens) >= _CACHE_LIMIT:
+            if len(self._tokens) >= _TOKEN_CACHE_LIMIT:
                 self._tokens.clear()
             info = self._tokens[token] = _analyse(token, meaning=self._semantic_dims > 0)
         return info
@@ -269,7 +276,7 @@ class HashingEmbedder:
             # The sign comes from the top bit, independent of the bucket (low bits mod dims),
             # so colliding features cancel on average instead of piling up.
             slot = (h % self._lexical_dims, -1.0 if h >> 63 else 1.0)
-            if len(self._slots) >= _CACHE_LIMIT:
+            if len(self._slots) >= _SLOT_CACHE_LIMIT:
                 self._slots.clear()
             self._slots[feature] = slot
         return slot
@@ -281,7 +288,7 @@ class HashingEmbedder:
             idx = np.fromiter((s[0] for s in slots), dtype=np.int64, count=len(slots))
             val = np.fromiter((s[1] for s in slots), dtype=np.float64, count=len(slots))
             cached = (idx, val * info.gram_weight)
-            if len(self._gram_slots) >= _CACHE_LIMIT:
+            if len(self._gram_slots) >= _TOKEN_CACHE_LIMIT:
                 self._gram_slots.clear()
             self._gram_slots[token] = cached
         return cached

@@ -369,6 +369,9 @@ class RecallService:
             rows = await rx.recall.vectors_since(space, index.seq, limit=LOAD_CHUNK)
             if not rows:
                 break
+            if not loaded and not len(index) and len(rows) == LOAD_CHUNK:
+                # A load into an empty index (start-up, rebuild) of more than one chunk: sized once.
+                index.reserve(await rx.recall.vector_count(space))
             index.upsert_codes([num for num, _, _, _ in rows], [r[3] for r in rows], seq=rows[-1][1])
             loaded += len(rows)
         if loaded > LOAD_CHUNK:

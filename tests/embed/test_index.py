@@ -1,0 +1,88 @@
+"""The vector index's bulk load: sized once when its size is known, with the same search results."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+
+from trusted_memory.embed.index import EXACT_ROWS, VectorIndex
+
+DIMS = 512
+ROWS = EXACT_ROWS * 9  # past EXACT_ROWS (the sketch stage runs too), and past several growth steps
+CHUNK = 2048
+
+
+def _rows(seed: int = 7) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(-127, 128, size=(ROWS, DIMS), dtype=np.int8)
+    codes[rng.integers(0, 5, size=(ROWS, DIMS), dtype=np.int8) < 2] = 0  # as sparse as the hashed part is
+    return codes
+
+
+def _load(codes: np.ndarray, *, reserve: bool) -> tuple[VectorIndex, int]:
+    """An index loaded chunk by chunk as a start-up does, and how far numpy's memory peaked above
+    what the loaded index holds."""
+    index = VectorIndex(DIMS)
+    blobs = [row.tobytes() for row in codes]
+    tracemalloc.start()
+    try:
+        if reserve:
+            index.reserve(len(blobs))
+        for start in range(0, len(blobs), CHUNK):
+            chunk = blobs[start : start + CHUNK]
+            index.upsert_codes(list(range(start + 1, start + 1 + len(chunk))), chunk)
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return index, peak - held
+
+
+def test_a_reserved_load_never_holds_two_copies_of_the_rows() -> None:
+    codes = _rows()
+    _, one_chunk = _load(codes[:CHUNK], reserve=True)  # a chunk's own temporaries (sketching, joining)
+    _, grown = _load(codes, reserve=False)
+    _, reserved = _load(codes, reserve=True)
+    # Reserved: about one chunk's temporaries above what is kept, whatever the size of the load.
+    assert reserved < 1.25 * one_chunk, (reserved, one_chunk)
+    # Grown by half at a time, the last step holds the old rows (31,104 here) beside the new block.
+    assert grown > reserved + 0.5 * codes.nbytes, (grown, reserved)
+
+
+def test_a_reserved_load_finds_the_same_rows() -> None:
+    codes = _rows()
+    grown, _ = _load(codes, reserve=False)
+    reserved, _ = _load(codes, reserve=True)
+    assert len(grown) == len(reserved) == ROWS
+    rng = np.random.default_rng(3)
+    queries = rng.standard_normal((20, DIMS)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    assert reserved.search_many(queries, [10] * 20) == grown.search_many(queries, [10] * 20)
+    # Rows added past the reserved room (an eighth more) still grow the index as before.
+    extra = np.ones((ROWS // 4, DIMS), dtype=np.int8)
+    extra[1:, 0] = -1
+    reserved.upsert_codes(list(range(ROWS + 1, ROWS + 1 + len(extra))), [row.tobytes() for row in extra])
+    assert len(reserved) == ROWS + len(extra)
+    hit = reserved.search(np.ones(DIMS, dtype=np.float32) / np.sqrt(DIMS), 1)
+    assert hit[0][0] == ROWS + 1 and abs(hit[0][1] - 1.0) < 1e-5
+
+
+def test_the_first_writes_after_a_reserved_load_do_not_copy_the_rows() -> None:
+    codes = _rows()
+    index, _ = _load(codes, reserve=True)
+    tracemalloc.start()
+    try:
+        index.upsert_codes([ROWS + 1], [codes[0].tobytes()])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.05 * codes.nbytes, peak  # a row's sketch and norms, no new matrix
+
+
+def test_reserving_less_than_is_held_changes_nothing() -> None:
+    index = VectorIndex(DIMS)
+    index.upsert_codes([1, 2], [bytes([1] * DIMS), bytes([2] * DIMS)])
+    index.reserve(1)
+    assert index.nums() == [1, 2]
+    vec = index.vector(2)
+    assert vec is not None and abs(float(np.linalg.norm(vec)) - 1.0) < 1e-5
