@@ -9,6 +9,7 @@ import functools
 import logging
 import operator
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -156,6 +157,39 @@ class Plan:
 
 
 by_score = operator.attrgetter("score")
+# One result place in this many may go to a list's best hit that fusion ranked lower (keep_leaders).
+LEADER_SHARE = 5
+
+
+def list_leaders(candidates: dict[int, Candidate]) -> list[int]:
+    """The first hit of the keyword list and of the vector list (each at most once)."""
+    leaders: list[int] = []
+    for key in (operator.attrgetter("keyword"), operator.attrgetter("cosine")):
+        best = max(candidates.values(), key=key, default=None)
+        if best is not None and key(best) > 0 and best.num not in leaders:
+            leaders.append(best.num)
+    return leaders
+
+
+def keep_leaders(scored: list[Scored], leaders: Sequence[int], k: int) -> None:
+    """Move the leaders that fell below the first k of a score-sorted list into its last places.
+
+    Fusion may rank a memory under ten others that one list alone ranked first; each list's best
+    is then still shown (in score order, so scores stay monotonic), in place of the weakest of the
+    others. At most one place in LEADER_SHARE is given up this way, so a short list (k < 5) stays
+    the fused one. A leader that missed min_score or is no longer live is not in `scored`.
+    """
+    room = k // LEADER_SHARE
+    if len(scored) <= k or not room:
+        return
+    head = {item.num for item in scored[:k]}
+    lifted = [item for item in scored[k:] if item.num in leaders and item.num not in head][:room]
+    if not lifted:
+        return
+    kept_leaders = [item for item in scored[:k] if item.num in leaders]
+    others = [item for item in scored[:k] if item.num not in leaders][: k - len(kept_leaders) - len(lifted)]
+    chosen = {item.num for item in (*kept_leaders, *others, *lifted)}
+    scored[:] = [item for item in scored if item.num in chosen] + [item for item in scored if item.num not in chosen]
 
 
 @dataclass(slots=True)
