@@ -1,7 +1,7 @@
 """In-process evaluator of recall fusion: every set loaded once, each ranking variant asked in seconds.
 
     python benchmarks/fusion_eval.py [--sets conv,ho,ho2,ho3,line,lineho] [--embedder hash|local --model DIR]
-        [--dump FILE]
+        [--dump FILE] [--cpu-passes N]
 
 Loads each conversation (every user turn stored verbatim, as conversation_recall.py's verbatim mode
 does: AtomsService.add with source user_said, type note, its session and turn number) and each
@@ -11,7 +11,8 @@ keyword weight 1.0 (keyword) / 0.0 (vector). A conversation question is found at
 first evidence turn is the r-th distinct turn listed (as conversation_recall.py counts it); a
 one-line question when a labelled atom is at position r. Prints R@5 / R@10 / MRR per set and mode.
 
---dump writes, per hybrid question, the first-stage candidates with their features and labels
+--cpu-passes N only times the hybrid searches (process CPU per search, N passes over every
+question). --dump writes, per hybrid question, the first-stage candidates with their features and labels
 (JSON lines) for offline fitting.
 """
 
@@ -252,6 +253,21 @@ async def main_async(args: argparse.Namespace) -> None:
                         out.append({"set": name, "evidence": sorted(evidence), "turn_rank": one.turns, **plan})
             Path(args.dump).write_text("\n".join(json.dumps(o) for o in out))
             return
+        if args.cpu_passes:
+            # CPU of this process per hybrid search (all sets' questions), minimum over the passes.
+            per_search = []
+            for _ in range(args.cpu_passes):
+                started = time.process_time()
+                asked = 0
+                for loaded in stores.values():
+                    for one in loaded:
+                        asked += len(await ask(one, None))
+                per_search.append((time.process_time() - started) / asked * 1e6)
+            print(
+                f"hybrid search CPU, µs per search over {asked} questions: min {min(per_search):.0f}, "
+                f"passes {' '.join(f'{x:.0f}' for x in per_search)}"
+            )
+            return
         results = await evaluate(stores, args.modes.split(","))
         print(report(results))
 
@@ -262,6 +278,7 @@ def main() -> None:
     parser.add_argument("--modes", default="keyword,vector,hybrid")
     parser.add_argument("--embedder", default="hash")
     parser.add_argument("--model")
+    parser.add_argument("--cpu-passes", type=int, default=0, help="only time the hybrid searches, this many passes")
     parser.add_argument("--dump", help="write the hybrid's scored candidates and labels here (JSON lines)")
     asyncio.run(main_async(parser.parse_args()))
 
