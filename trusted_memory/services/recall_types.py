@@ -163,12 +163,14 @@ LEADER_SHARE = 5
 
 def list_leaders(candidates: dict[int, Candidate]) -> list[int]:
     """The first hit of the keyword list and of the vector list (each at most once)."""
-    leaders: list[int] = []
-    for key in (operator.attrgetter("keyword"), operator.attrgetter("cosine")):
-        best = max(candidates.values(), key=key, default=None)
-        if best is not None and key(best) > 0 and best.num not in leaders:
-            leaders.append(best.num)
-    return leaders
+    keyword = cosine = 0.0
+    by_keyword = by_cosine = -1
+    for cand in candidates.values():
+        if cand.keyword > keyword:
+            keyword, by_keyword = cand.keyword, cand.num
+        if cand.cosine > cosine:
+            cosine, by_cosine = cand.cosine, cand.num
+    return [num for num in dict.fromkeys((by_keyword, by_cosine)) if num >= 0]
 
 
 def keep_leaders(scored: list[Scored], leaders: Sequence[int], k: int) -> None:
@@ -180,16 +182,29 @@ def keep_leaders(scored: list[Scored], leaders: Sequence[int], k: int) -> None:
     the fused one. A leader that missed min_score or is no longer live is not in `scored`.
     """
     room = k // LEADER_SHARE
-    if len(scored) <= k or not room:
+    if len(scored) <= k or not room or not leaders:
         return
-    head = {item.num for item in scored[:k]}
-    lifted = [item for item in scored[k:] if item.num in leaders and item.num not in head][:room]
+    head = scored[:k]
+    outside = set(leaders).difference(item.num for item in head)
+    if not outside:
+        return  # the usual case: both are shown already
+    lifted = [item for item in scored[k:] if item.num in outside][:room]
     if not lifted:
         return
-    kept_leaders = [item for item in scored[:k] if item.num in leaders]
-    others = [item for item in scored[:k] if item.num not in leaders][: k - len(kept_leaders) - len(lifted)]
-    chosen = {item.num for item in (*kept_leaders, *others, *lifted)}
-    scored[:] = [item for item in scored if item.num in chosen] + [item for item in scored if item.num not in chosen]
+    # The weakest hits of the first k that are no leader make way; every lifted one scores below them.
+    dropped: set[int] = set()
+    for item in reversed(head):
+        if len(dropped) == len(lifted):
+            break
+        if item.num not in leaders:
+            dropped.add(item.num)
+    gone = dropped | {item.num for item in lifted}
+    scored[:] = [
+        *(item for item in head if item.num not in dropped),
+        *lifted,
+        *(item for item in head if item.num in dropped),
+        *(item for item in scored[k:] if item.num not in gone),
+    ]
 
 
 @dataclass(slots=True)
