@@ -14,7 +14,15 @@ from trusted_memory.ranking import (
     keyword_share,
     query_information,
 )
-from trusted_memory.services.recall_types import Plan, RecallQuery
+from trusted_memory.services.recall_types import (
+    LEADER_SHARE,
+    Candidate,
+    Plan,
+    RecallQuery,
+    Scored,
+    keep_leaders,
+    list_leaders,
+)
 
 
 def test_fused_keyword_evidence_is_half_relative_half_absolute() -> None:
@@ -66,3 +74,38 @@ def test_a_plan_weighs_keywords_by_its_best_match() -> None:
     assert plan.keyword_weight(0.4) == 1.0
     vector_only = Plan(RecallQuery("x", mode="vector"), "x", ["x"], AtomFilter(), False, 40, True, has_vector=True)
     assert vector_only.keyword_weight(0.4) == 0.0
+
+
+def scored_list(n: int) -> list[Scored]:
+    return [Scored(num, 1.0 - num / 100, 0.5, 0.5, "") for num in range(n)]
+
+
+def test_each_list_s_best_keeps_a_place_in_the_results() -> None:
+    candidates = {
+        1: Candidate(1, keyword=2.0, cosine=0.3),
+        15: Candidate(15, keyword=9.0),
+        20: Candidate(20, cosine=0.8),
+    }
+    assert list_leaders(candidates) == [15, 20]
+    assert list_leaders({3: Candidate(3, keyword=4.0, cosine=0.9)}) == [3]  # one memory leads both lists
+    assert list_leaders({3: Candidate(3)}) == []
+    items = scored_list(30)
+    keep_leaders(items, [15, 20], 10)
+    # The two leaders take the last places (in score order); the eight best others keep theirs.
+    assert [item.num for item in items[:10]] == [0, 1, 2, 3, 4, 5, 6, 7, 15, 20]
+    assert [item.num for item in items[10:13]] == [8, 9, 10]  # the displaced come next
+    assert sorted(item.num for item in items) == list(range(30))  # nothing is lost
+    # A leader already in the first k moves nowhere.
+    items = scored_list(30)
+    keep_leaders(items, [3, 12], 10)
+    assert [item.num for item in items[:10]] == [0, 1, 2, 3, 4, 5, 6, 7, 8, 12]
+
+
+def test_short_result_lists_give_up_at_most_one_place_in_five() -> None:
+    for k, lifted in ((LEADER_SHARE - 1, 0), (LEADER_SHARE, 1), (2 * LEADER_SHARE, 2)):
+        items = scored_list(30)
+        keep_leaders(items, [25, 28], k)
+        assert [item.num for item in items[:k]] == [*range(k - lifted), 25, 28][:k]
+    items = scored_list(5)
+    keep_leaders(items, [25], 10)  # fewer hits than places: nothing to do
+    assert [item.num for item in items] == [0, 1, 2, 3, 4]

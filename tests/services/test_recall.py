@@ -198,6 +198,43 @@ async def test_session_associations_expand_one_hop(runtime: Runtime) -> None:
     assert "linked (" in matched["We picked Postgres 16 for the ledger service"]
 
 
+BIKE_TRIP = [
+    "we finally booked the cycling holiday in the hills for july",
+    "the bike holiday in the alps is going to be amazing",
+    "i keep thinking about our cycling trip through the hills",
+    "bought new bike shorts for the cycling holiday",
+    "my legs are sore from training for the bike trip in the hills",
+    "the hills on the cycling route look brutal but fun",
+    "planning the route for the bike holiday tonight",
+    "cycling in the hills all week, so excited for the trip",
+    "our bike trip itinerary has five days of hills",
+    "packed the panniers for the cycling holiday",
+    "the bike holiday hotel in the hills confirmed our booking",
+    "zephyrine said she can lend me her tent",
+]
+
+
+async def test_the_best_hit_of_either_list_stays_in_the_hybrid_results(runtime: Runtime) -> None:
+    atoms = atoms_of(runtime)
+    for turn, text in enumerate(BIKE_TRIP, start=1):
+        await atoms.add(AtomDraft(content=text, source="user_said", atom_type="note", session_id="s-7", turn=turn))
+    question = "what did zephyrine say about the bicycle trip to the mountains?"
+    answer = "zephyrine said she can lend me her tent"
+    # Keyword search ranks the one turn with the question's rare name first; meaning ranks the eleven
+    # bike-trip turns above it, and fused, they fill the first four places.
+    assert (await texts(runtime, question, k=5, mode="keyword"))[0] == answer
+    assert answer not in await texts(runtime, question, k=5, mode="vector")
+    vector_best = (await texts(runtime, question, k=1, mode="vector"))[0]
+    fused = await texts(runtime, question, k=4)  # under five places none is given up
+    assert answer not in fused
+    result = await runtime.recall.search(RecallQuery(question, k=5, touch=False))
+    hybrid = [h.atom.text for h in result.hits]
+    # The keyword list's best takes the last of five places; the first four stay the fused ones.
+    assert hybrid == [*fused, answer] and vector_best in hybrid
+    scores = [h.score for h in result.hits]
+    assert scores == sorted(scores, reverse=True)
+
+
 async def stored_vector(runtime: Runtime, atom_id: str) -> np.ndarray:
     """The vector the store holds for an atom, read back as the index reads it."""
     from trusted_memory.embed.index import dequantize

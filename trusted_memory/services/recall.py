@@ -47,6 +47,8 @@ from .recall_types import (
     build_embedder,
     by_score,
     collapse_duplicates,
+    keep_leaders,
+    list_leaders,
     narrows,
     within_budget,
 )
@@ -455,6 +457,8 @@ class RecallService:
             await self._expand(rx, [plan for plan in plans if plan.query.expand and plan.scored], fields, ts)
             for plan in plans:
                 plan.scored.sort(key=by_score, reverse=True)
+                if 0.0 < plan.keyword_weight(self.weights.keyword_weight) < 1.0:
+                    keep_leaders(plan.scored, list_leaders(plan.candidates), plan.query.k)
                 # Whole rows only for the hits that can be returned (with room for collapsed duplicates).
                 del plan.scored[plan.query.k + COLLAPSE_SPARE :]
             atoms = await rx.recall.atoms_by_num(sorted({item.num for plan in plans for item in plan.scored}))

@@ -9,6 +9,7 @@ import functools
 import logging
 import operator
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -156,6 +157,54 @@ class Plan:
 
 
 by_score = operator.attrgetter("score")
+# One result place in this many may go to a list's best hit that fusion ranked lower (keep_leaders).
+LEADER_SHARE = 5
+
+
+def list_leaders(candidates: dict[int, Candidate]) -> list[int]:
+    """The first hit of the keyword list and of the vector list (each at most once)."""
+    keyword = cosine = 0.0
+    by_keyword = by_cosine = -1
+    for cand in candidates.values():
+        if cand.keyword > keyword:
+            keyword, by_keyword = cand.keyword, cand.num
+        if cand.cosine > cosine:
+            cosine, by_cosine = cand.cosine, cand.num
+    return [num for num in dict.fromkeys((by_keyword, by_cosine)) if num >= 0]
+
+
+def keep_leaders(scored: list[Scored], leaders: Sequence[int], k: int) -> None:
+    """Move the leaders that fell below the first k of a score-sorted list into its last places.
+
+    Fusion may rank a memory under ten others that one list alone ranked first; each list's best
+    is then still shown (in score order, so scores stay monotonic), in place of the weakest of the
+    others. At most one place in LEADER_SHARE is given up this way, so a short list (k < 5) stays
+    the fused one. A leader that missed min_score or is no longer live is not in `scored`.
+    """
+    room = k // LEADER_SHARE
+    if len(scored) <= k or not room or not leaders:
+        return
+    head = scored[:k]
+    outside = set(leaders).difference(item.num for item in head)
+    if not outside:
+        return  # the usual case: both are shown already
+    lifted = [item for item in scored[k:] if item.num in outside][:room]
+    if not lifted:
+        return
+    # The weakest hits of the first k that are no leader make way; every lifted one scores below them.
+    dropped: set[int] = set()
+    for item in reversed(head):
+        if len(dropped) == len(lifted):
+            break
+        if item.num not in leaders:
+            dropped.add(item.num)
+    gone = dropped | {item.num for item in lifted}
+    scored[:] = [
+        *(item for item in head if item.num not in dropped),
+        *lifted,
+        *(item for item in head if item.num in dropped),
+        *(item for item in scored[k:] if item.num not in gone),
+    ]
 
 
 @dataclass(slots=True)

@@ -1,0 +1,288 @@
+"""In-process evaluator of recall fusion: every set loaded once, each ranking variant asked in seconds.
+
+    python benchmarks/fusion_eval.py [--sets conv,ho,ho2,ho3,line,lineho] [--embedder hash|local --model DIR]
+        [--dump FILE] [--cpu-passes N]
+
+Loads each conversation (every user turn stored verbatim, as conversation_recall.py's verbatim mode
+does: AtomsService.add with source user_said, type note, its session and turn number) and each
+one-line set (as recall_quality.py does, backdated) into its own store, then asks every question
+through RecallService.search with touch=False, at the product's default weights (hybrid) and at
+keyword weight 1.0 (keyword) / 0.0 (vector). A conversation question is found at rank r when its
+first evidence turn is the r-th distinct turn listed (as conversation_recall.py counts it); a
+one-line question when a labelled atom is at position r. Prints R@5 / R@10 / MRR per set and mode.
+
+--cpu-passes N only times the hybrid searches (process CPU per search, N passes over every
+question). --dump writes, per hybrid question, the first-stage candidates with their features and labels
+(JSON lines) for offline fitting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+from _common import DATA, backdate, load_jsonl
+from conversation_recall import Conversation, load_conversations
+
+from trusted_memory.config import load_settings
+from trusted_memory.services.atoms import AtomDraft, AtomsService
+from trusted_memory.services.recall import RecallService
+from trusted_memory.services.recall_types import RecallQuery
+from trusted_memory.services.runtime import Runtime, open_runtime
+
+DAY = 86400.0
+SETS = {
+    "conv": ("conversations", "conversations"),
+    "ho": ("conversations", "conversations_heldout"),
+    "ho2": ("conversations", "conversations_heldout2"),
+    "ho3": ("conversations", "conversations_heldout3"),
+    "line": ("line", ""),
+    "lineho": ("line", "heldout"),
+}
+
+
+@dataclasses.dataclass
+class Loaded:
+    runtime: Runtime
+    questions: list[tuple[str, set[str]]]  # (question, evidence ids: turn ids or memory ids)
+    by_atom: dict[str, set[str]]  # atom id -> turn ids (or memory ids)
+    turns: bool  # rank by distinct turns (conversations) or by position (one-line)
+
+
+def settings_env(home: Path, embedder: str, model: str | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k.startswith("MCP_MEMORY_")}
+    env["MCP_MEMORY_HOME"] = str(home)
+    env["MCP_MEMORY_EMBEDDING__PROVIDER"] = embedder
+    if model:
+        env["MCP_MEMORY_EMBEDDING__MODEL"] = model
+        env["MCP_MEMORY_EMBEDDING__DIMS"] = "384"
+    return env
+
+
+async def load_conversation(stack: AsyncExitStack, conv: Conversation, args: argparse.Namespace) -> Loaded:
+    home = Path(tempfile.mkdtemp(prefix=f"fusion-{conv.id}-"))
+    settings = load_settings(environ=settings_env(home, args.embedder, args.model), cwd=home)
+    runtime = await stack.enter_async_context(open_runtime(settings))
+    atoms = AtomsService(runtime.store, settings, runtime.recall)
+    await runtime.recall.warm_up()
+    by_atom: dict[str, set[str]] = {}
+    for turn in conv.turns:
+        write = await atoms.add(
+            AtomDraft(
+                content=turn.text, source="user_said", atom_type="note", session_id=turn.session_id, turn=turn.number
+            )
+        )
+        if write.atom is not None and write.atom.status == "live":
+            by_atom.setdefault(write.atom.id, set()).add(turn.id)
+    return Loaded(runtime, [(q.question, set(q.evidence)) for q in conv.questions], by_atom, True)
+
+
+async def load_line(stack: AsyncExitStack, data: Path, args: argparse.Namespace) -> Loaded:
+    memories = load_jsonl(data / "recall_memories.jsonl")
+    questions = load_jsonl(data / "recall_questions.jsonl")
+    home = Path(tempfile.mkdtemp(prefix="fusion-line-"))
+    env = settings_env(home, args.embedder, args.model)
+    env.setdefault("MCP_MEMORY_EMBEDDING__DIMS", "512")
+    settings = load_settings(environ=env, cwd=home)
+    runtime = await stack.enter_async_context(open_runtime(settings))
+    atoms = AtomsService(runtime.store, settings, runtime.recall)
+    await runtime.recall.warm_up()
+    ids: dict[str, str] = {}
+    for memory in memories:
+        write = await atoms.add(
+            AtomDraft(
+                content=str(memory["text"]),
+                source="user_said",
+                atom_type=str(memory["type"]) if len(str(memory["text"])) <= 300 else "note",
+                tags=tuple(memory.get("tags", ())),  # type: ignore[arg-type]
+            )
+        )
+        ids[str(memory["id"])] = write.atom.id
+    now = time.time()
+    backdate(settings.db_path, {ids[str(m["id"])]: now - float(m["days_ago"]) * DAY for m in memories})  # type: ignore[arg-type]
+    by_atom = {v: {k} for k, v in ids.items()}
+    qs = [(str(q["question"]), set(q["answers"])) for q in questions]  # type: ignore[arg-type]
+    return Loaded(runtime, qs, by_atom, False)
+
+
+def rank_of(hit_turns: Sequence[set[str]], evidence: set[str], by_turns: bool) -> int | None:
+    seen: set[str] = set()
+    for pos, turns in enumerate(hit_turns, start=1):
+        if turns & evidence:
+            return len(seen) + 1 if by_turns else pos
+        seen |= turns
+    return None
+
+
+async def ask(loaded: Loaded, keyword_weight: float | None) -> list[int | None]:
+    recall: RecallService = loaded.runtime.recall
+    saved = recall.weights
+    if keyword_weight is not None:
+        recall.weights = dataclasses.replace(saved, keyword_weight=keyword_weight)
+    try:
+        ranks = []
+        for question, evidence in loaded.questions:
+            result = await recall.search(RecallQuery(question, k=10, budget_chars=100_000, touch=False))
+            hit_turns = [loaded.by_atom.get(h.atom.id, set()) for h in result.hits]
+            ranks.append(rank_of(hit_turns, evidence, loaded.turns))
+        return ranks
+    finally:
+        recall.weights = saved
+
+
+def metrics(ranks: Sequence[int | None]) -> tuple[float, float, float]:
+    n = len(ranks) or 1
+    r5 = sum(1 for r in ranks if r is not None and r <= 5) / n
+    r10 = sum(1 for r in ranks if r is not None and r <= 10) / n
+    mrr = sum(1.0 / r for r in ranks if r is not None) / n
+    return r5, r10, mrr
+
+
+async def load_all(stack: AsyncExitStack, names: Sequence[str], args: argparse.Namespace) -> dict[str, list[Loaded]]:
+    out: dict[str, list[Loaded]] = {}
+    for name in names:
+        kind, folder = SETS[name]
+        if kind == "conversations":
+            out[name] = [await load_conversation(stack, c, args) for c in load_conversations(DATA / folder)]
+        else:
+            out[name] = [await load_line(stack, DATA / folder if folder else DATA, args)]
+    return out
+
+
+async def evaluate(stores: dict[str, list[Loaded]], modes: Sequence[str]) -> dict[str, dict[str, list[int | None]]]:
+    weights = {"keyword": 1.0, "vector": 0.0, "hybrid": None}
+    out: dict[str, dict[str, list[int | None]]] = {}
+    for name, loaded in stores.items():
+        out[name] = {}
+        for mode in modes:
+            ranks: list[int | None] = []
+            for one in loaded:
+                ranks += await ask(one, weights[mode])
+            out[name][mode] = ranks
+    return out
+
+
+def report(results: dict[str, dict[str, list[int | None]]]) -> str:
+    lines = []
+    for name, by_mode in results.items():
+        cells = [
+            f"{mode} {m[0]:.3f}/{m[1]:.3f}/{m[2]:.3f}" for mode, m in ((k, metrics(v)) for k, v in by_mode.items())
+        ]
+        gap = ""
+        if "keyword" in by_mode and "hybrid" in by_mode:
+            gap = f"  h-k {100 * (metrics(by_mode['hybrid'])[1] - metrics(by_mode['keyword'])[1]):+.1f}"
+        lines.append(f"{name:7s} n={len(next(iter(by_mode.values())))}  " + "  ".join(cells) + gap)
+    return "\n".join(lines)
+
+
+DUMPED: list[dict[str, Any]] = []
+
+
+def install_dump() -> None:
+    """Record every hybrid plan's scored candidates (all of them, not only the top k) as it is answered."""
+    from trusted_memory.services import recall as recall_module
+
+    recall_module.COLLAPSE_SPARE = 200  # type: ignore[attr-defined]
+    original = RecallService._result
+
+    def _result(self: RecallService, plan: Any, atoms: dict[int, Any]) -> Any:
+        cands = plan.candidates
+        kw_order = sorted((n for n in cands if cands[n].keyword > 0), key=lambda n: -cands[n].keyword)
+        vec_order = sorted((n for n in cands if cands[n].cosine > 0), key=lambda n: -cands[n].cosine)
+        kw_rank = {n: i + 1 for i, n in enumerate(kw_order)}
+        vec_rank = {n: i + 1 for i, n in enumerate(vec_order)}
+        rows = []
+        for item in plan.scored:
+            atom = atoms.get(item.num)
+            if atom is None:
+                continue
+            c = cands.get(item.num)
+            rows.append(
+                {
+                    "id": atom.id,
+                    "score": item.score,
+                    "rel": item.relevance,
+                    "ret": item.retention,
+                    "kw": c.keyword if c else 0.0,
+                    "cos": c.cosine if c else 0.0,
+                    "link": item.linked != "",
+                    "kw_rank": kw_rank.get(item.num, 0),
+                    "vec_rank": vec_rank.get(item.num, 0),
+                    "len": len(atom.text),
+                    "conf": atom.confidence,
+                }
+            )
+        DUMPED.append(
+            {
+                "query": plan.text,
+                "best_kw": plan.best_keyword,
+                "info": plan.information,
+                "w": plan.keyword_weight(self.weights.keyword_weight),
+                "n_terms": len(plan.terms),
+                "rows": rows,
+            }
+        )
+        return original(self, plan, atoms)
+
+    RecallService._result = _result  # type: ignore[method-assign]
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    async with AsyncExitStack() as stack:
+        stores = await load_all(stack, args.sets.split(","), args)
+        if args.dump:
+            install_dump()
+            out = []
+            for name, loaded in stores.items():
+                for one in loaded:
+                    DUMPED.clear()
+                    await ask(one, None)
+                    for (_question, evidence), plan in zip(one.questions, DUMPED, strict=True):
+                        for row in plan["rows"]:
+                            row["turns"] = sorted(one.by_atom.get(row.pop("id"), set()))
+                        out.append({"set": name, "evidence": sorted(evidence), "turn_rank": one.turns, **plan})
+            Path(args.dump).write_text("\n".join(json.dumps(o) for o in out))
+            return
+        if args.cpu_passes:
+            # CPU of this process per hybrid search (all sets' questions), minimum over the passes.
+            per_search = []
+            for _ in range(args.cpu_passes):
+                started = time.process_time()
+                asked = 0
+                for loaded in stores.values():
+                    for one in loaded:
+                        asked += len(await ask(one, None))
+                per_search.append((time.process_time() - started) / asked * 1e6)
+            print(
+                f"hybrid search CPU, µs per search over {asked} questions: min {min(per_search):.0f}, "
+                f"passes {' '.join(f'{x:.0f}' for x in per_search)}"
+            )
+            return
+        results = await evaluate(stores, args.modes.split(","))
+        print(report(results))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sets", default="conv,ho,ho2,ho3,line,lineho")
+    parser.add_argument("--modes", default="keyword,vector,hybrid")
+    parser.add_argument("--embedder", default="hash")
+    parser.add_argument("--model")
+    parser.add_argument("--cpu-passes", type=int, default=0, help="only time the hybrid searches, this many passes")
+    parser.add_argument("--dump", help="write the hybrid's scored candidates and labels here (JSON lines)")
+    asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).parent))
+    main()
