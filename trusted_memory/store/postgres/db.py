@@ -311,13 +311,18 @@ class PgStore(Store):
             # One round trip (the simple query protocol runs the three in order, stopping at an error).
             await self._begin(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK}); SAVEPOINT {name}")
             conn = self._writer
+            unit = PgConnection(conn, pipelined=True)
         else:
             conn = self._writer
-            await conn.execute(f"SAVEPOINT {name}")
+            unit = PgConnection(conn, pipelined=True)
+            await unit.send(f"SAVEPOINT {name}")  # goes out with the unit's first statement
         try:
-            yield Tx(PgConnection(conn))
+            yield Tx(unit)
+            # What the unit queued last is sent here: its errors fail this unit, not the group's COMMIT.
+            await unit.flush()
         except BaseException as exc:
             try:
+                await unit.abandon(exc)
                 await conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
                 await conn.execute(f"RELEASE SAVEPOINT {name}")
             except (psycopg.Error, asyncio.CancelledError):
