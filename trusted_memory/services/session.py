@@ -251,6 +251,7 @@ class SessionService:
         async with self._store.write() as tx:
             session = await tx.sessions.touch(session_id, project, ts, turn=True)
             self._observed_at[session_id] = time.monotonic()
+            marked = resumed is not None  # the row changed after touch read it back
             if resumed is not None:
                 await tx.sessions.mark_resumed(session_id, turn=session.turns, gap_s=resumed[1], source=resumed[0])
             await tx.sessions.push_lines(session_id, lines, conf.buffer_lines)
@@ -262,13 +263,16 @@ class SessionService:
             earlier = await tx.sessions.recent_turns(session_id, RECENT_TURNS) if self._runs_llm() else []
             await tx.sessions.add_turns(session_id, read.transcript, ts)
             if reason and not session.untrusted:
+                marked = True
                 await tx.sessions.mark_untrusted(session_id, reason)
                 await tx.events.record("system", "session_untrusted", f"session:{session_id}", {"reason": reason})
             if relayed and not session.relayed:
+                marked = True
                 await tx.sessions.mark_relayed(session_id)
                 await tx.events.record("system", "session_relayed", f"session:{session_id}", {"reason": RELAYED_REASON})
             await tx.events.record(actor, "turn_observed", f"session:{session_id}", {"turn": session.turns})
-            session = await tx.sessions.get(session_id) or session
+            if marked:
+                session = await tx.sessions.get(session_id) or session
         self._atoms.note_write_without_atoms()
         said = datetime.fromtimestamp(ts)
         dates = time_refs(own_words, said)

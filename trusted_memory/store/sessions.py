@@ -229,6 +229,8 @@ class SessionsRepo:
             if text not in seen:
                 seen.add(text)
                 fresh.append((category, text))
+        if not fresh:
+            return 0  # nothing added, nothing to evict: the caps held after the last addition
         await self._conn.send_many(
             "INSERT INTO session_notes(session_id, category, text, created_at) VALUES (?, ?, ?, ?)",
             [(session_id, category, text, ts) for category, text in fresh],
