@@ -1,4 +1,5 @@
-"""The PostgreSQL writer's pipeline: a unit's `send`s go out with its next statement or at its end.
+"""The PostgreSQL writer's round trips: a unit's `send`s go out with its next statement or at its end,
+and a group's BEGIN brings the change counter.
 
 A real throwaway cluster. What must hold: a queued statement costs its unit no wait of its own; later
 statements of the unit see it; its error fails its own unit (before the unit's next statement runs,
@@ -127,3 +128,20 @@ async def test_an_exception_in_the_unit_discards_what_it_queued(pg_store: tuple[
     async with store.write() as tx:
         await tx.events.record("system", "pipe-test", "kept")
     assert committed(dsn) == ["kept"]
+
+
+async def test_a_unit_reads_the_counter_of_every_server_s_latest_commit(pg_store: tuple[PgStore, str]) -> None:
+    # The counter comes with the group's BEGIN, under the write lock: another server's commit just
+    # before it is counted, though its NOTIFY may not have arrived yet.
+    store, dsn = pg_store
+    other = await PgStore.open(dsn)
+    try:
+        for k in range(3):
+            async with other.write() as tx:
+                await tx.events.record("system", "pipe-test", f"other-{k}")
+            async with store.write() as tx:
+                seen = await tx.change_counter()
+                await tx.events.record("system", "pipe-test", f"mine-{k}")
+            assert seen == counter(dsn) - 1  # what the other server committed, before this unit's own commit
+    finally:
+        await other.close()
