@@ -45,13 +45,20 @@ P50_TARGET = ("search_atoms",)
 CPU_TARGET = ("search_atoms", "add_atom", "observe")
 
 
-def seed_into(cluster: Cluster, size: int, name: str, work: Path) -> None:
-    """A database `name` seeded as the SQLite store of this size is (recall_latency.seed), then analysed."""
-    cluster.sql(f"CREATE DATABASE {name}")
-    store_env = {"MCP_MEMORY_STORE__BACKEND": "postgres", "MCP_MEMORY_STORE__DSN": cluster.dsn(name)}
-    stats = asyncio.run(seed(work / f"seed-pg-{size}", size, LINK_WINDOW, store_env))
+async def seed_into(cluster: Cluster, size: int, name: str, work: Path) -> None:
+    """A database `name` seeded as the SQLite store of this size is (recall_latency.seed), then analysed.
+
+    Seeded under another name and renamed when done: a run stopped while seeding leaves no database
+    that a later run would take for the seeded one.
+    """
+    partial = f"{name}_partial"
+    cluster.sql(f"DROP DATABASE IF EXISTS {partial}")
+    cluster.sql(f"CREATE DATABASE {partial}")
+    store_env = {"MCP_MEMORY_STORE__BACKEND": "postgres", "MCP_MEMORY_STORE__DSN": cluster.dsn(partial)}
+    stats = await seed(work / f"seed-pg-{size}", size, LINK_WINDOW, store_env)  # inside both()'s loop
     print(f"seeded {name}: {stats}", file=sys.stderr)
-    cluster.sql("VACUUM ANALYZE", name)
+    cluster.sql("VACUUM ANALYZE", partial)
+    cluster.sql(f"ALTER DATABASE {partial} RENAME TO {name}")
 
 
 async def both(cluster: Cluster, size: int, n: int, mode: str, work: Path, before: Path | None) -> list[dict[str, Any]]:
@@ -60,7 +67,7 @@ async def both(cluster: Cluster, size: int, n: int, mode: str, work: Path, befor
     if size:
         template = f"seed_{size}_v{SEED_VERSION}"
         if not cluster.sql(f"SELECT 1 FROM pg_database WHERE datname = '{template}'"):
-            seed_into(cluster, size, template, work)
+            await seed_into(cluster, size, template, work)
     out = []
     home = scratch_store(size, False, work)  # a fresh copy again: the migration opened the first
     result = await run_size(home, size, n, mode)

@@ -26,6 +26,17 @@ from trusted_memory.store.postgres.db import map_pg_errors
             "INSERT INTO vectors(atom_num, space, seq, scale, vec) VALUES (%s, %s, %s, %s, %s) ON CONFLICT (atom_num) "
             "DO UPDATE SET space = EXCLUDED.space, seq = EXCLUDED.seq, scale = EXCLUDED.scale, vec = EXCLUDED.vec",
         ),
+        # The conflict clause goes before a RETURNING, where PostgreSQL's grammar has it.
+        (
+            "INSERT OR REPLACE INTO meta(key, value) VALUES (?, (SELECT 1)) RETURNING value",
+            "INSERT INTO meta(key, value) VALUES (%s, (SELECT 1)) ON CONFLICT (key) "
+            "DO UPDATE SET value = EXCLUDED.value "
+            "RETURNING value",
+        ),
+        (
+            "INSERT OR IGNORE INTO embed_queue(atom_num) VALUES (?) RETURNING atom_num",
+            "INSERT INTO embed_queue(atom_num) VALUES (%s) ON CONFLICT DO NOTHING RETURNING atom_num",
+        ),
         (
             "SELECT num FROM atoms INDEXED BY atoms_session WHERE session_id = ?",
             "SELECT num FROM atoms WHERE session_id = %s",

@@ -298,7 +298,7 @@ class AtomsService:
                 "preview": preview(atom.text, 80),
             }
             # Absent means none: a live write has no quarantine reason or findings (~35 bytes a turn).
-            await tx.events.append(
+            await tx.events.record(
                 actor,
                 kind,
                 f"atom:{atom.id}",
@@ -346,7 +346,7 @@ class AtomsService:
             # knows temporal, task and semantic kinds; the event records that it is a correction).
             await tx.recall.link([(new_num, old_num, "semantic", 1.0)])
             await tx.atoms.set_confidence(older.id, round(current.confidence / 2, 3))
-            await tx.events.append(actor, "atom_superseded", f"atom:{older.id}", {"by": newer.id})
+            await tx.events.record(actor, "atom_superseded", f"atom:{older.id}", {"by": newer.id})
         return older
 
     async def view(self, atom_id: str) -> Atom:
@@ -385,7 +385,7 @@ class AtomsService:
                     "after which it can be forgotten."
                 )
             await tx.atoms.delete(atom_id)
-            await tx.events.append(
+            await tx.events.record(
                 actor,
                 "atom_forgotten",
                 f"atom:{atom_id}",
@@ -408,7 +408,7 @@ class AtomsService:
                     self._budget.check_protected(*await tx.atoms.protected_usage(), adding_chars=_protected_chars(atom))
                 ts = now()
                 await tx.atoms.set_pinned(atom_id, ts)
-                await tx.events.append(actor, "atom_pinned", f"atom:{atom_id}", {})
+                await tx.events.record(actor, "atom_pinned", f"atom:{atom_id}", {})
                 atom = await tx.atoms.get(atom_id) or atom
         return atom
 
@@ -435,7 +435,7 @@ class AtomsService:
             if item is None:
                 raise NotFound(f"no pending review {review_id}; call list_pending_review for ids")
             await tx.pending.delete(review_id)
-            await tx.events.append(
+            await tx.events.record(
                 actor,
                 "pending_rejected",
                 f"pending:{review_id}",
@@ -466,15 +466,15 @@ class AtomsService:
                 await tx.pending.refresh(
                     existing.id, evidence=evidence, confidence=confidence, ts=ts, expires_at=expires
                 )
-                await tx.events.append(actor, "pending_refreshed", f"pending:{existing.id}", {"field_path": field_path})
+                await tx.events.record(actor, "pending_refreshed", f"pending:{existing.id}", {"field_path": field_path})
                 return await tx.pending.get(existing.id)
             queue = await tx.pending.list(now=ts, include_expired=True)
             for old in queue[: max(0, len(queue) - MAX_PENDING + 1)]:
                 await tx.pending.delete(old.id)
-                await tx.events.append("system", "pending_evicted", f"pending:{old.id}", {"field_path": old.field_path})
+                await tx.events.record("system", "pending_evicted", f"pending:{old.id}", {"field_path": old.field_path})
             item = PendingReview(new_id(), field_path, value, evidence, confidence, ts, ts, expires, acting_owner())
             await tx.pending.insert(item)
-            await tx.events.append(
+            await tx.events.record(
                 actor, "pending_added", f"pending:{item.id}", {"field_path": field_path, "value": value}
             )
         return item

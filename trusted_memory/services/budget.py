@@ -122,7 +122,7 @@ class StoreBudget:
             async with self._store.write() as tx:
                 await tx.atoms.delete_many([row[1] for _, row in batch])
                 for (_, score), (_, atom_id, status, *_rest) in batch:
-                    await tx.events.append(
+                    await tx.events.record(
                         "system",
                         "atom_evicted",
                         f"atom:{atom_id}",

@@ -144,14 +144,14 @@ class EpisodesService:
         )
         async with self._store.write() as tx:
             await tx.sessions.add_episode(episode, vector[1] if vector else None, vector[2] if vector else None)
-            await tx.events.append(
+            await tx.events.record(
                 actor,
                 "episode_held" if session.untrusted else "episode_added",
                 f"episode:{episode.id}",
                 {"session_id": session.id, "turns": session.turns, "reason": session.untrusted_reason},
             )
             for gone in await tx.sessions.evict_episodes(self._settings.sessions.max_episodes, ts):
-                await tx.events.append(
+                await tx.events.record(
                     "system", "episode_evicted", f"episode:{gone.id}", {"session_id": gone.session_id}
                 )
         proposals, notes = await self._reflect(session, out)
@@ -243,7 +243,7 @@ class EpisodesService:
     async def _close(self, session: Session, episode: Episode | None, why: str) -> None:
         async with self._store.write() as tx:
             await tx.sessions.end(session.id, now())
-            await tx.events.append(
+            await tx.events.record(
                 "system",
                 "session_ended",
                 f"session:{session.id}",

@@ -362,7 +362,7 @@ class FactsService:
                 keywords=words,
                 ts=now(),
             )
-            await tx.events.append(
+            await tx.events.record(
                 actor,
                 "fact_added",
                 f"fact:{entry.id}",
@@ -443,7 +443,7 @@ class FactsService:
         self._over_cap(target, others, len(content), f"Changing entry #{index} to {len(content):,} chars")
         ts = now()
         await tx.facts.update(old.id, content=content, pinned=pinned, keywords=keywords, ts=ts)
-        await tx.events.append(
+        await tx.events.record(
             actor,
             f"fact_{status}",
             f"fact:{old.id}",
@@ -521,7 +521,7 @@ class FactsService:
                 )
                 for gone in drop:
                     await tx.facts.delete(gone.id)
-                await tx.events.append(
+                await tx.events.record(
                     actor,
                     "fact_consolidated",
                     f"fact:{keep.id}",
@@ -595,7 +595,7 @@ class FactsService:
             entries = await tx.facts.list(target)
             index, old = find_entry(target, entries, old_text)
             await tx.facts.delete(old.id)
-            await tx.events.append(
+            await tx.events.record(
                 actor,
                 "fact_removed",
                 f"fact:{old.id}",

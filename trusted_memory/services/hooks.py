@@ -74,7 +74,7 @@ class HostHooks:
         async with self._store.write() as tx:
             new = sorted(digests - await _known_digests(tx))
             for digest in new:
-                await tx.events.append("system", SCHEDULED_EVENT, subject, {"digest": digest, "via": via})
+                await tx.events.record("system", SCHEDULED_EVENT, subject, {"digest": digest, "via": via})
         return len(new)
 
     async def reply(self, session_id: str, reply: str) -> None:

@@ -155,5 +155,5 @@ class NudgeService:
                 return None
             await tx.nudges.record(nudge.kind, nudge.subject, session_id, ts)
             await tx.nudges.forget_before(ts - 2 * SUBJECT_QUIET_S)
-            await tx.events.append("system", "nudge_shown", nudge.subject, {"kind": nudge.kind, "text": nudge.text})
+            await tx.events.record("system", "nudge_shown", nudge.subject, {"kind": nudge.kind, "text": nudge.text})
         return nudge

@@ -198,7 +198,7 @@ class RecallService:
             if await tx.recall.space() == fingerprint:
                 return 0
             queued = await tx.recall.switch_space(fingerprint)
-            await tx.events.append("system", "embedding_space_changed", None, {"space": fingerprint, "queued": queued})
+            await tx.events.record("system", "embedding_space_changed", None, {"space": fingerprint, "queued": queued})
         if self._index is not None:
             self._index.clear()
         self._own_vectors.clear()  # vectors of the old space

@@ -251,6 +251,7 @@ class SessionService:
         async with self._store.write() as tx:
             session = await tx.sessions.touch(session_id, project, ts, turn=True)
             self._observed_at[session_id] = time.monotonic()
+            marked = resumed is not None  # the row changed after touch read it back
             if resumed is not None:
                 await tx.sessions.mark_resumed(session_id, turn=session.turns, gap_s=resumed[1], source=resumed[0])
             await tx.sessions.push_lines(session_id, lines, conf.buffer_lines)
@@ -262,13 +263,16 @@ class SessionService:
             earlier = await tx.sessions.recent_turns(session_id, RECENT_TURNS) if self._runs_llm() else []
             await tx.sessions.add_turns(session_id, read.transcript, ts)
             if reason and not session.untrusted:
+                marked = True
                 await tx.sessions.mark_untrusted(session_id, reason)
-                await tx.events.append("system", "session_untrusted", f"session:{session_id}", {"reason": reason})
+                await tx.events.record("system", "session_untrusted", f"session:{session_id}", {"reason": reason})
             if relayed and not session.relayed:
+                marked = True
                 await tx.sessions.mark_relayed(session_id)
-                await tx.events.append("system", "session_relayed", f"session:{session_id}", {"reason": RELAYED_REASON})
-            await tx.events.append(actor, "turn_observed", f"session:{session_id}", {"turn": session.turns})
-            session = await tx.sessions.get(session_id) or session
+                await tx.events.record("system", "session_relayed", f"session:{session_id}", {"reason": RELAYED_REASON})
+            await tx.events.record(actor, "turn_observed", f"session:{session_id}", {"turn": session.turns})
+            if marked:
+                session = await tx.sessions.get(session_id) or session
         self._atoms.note_write_without_atoms()
         said = datetime.fromtimestamp(ts)
         dates = time_refs(own_words, said)
@@ -423,7 +427,7 @@ class SessionService:
                 session.id, notes[:MAX_NOTES_PER_TURN], ts, max_notes=conf.max_notes, max_chars=conf.max_note_chars
             )
             await tx.sessions.add_turns(session.id, [("assistant", clip_bytes(redact_credentials(own)))], ts)
-            await tx.events.append(actor, "reply_observed", f"session:{session.id}", {"turn": session.turns})
+            await tx.events.record(actor, "reply_observed", f"session:{session.id}", {"turn": session.turns})
 
     async def mark_untrusted(self, session_id: str, events: Sequence[ToolEvent], project: str | None) -> str | None:
         """Mark the session untrusted if these tool events brought in indirect content."""
@@ -436,7 +440,7 @@ class SessionService:
             session = await tx.sessions.touch(session_id, project_name(project), ts, turn=False)
             if not session.untrusted:
                 await tx.sessions.mark_untrusted(session_id, reason)
-                await tx.events.append("system", "session_untrusted", f"session:{session_id}", {"reason": reason})
+                await tx.events.record("system", "session_untrusted", f"session:{session_id}", {"reason": reason})
         return reason
 
     # context -------------------------------------------------------------------------------

@@ -158,7 +158,7 @@ class UserStateService:
         async with self._store.write() as tx:
             changed = await tx.pending.set_observed(path, value, source_class="user_said", evidence=evidence, ts=now())
             if changed:
-                await tx.events.append(
+                await tx.events.record(
                     "system",
                     "user_model_updated",
                     f"user_model:{path}",

@@ -309,15 +309,15 @@ class AtomsRepo:
 
     async def set_pinned(self, atom_id: str, ts: float) -> None:
         """Pin an atom (never evicted, always considered)."""
-        await self._conn.execute("UPDATE atoms SET pinned = 1, updated_at = ? WHERE id = ?", (ts, atom_id))
+        await self._conn.send("UPDATE atoms SET pinned = 1, updated_at = ? WHERE id = ?", (ts, atom_id))
 
     async def set_confidence(self, atom_id: str, confidence: float) -> None:
         """Lower (or set) how sure a memory is; its timestamps stay, so only its weight in ranking changes."""
-        await self._conn.execute("UPDATE atoms SET confidence = ? WHERE id = ?", (confidence, atom_id))
+        await self._conn.send("UPDATE atoms SET confidence = ? WHERE id = ?", (confidence, atom_id))
 
     async def set_related(self, atom_id: str, related: Sequence[str]) -> None:
         """Rewrite an atom's related ids (repair); its timestamps stay, so ranking is unchanged."""
-        await self._conn.execute("UPDATE atoms SET related = ? WHERE id = ?", (json.dumps(list(related)), atom_id))
+        await self._conn.send("UPDATE atoms SET related = ? WHERE id = ?", (json.dumps(list(related)), atom_id))
 
     async def delete(self, atom_id: str) -> None:
         """Remove an atom (its events keep their preview of it)."""
@@ -374,7 +374,7 @@ class AtomsRepo:
             async with self._conn.execute(sql, part) as cur:
                 texts += [(str(r[0]), str(r[1])) for r in await cur.fetchall()]
         await keep_previews(self._conn, texts)
-        await self._conn.executemany("DELETE FROM atoms WHERE id = ?", [(i,) for i in atom_ids])
+        await self._conn.send_many("DELETE FROM atoms WHERE id = ?", [(i,) for i in atom_ids])
 
     async def ids_of_turn(self, session_id: str, turn: int) -> set[str]:
         """Ids of the atoms formed from one turn of a session (the session index narrows it)."""

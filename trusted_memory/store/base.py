@@ -63,6 +63,20 @@ class Reader:
 class Tx(Reader):
     """A write transaction; every change records an event."""
 
+    def __init__(self, conn: Connection, *, counter: int | None = None) -> None:
+        super().__init__(conn)
+        self._counter = counter
+
+    async def change_counter(self) -> int:
+        """The change counter, as the backend read it when it took the write lock (else read now).
+
+        Every writer holds the store's write lock, and the counter moves only when a transaction
+        commits: until this one does, it is the value read under the lock.
+        """
+        if self._counter is not None:
+            return self._counter
+        return await super().change_counter()
+
 
 class Store(ABC):
     """One process's handle on the shared store, whichever backend holds it."""

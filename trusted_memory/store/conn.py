@@ -40,6 +40,18 @@ class Connection(Protocol):
 
     async def executemany(self, sql: str, parameters: Iterable[Params]) -> Any: ...
 
+    async def send(self, sql: str, parameters: Params = ...) -> None:
+        """Run a statement whose result the caller never reads.
+
+        PostgreSQL's writer queues it with the unit's next statement instead of waiting a round trip
+        for it; its error, if any, then fails the unit at that statement or at the unit's end.
+        """
+        ...
+
+    async def send_many(self, sql: str, parameters: Iterable[Params]) -> None:
+        """`send` for each parameter set."""
+        ...
+
 
 class _SyncCursor:
     def __init__(self, cursor: sqlite3.Cursor) -> None:
@@ -100,6 +112,14 @@ class SyncReader:
     async def executemany(self, sql: str, parameters: Iterable[Params]) -> Any:
         """Reads never execute many."""
         raise sqlite3.OperationalError("the read connection does not write")
+
+    async def send(self, sql: str, parameters: Params = ()) -> None:
+        """Run one statement at once (in-process: nothing to gain by waiting)."""
+        self._conn.execute(sql, tuple(parameters)).close()
+
+    async def send_many(self, sql: str, parameters: Iterable[Params]) -> None:
+        """Run one statement for each parameter set, at once."""
+        await self.executemany(sql, parameters)
 
     def close(self) -> None:
         """Close the connection."""

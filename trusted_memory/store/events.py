@@ -76,7 +76,7 @@ def _event(row: aiosqlite.Row, previews: Mapping[int, str]) -> Event:
 async def keep_previews(conn: Connection, atoms: Sequence[tuple[str, str]]) -> None:
     """Before (id, text) atoms are deleted: keep the previews their `atom_added` events rebuild from them."""
     rows = [(preview(text, ATOM_PREVIEW_CHARS), f"{_ATOM_SUBJECT}{atom_id}") for atom_id, text in atoms]
-    await conn.executemany(
+    await conn.send_many(
         "INSERT OR IGNORE INTO event_previews(event_id, preview) SELECT id, ? FROM events "
         f"WHERE {subject_sql()} AND kind = '{_DERIVED_KIND}' AND derived_preview = 1",
         [(text, subject, subject) for text, subject in rows],
@@ -112,6 +112,23 @@ class EventsRepo:
         ) as cur:
             row = await cur.fetchone()
         return int(row[0])
+
+    async def record(
+        self,
+        actor: Actor,
+        kind: str,
+        subject: str | None = None,
+        detail: Mapping[str, object] | None = None,
+        ts: float | None = None,
+        *,
+        atom_text: str | None = None,
+    ) -> None:
+        """`append` for a caller that needs no id: on PostgreSQL's writer, no round trip of its own."""
+        stored, derived = await self._stored_detail(kind, subject, detail or {}, atom_text)
+        await self._conn.send(
+            "INSERT INTO events(ts, actor, kind, subject, detail, derived_preview) VALUES (?, ?, ?, ?, ?, ?)",
+            (time.time() if ts is None else ts, actor, kind, subject, _dumps(stored), derived),
+        )
 
     async def insert_raw(self, event: Event) -> bool:
         """Insert an event with its original id (import); False if that id already exists."""

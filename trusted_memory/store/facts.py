@@ -110,11 +110,11 @@ class FactsRepo:
         ts: float,
     ) -> None:
         """Rewrite an entry in place (it keeps its position and key)."""
-        await self._conn.execute(
+        await self._conn.send(
             "UPDATE facts SET content = ?, pinned = ?, keywords = ?, updated_at = ? WHERE id = ?",
             (content, int(pinned), json.dumps(list(keywords), ensure_ascii=False), ts, entry_id),
         )
 
     async def delete(self, entry_id: int) -> None:
         """Remove an entry."""
-        await self._conn.execute("DELETE FROM facts WHERE id = ?", (entry_id,))
+        await self._conn.send("DELETE FROM facts WHERE id = ?", (entry_id,))

@@ -21,3 +21,4 @@ class Group:
         self.units = 0  # savepoints opened
         self.landed = 0  # units released into the transaction
         self.failed: str | None = None  # SQLite rolled the transaction back under a unit
+        self.counter: int | None = None  # meta.change_counter as read under the write lock (PostgreSQL)

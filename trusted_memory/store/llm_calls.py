@@ -27,7 +27,7 @@ class LLMCallsRepo:
 
     async def add(self, job: str, outcome: str, n: int, error: str | None, ts: float) -> None:
         """Count `n` more outcomes; a new error replaces the kept one."""
-        await self._conn.execute(
+        await self._conn.send(
             "INSERT INTO llm_calls(job, outcome, count, last_at, last_error) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT(job, outcome) DO UPDATE SET count = count + excluded.count, "
             "last_at = excluded.last_at, last_error = COALESCE(excluded.last_error, last_error)",

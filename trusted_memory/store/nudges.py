@@ -23,7 +23,7 @@ class NudgesRepo:
 
     async def record(self, kind: str, subject: str, session_id: str | None, ts: float) -> None:
         """Count a nudge as shown."""
-        await self._conn.execute(
+        await self._conn.send(
             "INSERT INTO nudges_shown(kind, subject, session_id, shown_at) VALUES (?, ?, ?, ?)",
             (kind, subject, session_id, ts),
         )

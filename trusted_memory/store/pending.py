@@ -83,7 +83,7 @@ class PendingRepo:
 
     async def refresh(self, review_id: str, *, evidence: str, confidence: float, ts: float, expires_at: float) -> None:
         """Re-inferred: keep it longer, with the newest evidence."""
-        await self._conn.execute(
+        await self._conn.send(
             "UPDATE pending_reviews SET evidence = ?, confidence = MAX(confidence, ?), updated_at = ?, expires_at = ? "
             "WHERE id = ?",
             (evidence, confidence, ts, expires_at, review_id),
@@ -91,7 +91,7 @@ class PendingRepo:
 
     async def delete(self, review_id: str) -> None:
         """Drop a pending inference."""
-        await self._conn.execute("DELETE FROM pending_reviews WHERE id = ?", (review_id,))
+        await self._conn.send("DELETE FROM pending_reviews WHERE id = ?", (review_id,))
 
     async def model_fields(self) -> builtins.list[tuple[str, str, str, float, str]]:
         """The acting person's user-model fields as (path, value, source_class, updated_at, evidence)."""
@@ -123,9 +123,7 @@ class PendingRepo:
 
     async def delete_field(self, field_path: str) -> None:
         """Drop a user-model field (repair of a field that fails validation)."""
-        await self._conn.execute(
-            "DELETE FROM user_model WHERE owner = ? AND field_path = ?", (acting_owner(), field_path)
-        )
+        await self._conn.send("DELETE FROM user_model WHERE owner = ? AND field_path = ?", (acting_owner(), field_path))
 
     async def user_model(self) -> dict[str, tuple[str, str, float]]:
         """Every stored field as path -> (value, source_class, updated_at)."""

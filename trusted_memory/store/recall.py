@@ -200,7 +200,7 @@ class RecallRepo:
 
     async def touch(self, recalls: Sequence[tuple[int, float, int]]) -> None:
         """Record that these atoms were recalled: (num, last time, how many times) (feeds eviction)."""
-        await self._conn.executemany(
+        await self._conn.send_many(
             "UPDATE atoms SET last_recalled_at = ?, recall_count = recall_count + ? WHERE num = ?",
             [(ts, times, num) for num, ts, times in recalls],
         )
@@ -214,7 +214,7 @@ class RecallRepo:
 
     async def switch_space(self, space: str) -> int:
         """Adopt a new embedding space: every live atom is queued for re-embedding."""
-        await self._conn.execute("UPDATE meta SET value = ? WHERE key = 'embedding_space'", (space,))
+        await self._conn.send("UPDATE meta SET value = ? WHERE key = 'embedding_space'", (space,))
         cur = await self._conn.execute(
             "INSERT OR IGNORE INTO embed_queue(atom_num) SELECT num FROM atoms WHERE status = 'live'"
         )
@@ -225,17 +225,28 @@ class RecallRepo:
 
         Returns the seq of the last row stored (rows get consecutive seqs, after every earlier one).
         """
-        async with self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM vectors") as cur:
-            row = await cur.fetchone()
-        seq = int(row[0]) if row else 0
-        await self._conn.executemany(
-            "INSERT OR REPLACE INTO vectors(atom_num, space, seq, scale, vec) VALUES (?, ?, ?, ?, ?)",
-            [(num, space, seq + i + 1, scale, encode(blob)) for i, (num, space, scale, blob) in enumerate(rows)],
-        )
-        await self._conn.executemany("DELETE FROM embed_queue WHERE atom_num = ?", [(r[0],) for r in rows])
+        if len(rows) == 1:
+            # The one vector of an atom write: its seq computed and read back in the same statement.
+            num, space, scale, blob = rows[0]
+            async with self._conn.execute(
+                "INSERT OR REPLACE INTO vectors(atom_num, space, seq, scale, vec) "
+                "VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM vectors), ?, ?) RETURNING seq",
+                (num, space, scale, encode(blob)),
+            ) as cur:
+                row = await cur.fetchone()
+            seq = int(row[0]) - 1
+        else:
+            async with self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM vectors") as cur:
+                row = await cur.fetchone()
+            seq = int(row[0]) if row else 0
+            await self._conn.send_many(
+                "INSERT OR REPLACE INTO vectors(atom_num, space, seq, scale, vec) VALUES (?, ?, ?, ?, ?)",
+                [(num, space, seq + i + 1, scale, encode(blob)) for i, (num, space, scale, blob) in enumerate(rows)],
+            )
+        await self._conn.send_many("DELETE FROM embed_queue WHERE atom_num = ?", [(r[0],) for r in rows])
         if rows:
             # The first vector ever stored names the store's space (later changes go through switch_space).
-            await self._conn.execute(
+            await self._conn.send(
                 "UPDATE meta SET value = ? WHERE key = 'embedding_space' AND value = ''",
                 (rows[0][1],),
             )
@@ -303,7 +314,7 @@ class RecallRepo:
         unknown = {kind for _, _, kind, _ in rows} - LINK_KIND_CODE.keys()
         if unknown:
             raise InvalidInput(f"unknown link kind {sorted(unknown)}; one of {', '.join(LINK_KINDS)}")
-        await self._conn.executemany(
+        await self._conn.send_many(
             "INSERT OR REPLACE INTO associations(src, dst, kind, weight) VALUES (?, ?, ?, ?)",
             [(src, dst, *stored_link(kind, weight)) for src, dst, kind, weight in rows],
         )
@@ -359,7 +370,7 @@ class RecallRepo:
 
     async def cache_vectors(self, space: str, rows: Sequence[tuple[str, float, bytes]]) -> None:
         """Remember (hash, scale, blob) vectors of remote embeddings."""
-        await self._conn.executemany(
+        await self._conn.send_many(
             "INSERT OR REPLACE INTO embedding_cache(hash, space, scale, vec) VALUES (?, ?, ?, ?)",
             [(h, space, scale, blob) for h, scale, blob in rows],
         )

@@ -85,22 +85,21 @@ class SessionsRepo:
     async def touch(self, session_id: str, project: str | None, ts: float, *, turn: bool) -> Session:
         """Create the session on first sight; count a turn; remember the project once known."""
         owner = acting_owner()
-        cur = await self._conn.execute(
-            "INSERT INTO sessions(id, project, started_at, last_at, owner) VALUES (?, ?, ?, ?, ?) "
+        # One statement, read back by RETURNING: a round trip each on PostgreSQL, where it was three.
+        async with self._conn.execute(
+            "INSERT INTO sessions(id, project, started_at, last_at, owner, turns) VALUES (?, ?, ?, ?, ?, ?) "
             "ON CONFLICT(id) DO UPDATE SET last_at = excluded.last_at, "
-            "project = COALESCE(sessions.project, excluded.project), ended_at = NULL "
-            "WHERE sessions.owner = excluded.owner",
-            (session_id, project, ts, ts, owner),
-        )
-        if cur.rowcount == 0:
+            "project = COALESCE(sessions.project, excluded.project), ended_at = NULL, "
+            "turns = sessions.turns + excluded.turns "
+            "WHERE sessions.owner = excluded.owner RETURNING *",
+            (session_id, project, ts, ts, owner, int(turn)),
+        ) as cur:
+            row = await cur.fetchone()
+        if row is None:  # the id exists and is another person's: nothing was changed
             raise InvalidInput(
                 f"session id {session_id[:80]!r} is another person's session; start a new session with an id of its own"
             )
-        if turn:
-            await self._conn.execute("UPDATE sessions SET turns = turns + 1 WHERE id = ?", (session_id,))
-        session = await self.get(session_id)
-        assert session is not None
-        return session
+        return session_from_row(row)
 
     async def idle(self, before: float, limit: int) -> builtins.list[Session]:
         """Sessions never ended whose last activity was before `before`, oldest first."""
@@ -124,14 +123,14 @@ class SessionsRepo:
 
     async def mark_resumed(self, session_id: str, *, turn: int, gap_s: float, source: str) -> None:
         """Remember that this turn came after a break, and whose state to recap."""
-        await self._conn.execute(
+        await self._conn.send(
             "UPDATE sessions SET resumed_turn = ?, resume_gap_s = ?, resumed_from = ? WHERE id = ?",
             (turn, gap_s, source, session_id),
         )
 
     async def set_predicted(self, session_id: str, intents: Sequence[str], turn: int) -> None:
         """Store the follow-up intents predicted after `turn` (the next context uses them)."""
-        await self._conn.execute(
+        await self._conn.send(
             "UPDATE sessions SET predicted = ?, predicted_turn = ? WHERE id = ?",
             (json.dumps(list(intents)), turn, session_id),
         )
@@ -163,26 +162,26 @@ class SessionsRepo:
 
     async def mark_untrusted(self, session_id: str, reason: str) -> None:
         """Sticky: once a session touched indirect content, it stays untrusted."""
-        await self._conn.execute(
+        await self._conn.send(
             "UPDATE sessions SET untrusted = 1, untrusted_reason = COALESCE(untrusted_reason, ?) WHERE id = ?",
             (reason, session_id),
         )
 
     async def mark_relayed(self, session_id: str) -> None:
         """Sticky, like untrusted: once the agent relayed a turn, nothing from the session is the user's own."""
-        await self._conn.execute("UPDATE sessions SET relayed = 1 WHERE id = ?", (session_id,))
+        await self._conn.send("UPDATE sessions SET relayed = 1 WHERE id = ?", (session_id,))
 
     async def freeze_facts(self, session_id: str, rendered: str) -> None:
         """Keep the facts block the session first saw (so the host's prompt prefix stays stable)."""
-        await self._conn.execute(
+        await self._conn.send(
             "UPDATE sessions SET frozen_facts = ? WHERE id = ? AND frozen_facts IS NULL",
             (rendered, session_id),
         )
 
     async def end(self, session_id: str, ts: float) -> None:
         """Mark a session ended and drop its transcript."""
-        await self._conn.execute("UPDATE sessions SET ended_at = ? WHERE id = ?", (ts, session_id))
-        await self._conn.execute("DELETE FROM session_turns WHERE session_id = ?", (session_id,))
+        await self._conn.send("UPDATE sessions SET ended_at = ? WHERE id = ?", (ts, session_id))
+        await self._conn.send("DELETE FROM session_turns WHERE session_id = ?", (session_id,))
 
     async def list(self, limit: int = 50) -> builtins.list[Session]:
         """The most recently active sessions."""
@@ -196,19 +195,16 @@ class SessionsRepo:
     # buffer --------------------------------------------------------------------------------
     async def push_lines(self, session_id: str, lines: Sequence[str], keep: int) -> None:
         """Append buffer lines, keeping only the newest `keep` (a ring)."""
-        async with self._conn.execute(
-            "SELECT COALESCE(MAX(seq), 0) FROM session_buffer WHERE session_id = ?",
-            (session_id,),
-        ) as cur:
-            row = await cur.fetchone()
-        seq = int(row[0]) if row else 0
-        await self._conn.executemany(
-            "INSERT INTO session_buffer(session_id, seq, line) VALUES (?, ?, ?)",
-            [(session_id, seq + i + 1, line) for i, line in enumerate(lines)],
+        # Each line's seq follows the session's latest, computed where it is stored: nothing is read back.
+        await self._conn.send_many(
+            "INSERT INTO session_buffer(session_id, seq, line) "
+            "SELECT ?, COALESCE(MAX(seq), 0) + 1, ? FROM session_buffer WHERE session_id = ?",
+            [(session_id, line, session_id) for line in lines],
         )
-        await self._conn.execute(
-            "DELETE FROM session_buffer WHERE session_id = ? AND seq <= ?",
-            (session_id, seq + len(lines) - keep),
+        await self._conn.send(
+            "DELETE FROM session_buffer WHERE session_id = ? AND seq <= "
+            "(SELECT MAX(seq) FROM session_buffer WHERE session_id = ?) - ?",
+            (session_id, session_id, keep),
         )
 
     async def buffer(self, session_id: str) -> builtins.list[str]:
@@ -233,7 +229,9 @@ class SessionsRepo:
             if text not in seen:
                 seen.add(text)
                 fresh.append((category, text))
-        await self._conn.executemany(
+        if not fresh:
+            return 0  # nothing added, nothing to evict: the caps held after the last addition
+        await self._conn.send_many(
             "INSERT INTO session_notes(session_id, category, text, created_at) VALUES (?, ?, ?, ?)",
             [(session_id, category, text, ts) for category, text in fresh],
         )
@@ -246,7 +244,7 @@ class SessionsRepo:
                 break
             drop.append(note.id)
             total -= len(note.text)
-        await self._conn.executemany("DELETE FROM session_notes WHERE id = ?", [(i,) for i in drop])
+        await self._conn.send_many("DELETE FROM session_notes WHERE id = ?", [(i,) for i in drop])
         return added
 
     async def notes(self, session_id: str) -> builtins.list[SessionNote]:
@@ -263,11 +261,11 @@ class SessionsRepo:
     # turns ---------------------------------------------------------------------------------
     async def add_turns(self, session_id: str, turns: Sequence[tuple[str, str]], ts: float, *, keep: int = 200) -> None:
         """Keep the session's transcript (user and assistant text) for its episode; the first turns always stay."""
-        await self._conn.executemany(
+        await self._conn.send_many(
             "INSERT INTO session_turns(session_id, role, text, ts) VALUES (?, ?, ?, ?)",
             [(session_id, role, text, ts) for role, text in turns],
         )
-        await self._conn.execute(
+        await self._conn.send(
             "DELETE FROM session_turns WHERE session_id = ? AND id NOT IN ("
             " SELECT id FROM session_turns WHERE session_id = ? ORDER BY id LIMIT 10) AND id NOT IN ("
             " SELECT id FROM session_turns WHERE session_id = ? ORDER BY id DESC LIMIT ?)",
@@ -285,7 +283,7 @@ class SessionsRepo:
     # episodes ------------------------------------------------------------------------------
     async def add_episode(self, episode: Episode, scale: float | None, vec: bytes | None) -> None:
         """Store an episode with its vector."""
-        await self._conn.execute(
+        await self._conn.send(
             "INSERT INTO episodes(id, session_id, project, summary, status, source_class, turns, created_at, "
             "expires_at, scale, vec, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -381,5 +379,5 @@ class SessionsRepo:
             (now, keep),
         ) as cur:
             gone = [_episode(r) for r in await cur.fetchall()]
-        await self._conn.executemany("DELETE FROM episodes WHERE id = ?", [(e.id,) for e in gone])
+        await self._conn.send_many("DELETE FROM episodes WHERE id = ?", [(e.id,) for e in gone])
         return gone

@@ -7,12 +7,19 @@ is cached): `?` placeholders, `INSERT OR IGNORE`/`OR REPLACE`, SQLite's planner 
 (tests/store/test_pg_translate.py shows each).
 What is not mechanical (full-text search, JSON functions, PRAGMAs) is written per backend in the
 repository that needs it, keyed on `Connection.dialect`.
+
+On the writer, `send` and `send_many` queue a statement whose result nobody reads in psycopg's
+pipeline mode instead of waiting for it: the queue goes out with the unit's next `execute` (whose
+result its caller waits for anyway) or at the unit's end, so a unit costs a round trip per
+statement it reads from, not per statement. An error of a queued statement is raised there, still
+inside the unit, which then rolls back to its savepoint as before.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Generator, Iterable, Sequence
+from contextlib import AsyncExitStack
 from functools import lru_cache
 from typing import Any, ClassVar
 
@@ -83,6 +90,17 @@ def _placeholders(sql: str) -> str:
     return "".join(out)
 
 
+def _before_returning(text: str, clause: str) -> str:
+    """`text` with `clause` added where PostgreSQL wants it: before a RETURNING, else at the end."""
+    returning = _RETURNING.search(text)
+    if returning is None:
+        return text + clause
+    return text[: returning.start()] + clause + text[returning.start() :]
+
+
+_RETURNING = re.compile(r"\s+RETURNING\s", re.IGNORECASE)
+
+
 @lru_cache(maxsize=4096)
 def translate(sql: str) -> str:
     """The PostgreSQL text of a repository statement written in SQLite's dialect."""
@@ -93,14 +111,11 @@ def translate(sql: str) -> str:
         keys = REPLACE_KEYS[table]
         updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns if c not in keys)
         text = _OR_REPLACE.sub(f"INSERT INTO {table}({', '.join(columns)})", text, count=1)
-        text += f" ON CONFLICT ({', '.join(keys)}) " + (f"DO UPDATE SET {updates}" if updates else "DO NOTHING")
+        text = _before_returning(
+            text, f" ON CONFLICT ({', '.join(keys)}) " + (f"DO UPDATE SET {updates}" if updates else "DO NOTHING")
+        )
     elif _OR_IGNORE.search(text):
-        text = _OR_IGNORE.sub("INSERT INTO", text, count=1)
-        returning = re.search(r"\s+RETURNING\s", text, re.IGNORECASE)
-        if returning:
-            text = text[: returning.start()] + " ON CONFLICT DO NOTHING" + text[returning.start() :]
-        else:
-            text += " ON CONFLICT DO NOTHING"
+        text = _before_returning(_OR_IGNORE.sub("INSERT INTO", text, count=1), " ON CONFLICT DO NOTHING")
     text = _HINTS.sub("", text)
     text = _CHAR.sub(r"chr(\1)", text)
     text = _JSON_FIELD.sub(r"(\1::jsonb ->> '\2')", text)
@@ -172,17 +187,23 @@ class Cursor:
 class Statement:
     """`await conn.execute(...)` and `async with conn.execute(...) as cur`, as the SQLite side offers."""
 
-    def __init__(self, conn: psycopg.AsyncConnection[Any], sql: str, parameters: Params) -> None:
-        self._conn, self._sql, self._parameters = conn, sql, tuple(parameters)
+    def __init__(self, owner: PgConnection, sql: str, parameters: Params) -> None:
+        self._owner, self._sql, self._parameters = owner, sql, tuple(parameters)
         self._cursor: psycopg.AsyncCursor[Row] | None = None
 
     async def _run(self) -> Cursor:
-        cursor = self._conn.cursor(row_factory=row_factory)
+        owner = self._owner
+        cursor = owner.raw.cursor(row_factory=row_factory)
         self._cursor = cursor
+        if owner.queued:
+            # Behind queued statements: this one joins their flight, and the caller gets its result.
+            await owner.enqueue(cursor, self._sql, self._parameters)
+            await owner.flush()
+            return Cursor(cursor)
         await cursor.execute(translate(self._sql), self._parameters or None)
         table = explicit_key_table(self._sql)
         if table is not None:
-            await self._conn.execute(_sync_identity(table))
+            await owner.raw.execute(_sync_identity(table))
         return Cursor(cursor)
 
     def __await__(self) -> Generator[Any, None, Cursor]:
@@ -197,16 +218,27 @@ class Statement:
 
 
 class PgConnection:
-    """A psycopg connection with the calling convention the repositories use."""
+    """A psycopg connection with the calling convention the repositories use.
+
+    With `pipelined` (the writer's units), `send` and `send_many` queue their statements in
+    pipeline mode (see the module's docstring); otherwise they run at once, as `execute` does.
+    """
 
     dialect = "postgres"
 
-    def __init__(self, conn: psycopg.AsyncConnection[Any]) -> None:
+    def __init__(self, conn: psycopg.AsyncConnection[Any], *, pipelined: bool = False) -> None:
         self.raw = conn
+        self._pipelined = pipelined
+        self._pipeline: AsyncExitStack | None = None  # open while statements are queued
+
+    @property
+    def queued(self) -> bool:
+        """Whether statements wait in the pipeline for the next flush."""
+        return self._pipeline is not None
 
     def execute(self, sql: str, parameters: Params = ()) -> Statement:
         """Run one statement (awaitable, or an async context manager)."""
-        return Statement(self.raw, sql, parameters)
+        return Statement(self, sql, parameters)
 
     async def executemany(self, sql: str, parameters: Iterable[Params]) -> Cursor:
         """Run one statement for each parameter set (one pipelined round trip)."""
@@ -217,4 +249,54 @@ class PgConnection:
             table = explicit_key_table(sql)
             if table is not None:
                 await self.raw.execute(_sync_identity(table))
+            if self.queued:
+                await self.flush()  # inside an open pipeline psycopg sends them but does not wait
         return Cursor(cursor)
+
+    async def send(self, sql: str, parameters: Params = ()) -> None:
+        """Run a statement whose result (rows, rowcount) the caller never reads."""
+        if not self._pipelined:
+            await self.execute(sql, parameters)
+            return
+        await self._open()
+        await self.enqueue(self.raw.cursor(row_factory=row_factory), sql, tuple(parameters))
+
+    async def send_many(self, sql: str, parameters: Iterable[Params]) -> None:
+        """`send` for each parameter set."""
+        rows: Sequence[Sequence[Any]] = [tuple(p) for p in parameters]
+        if not rows:
+            return
+        if not self._pipelined:
+            await self.executemany(sql, rows)
+            return
+        await self._open()
+        cursor = self.raw.cursor(row_factory=row_factory)
+        await cursor.executemany(translate(sql), rows)  # in the open pipeline: queued, not waited for
+        table = explicit_key_table(sql)
+        if table is not None:
+            await self.raw.execute(_sync_identity(table))
+
+    async def enqueue(self, cursor: psycopg.AsyncCursor[Row], sql: str, parameters: tuple[Any, ...]) -> None:
+        """Queue one statement in the open pipeline (psycopg sends it without waiting for its result)."""
+        await cursor.execute(translate(sql), parameters or None)
+        table = explicit_key_table(sql)
+        if table is not None:
+            await self.raw.execute(_sync_identity(table))
+
+    async def _open(self) -> None:
+        if self._pipeline is None:
+            stack = AsyncExitStack()
+            await stack.enter_async_context(self.raw.pipeline())
+            self._pipeline = stack
+
+    async def flush(self) -> None:
+        """Send what is queued and wait for every result; raises the first queued statement's error."""
+        stack, self._pipeline = self._pipeline, None
+        if stack is not None:
+            await stack.aclose()
+
+    async def abandon(self, exc: BaseException) -> None:
+        """Leave pipeline mode after `exc` ended the unit: what is queued is sent, and its errors give way to `exc`."""
+        stack, self._pipeline = self._pipeline, None
+        if stack is not None:
+            await stack.__aexit__(type(exc), exc, exc.__traceback__)

@@ -39,6 +39,7 @@ CHANNEL = "trusted_memory_changes"
 # Advisory lock keys (any two fixed 64-bit numbers no other application of the database uses).
 WRITE_LOCK = 0x746D656D_77726974  # "tmem" "writ"
 MIGRATE_LOCK = 0x746D656D_6D696772  # "tmem" "migr"
+COUNTER_SQL = "SELECT value FROM meta WHERE key = 'change_counter'"
 POOL_SIZE = 4
 CONNECT_TIMEOUT_S = 10
 
@@ -169,7 +170,7 @@ class PgStore(Store):
                 await pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
                 store._listener = await _connect(dsn)
                 await store._listener.execute(f"LISTEN {CHANNEL}")
-                cur = await writer.execute("SELECT value FROM meta WHERE key = 'change_counter'")
+                cur = await writer.execute(COUNTER_SQL)
                 row = await cur.fetchone()
                 store._known_counter = int(row[0]) if row else None
             except BaseException:
@@ -326,16 +327,24 @@ class PgStore(Store):
         group.units += 1
         if not group.begun:
             group.begun = True  # first: if the lock fails, the group's end rolls back or resets the connection
-            # One round trip (the simple query protocol runs the three in order, stopping at an error).
-            await self._begin(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK}); SAVEPOINT {name}")
+            # One round trip (the simple query protocol runs them in order, stopping at an error), which
+            # also reads the change counter under the lock: the units' index refreshes need not ask.
+            group.counter = await self._begin(
+                f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK}); SAVEPOINT {name}; {COUNTER_SQL}"
+            )
             conn = self._writer
+            unit = PgConnection(conn, pipelined=True)
         else:
             conn = self._writer
-            await conn.execute(f"SAVEPOINT {name}")
+            unit = PgConnection(conn, pipelined=True)
+            await unit.send(f"SAVEPOINT {name}")  # goes out with the unit's first statement
         try:
-            yield Tx(PgConnection(conn))
+            yield Tx(unit, counter=group.counter)
+            # What the unit queued last is sent here: its errors fail this unit, not the group's COMMIT.
+            await unit.flush()
         except BaseException as exc:
             try:
+                await unit.abandon(exc)
                 await conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
                 await conn.execute(f"RELEASE SAVEPOINT {name}")
             except (psycopg.Error, asyncio.CancelledError):
@@ -348,8 +357,9 @@ class PgStore(Store):
         if group.landed >= GROUP_MAX_UNITS:
             group.open = False
 
-    async def _begin(self, statement: str = "BEGIN") -> None:
-        """BEGIN a group's transaction on a live writer connection (`statement`: BEGIN and what follows it).
+    async def _begin(self, statement: str) -> int | None:
+        """BEGIN a group's transaction on a live writer connection (`statement`: BEGIN and what follows it,
+        ending with COUNTER_SQL); returns the change counter it read.
 
         The server may drop the writer between groups (a restart or failover, pg_terminate_backend, an
         idle timeout); psycopg finds out only on the next statement, this BEGIN. The group has sent
@@ -359,12 +369,16 @@ class PgStore(Store):
         if self._writer.closed or self._writer.broken:
             await self._replace_writer()
         try:
-            await self._writer.execute(statement)
+            cur = await self._writer.execute(statement)
         except psycopg.OperationalError:
             if not (self._writer.closed or self._writer.broken):
                 raise
             await self._replace_writer()
-            await self._writer.execute(statement)
+            cur = await self._writer.execute(statement)
+        while cur.nextset():
+            pass  # to the last statement's result: the counter
+        row = await cur.fetchone()
+        return int(row[0]) if row else None
 
     async def _replace_writer(self) -> None:
         with suppress(psycopg.Error):
