@@ -29,6 +29,7 @@ _RARE = "kind NOT IN ('turn_observed', 'atom_added')"  # exactly the index's con
 _DERIVED_KIND = "atom_added"
 _ATOM_SUBJECT = "atom:"
 _CHUNK = 500  # ids per IN (...) look-up
+_INSERT = "INSERT INTO events(ts, actor, kind, subject, detail, derived_preview) VALUES (?, ?, ?, ?, ?, ?)"
 
 
 def kind_sql(kinds: Sequence[str]) -> str:
@@ -104,12 +105,8 @@ class EventsRepo:
         `atom_text` is the text of the subject atom as this transaction wrote it, when the caller
         has it at hand (it is read back otherwise).
         """
-        stored, derived = await self._stored_detail(kind, subject, detail or {}, atom_text)
-        async with self._conn.execute(
-            "INSERT INTO events(ts, actor, kind, subject, detail, derived_preview) VALUES (?, ?, ?, ?, ?, ?) "
-            "RETURNING id",
-            (time.time() if ts is None else ts, actor, kind, subject, _dumps(stored), derived),
-        ) as cur:
+        row_values = await self._row(actor, kind, subject, detail, ts, atom_text)
+        async with self._conn.execute(f"{_INSERT} RETURNING id", row_values) as cur:
             row = await cur.fetchone()
         return int(row[0])
 
@@ -124,11 +121,20 @@ class EventsRepo:
         atom_text: str | None = None,
     ) -> None:
         """`append` for a caller that needs no id: on PostgreSQL's writer, no round trip of its own."""
+        await self._conn.send(_INSERT, await self._row(actor, kind, subject, detail, ts, atom_text))
+
+    async def _row(
+        self,
+        actor: Actor,
+        kind: str,
+        subject: str | None,
+        detail: Mapping[str, object] | None,
+        ts: float | None,
+        atom_text: str | None,
+    ) -> tuple[object, ...]:
+        """The values of one new event's row, in _INSERT's order."""
         stored, derived = await self._stored_detail(kind, subject, detail or {}, atom_text)
-        await self._conn.send(
-            "INSERT INTO events(ts, actor, kind, subject, detail, derived_preview) VALUES (?, ?, ?, ?, ?, ?)",
-            (time.time() if ts is None else ts, actor, kind, subject, _dumps(stored), derived),
-        )
+        return (time.time() if ts is None else ts, actor, kind, subject, _dumps(stored), derived)
 
     async def insert_raw(self, event: Event) -> bool:
         """Insert an event with its original id (import); False if that id already exists."""
