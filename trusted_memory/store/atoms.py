@@ -12,10 +12,8 @@ import aiosqlite
 from ..model import Atom
 from ..people import acting_owner, restricting_viewer
 from ..queries import AtomFilter
-from .conn import Connection
+from .conn import Connection, rows_in
 from .events import keep_previews
-
-_CHUNK = 500  # keys per IN (...) look-up
 
 COLUMNS = (
     "id",
@@ -224,14 +222,8 @@ class AtomsRepo:
 
     async def present(self, atom_ids: Sequence[str]) -> set[str]:
         """Which of these atom ids are stored (any status, any owner: an import's look-up)."""
-        found: set[str] = set()
-        for start in range(0, len(atom_ids), _CHUNK):
-            part = list(atom_ids[start : start + _CHUNK])
-            async with self._conn.execute(
-                f"SELECT id FROM atoms WHERE id IN ({', '.join('?' * len(part))})", part
-            ) as cur:
-                found.update(str(r[0]) for r in await cur.fetchall())
-        return found
+        rows = await rows_in(self._conn, "SELECT id FROM atoms WHERE id IN ({keys})", atom_ids)
+        return {str(r[0]) for r in rows}
 
     async def norm_owners(self, norms: Sequence[str]) -> builtins.list[tuple[str, str, str]]:
         """(norm, owner, id) of every stored atom whose normalised text is one of `norms` (an import's
@@ -241,17 +233,11 @@ class AtomsRepo:
             digest = dedup_digest(norm)
             by_key[digest] = norm
             by_key[digest.hex()] = norm  # the hex text of atoms stored before the digest was kept as bytes
-        keys = builtins.list(by_key)
         out: builtins.list[tuple[str, str, str]] = []
-        for start in range(0, len(keys), _CHUNK):
-            part = keys[start : start + _CHUNK]
-            async with self._conn.execute(
-                f"SELECT norm, owner, id FROM atoms WHERE norm IN ({', '.join('?' * len(part))})", part
-            ) as cur:
-                for r in await cur.fetchall():
-                    stored = r[0] if isinstance(r[0], str) else bytes(r[0])
-                    if stored in by_key:
-                        out.append((by_key[stored], str(r[1]), str(r[2])))
+        for r in await rows_in(self._conn, "SELECT norm, owner, id FROM atoms WHERE norm IN ({keys})", list(by_key)):
+            stored = r[0] if isinstance(r[0], str) else bytes(r[0])
+            if stored in by_key:
+                out.append((by_key[stored], str(r[1]), str(r[2])))
         return out
 
     async def get(self, atom_id: str) -> Atom | None:

@@ -53,6 +53,20 @@ class Connection(Protocol):
         ...
 
 
+# Keys per `IN (...)` look-up: well under SQLite's limit of bound parameters per statement.
+IN_CHUNK = 500
+
+
+async def rows_in(conn: Connection, sql: str, keys: Sequence[Any]) -> list[Any]:
+    """The rows of `sql` for every key, its `{keys}` replaced by placeholders, IN_CHUNK keys a statement."""
+    rows: list[Any] = []
+    for start in range(0, len(keys), IN_CHUNK):
+        part = list(keys[start : start + IN_CHUNK])
+        async with conn.execute(sql.format(keys=", ".join("?" * len(part))), part) as cur:
+            rows.extend(await cur.fetchall())
+    return rows
+
+
 class _SyncCursor:
     def __init__(self, cursor: sqlite3.Cursor) -> None:
         self._cursor = cursor

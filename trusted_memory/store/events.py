@@ -20,7 +20,7 @@ import aiosqlite
 from ..model import Actor, Event
 from ..people import LOCAL, acting_owner
 from ..text import preview
-from .conn import Connection
+from .conn import Connection, rows_in
 
 ATOM_PREVIEW_CHARS = 80
 # The kinds every observed turn appends, left out of the partial index events_kind (migration 18).
@@ -206,14 +206,7 @@ class EventsRepo:
 
     async def get_many(self, event_ids: Sequence[int]) -> dict[int, Event]:
         """The stored events of these ids, by id."""
-        rows: builtins.list[aiosqlite.Row] = []
-        ids = sorted(set(event_ids))
-        for i in range(0, len(ids), _CHUNK):
-            part = ids[i : i + _CHUNK]
-            async with self._conn.execute(
-                f"SELECT * FROM events WHERE id IN ({', '.join('?' * len(part))})", part
-            ) as cur:
-                rows.extend(await cur.fetchall())
+        rows = await rows_in(self._conn, "SELECT * FROM events WHERE id IN ({keys})", sorted(set(event_ids)))
         return {e.id: e for e in await self._events(rows)}
 
     async def same_keys(self, events: Sequence[Event]) -> set[tuple[object, ...]]:

@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 
 from ..model import Episode, Session, SessionNote
-from .conn import Connection
+from .conn import Connection, rows_in
 from .recall import link_kind_sql, link_weight_sql, stored_link
 from .sessions import session_from_row
 from .vector_codec import decode_many
@@ -25,7 +25,6 @@ LinkRow = tuple[str, str, str, float]
 NudgeRow = tuple[int, str, str, str | None, float]
 # (role, text, ts) of one kept transcript turn.
 TurnRow = tuple[str, str, float]
-_CHUNK = 500  # keys per IN (...) look-up
 
 
 class TransferRepo:
@@ -167,15 +166,8 @@ class TransferRepo:
 
     async def atom_nums(self, atom_ids: Sequence[str]) -> dict[str, int]:
         """The num of each of these atoms that is stored, by id."""
-        found: dict[str, int] = {}
-        ids = sorted(set(atom_ids))
-        for start in range(0, len(ids), _CHUNK):
-            part = ids[start : start + _CHUNK]
-            async with self._conn.execute(
-                f"SELECT id, num FROM atoms WHERE id IN ({', '.join('?' * len(part))})", part
-            ) as cur:
-                found.update({str(r[0]): int(r[1]) for r in await cur.fetchall()})
-        return found
+        rows = await rows_in(self._conn, "SELECT id, num FROM atoms WHERE id IN ({keys})", sorted(set(atom_ids)))
+        return {str(r[0]): int(r[1]) for r in rows}
 
     async def insert_links(self, links: Sequence[tuple[int, int, str, float]]) -> int:
         """Store (src num, dst num, kind, weight) links in one statement run; how many were new."""
@@ -215,17 +207,13 @@ class TransferRepo:
 
     async def vector_targets(self, atom_ids: Sequence[str]) -> dict[str, tuple[int, bool]]:
         """vector_target of many atoms at once: (num, has a vector already) of each live one, by id."""
-        found: dict[str, tuple[int, bool]] = {}
-        ids = sorted(set(atom_ids))
-        for start in range(0, len(ids), _CHUNK):
-            part = ids[start : start + _CHUNK]
-            async with self._conn.execute(
-                "SELECT id, num, EXISTS(SELECT 1 FROM vectors WHERE atom_num = atoms.num) FROM atoms "
-                f"WHERE status = 'live' AND id IN ({', '.join('?' * len(part))})",
-                part,
-            ) as cur:
-                found.update({str(r[0]): (int(r[1]), bool(r[2])) for r in await cur.fetchall()})
-        return found
+        rows = await rows_in(
+            self._conn,
+            "SELECT id, num, EXISTS(SELECT 1 FROM vectors WHERE atom_num = atoms.num) FROM atoms "
+            "WHERE status = 'live' AND id IN ({keys})",
+            sorted(set(atom_ids)),
+        )
+        return {str(r[0]): (int(r[1]), bool(r[2])) for r in rows}
 
     # nudges --------------------------------------------------------------------------------
     async def nudges(self) -> builtins.list[NudgeRow]:
