@@ -124,10 +124,10 @@ async def audit_kinds(home: Path, subject: str) -> list[str]:
 
 
 @contextmanager
-def running_ui(home: Path) -> Iterator[str]:
-    """`trusted-memory-admin ui --no-browser` in a child process; yields the login URL it printed."""
+def running_ui(home: Path, *options: str) -> Iterator[str]:
+    """`trusted-memory-admin [OPTIONS] ui --no-browser` in a child process; yields the login URL it printed."""
     proc = subprocess.Popen(
-        [str(script("trusted-memory-admin")), "ui", "--no-browser"],
+        [str(script("trusted-memory-admin")), *options, "ui", "--no-browser"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

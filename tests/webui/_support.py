@@ -56,10 +56,11 @@ async def propose(rt: Runtime, field_path: str, value: str, evidence: str = "sai
 
 @asynccontextmanager
 async def desk(
-    rt: Runtime, *, login: bool = True, autoescape: bool = True
+    rt: Runtime, *, login: bool = True, autoescape: bool = True, person: str | None = None
 ) -> AsyncIterator[tuple[httpx.AsyncClient, Gate]]:
-    """The real desk app over ASGI, optionally logged in with its one-time token."""
-    gate = Gate(PORT)
+    """The real desk app over ASGI, optionally logged in with its one-time token; with `person`, the
+    desk `trusted-memory-admin --as PERSON ui` serves."""
+    gate = Gate(PORT, person=person)
     admin = AdminService(rt)
     # The product's own default unless a test asks for the broken build: a default that changed
     # to no escaping must fail these tests, not be overridden by them.

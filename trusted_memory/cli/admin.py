@@ -112,6 +112,7 @@ async def cmd_stats(admin: AdminService, args: argparse.Namespace) -> int:
                 "size_bytes": stats.size_bytes,
                 "events": stats.events,
                 "change_counter": stats.change_counter,
+                "counted_for": stats.counted_for,
                 "atoms": {"total": sum(totals.values()), **totals, "by_type": by_type, "by_source": by_source},
                 "quarantine": totals["quarantined"],
                 "pending_reviews": counts.pending,
@@ -132,8 +133,9 @@ async def cmd_stats(admin: AdminService, args: argparse.Namespace) -> int:
     fields(
         [
             ("store", stats.path),
-            ("size", f"{stats.size_bytes:,} bytes"),
-            ("events", f"{stats.events:,}"),
+            *([("counted for", f"{stats.counted_for}: what they may see")] if stats.counted_for else []),
+            ("size", f"{stats.size_bytes:,} bytes" + (" (the whole store's)" if stats.counted_for else "")),
+            ("events", f"{stats.events:,}" + (" about their own records" if stats.counted_for else "")),
             (
                 "atoms",
                 f"{sum(totals.values()):,}: {totals['trusted']:,} trusted, {totals['quarantined']:,} quarantined",

@@ -11,6 +11,7 @@ import webbrowser
 from typing import Any
 
 from ..errors import InvalidInput
+from ..people import check_person_name
 from ..services.admin import AdminService
 from ..services.admin.insights import AdminInsights
 
@@ -33,7 +34,9 @@ def add_ui_command(commands: Any, common: argparse.ArgumentParser) -> None:
         "ui",
         parents=[common],
         help="open the review desk in a browser (127.0.0.1 only)",
-        description="Serve the review desk on 127.0.0.1 and print a one-time login URL; Ctrl-C stops it.",
+        description="Serve the review desk on 127.0.0.1 and print a one-time login URL; Ctrl-C stops it. "
+        "With `trusted-memory-admin --as NAME ui` the desk is that person's: a member sees and decides "
+        "only their own records and cannot approve team-wide (global) memory.",
     )
     sub.add_argument("--port", type=_port, default=0, help="port on 127.0.0.1 (default: a free one)")
     sub.add_argument("--no-browser", action="store_true", help="only print the URL; do not open a browser")
@@ -63,15 +66,17 @@ async def cmd_ui(admin: AdminService, args: argparse.Namespace) -> int:
 
     from ..webui import Gate, build_app
 
+    person = check_person_name(args.as_person) if getattr(args, "as_person", None) else None
     sock = bind(args.port)
     port = int(sock.getsockname()[1])
-    gate = Gate(port)
+    gate = Gate(port, person=person)
     app = build_app(admin, AdminInsights(admin.runtime), gate)
     config = uvicorn.Config(app, log_level="warning", access_log=False, server_header=False, lifespan="off")
     server = uvicorn.Server(config)
     url = gate.login_url()
     print(f"review desk: {url}", flush=True)
-    print("the link logs in one browser, once; Ctrl-C stops the desk", file=sys.stderr, flush=True)
+    whose = f"{person}'s desk (re-checked on every request)" if person else "the operator's desk (every record)"
+    print(f"{whose}; the link logs in one browser, once; Ctrl-C stops the desk", file=sys.stderr, flush=True)
     if not args.no_browser and has_screen():
         await asyncio.to_thread(_open, url)
     await server.serve(sockets=[sock])

@@ -136,7 +136,12 @@ async def stats(agent: AgentService, p: NoParams) -> MemoryResult:
     return MemoryResult(
         action="stats",
         status="ok",
-        message=f"store {stats.path}: {stats.size_bytes:,} bytes, {stats.events:,} events.{model}",
+        message=(
+            f"store {stats.path}: {stats.size_bytes:,} bytes, {stats.events:,} events.{model}"
+            if stats.counted_for is None
+            else f"store {stats.path}: {stats.size_bytes:,} bytes (the whole store's, shared by the team); "
+            f"{stats.events:,} events about {stats.counted_for}'s own records."
+        ),
         usage=[usage_out(u) for u in stats.facts],
         stats=stats_out(stats),
     )

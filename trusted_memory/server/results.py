@@ -50,12 +50,17 @@ class LLMJobOut(BaseModel):
 
 
 class StatsOut(BaseModel):
-    """Store-wide sizes and counts."""
+    """Sizes and counts: the whole store's, or in a team's store what the calling person may see."""
 
     path: str
-    size_bytes: int
-    events: int
-    change_counter: int
+    size_bytes: int = Field(description="the whole store's size on disk (the cap every person shares)")
+    events: int = Field(description="audit events: in a team's store, those about the caller's own records")
+    change_counter: int | None = Field(
+        default=None, description="writes committed to the whole store; left out in a team's store"
+    )
+    counted_for: str | None = Field(
+        default=None, description="the person the counts are for (absent: the whole store, one owner)"
+    )
     llm_provider: str = "none"
     llm_jobs: list[LLMJobOut] = Field(default_factory=list, description="memory-LLM calls by job and outcome")
 
@@ -201,6 +206,7 @@ def stats_out(stats: StoreStats) -> StatsOut:
         size_bytes=stats.size_bytes,
         events=stats.events,
         change_counter=stats.change_counter,
+        counted_for=stats.counted_for,
         llm_provider=stats.llm_provider,
         llm_jobs=[
             LLMJobOut(job=j.job, calls=j.calls, outcomes=j.outcomes, last_error=j.last_error)

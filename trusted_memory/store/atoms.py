@@ -310,10 +310,12 @@ class AtomsRepo:
         await self.delete_many([atom_id])
 
     async def expired_quarantine(self, now: float) -> builtins.list[Atom]:
-        """Quarantined atoms whose review window has passed."""
+        """Quarantined atoms whose review window has passed (the acting person's own, in a team's store)."""
+        viewer = restricting_viewer()
         async with self._conn.execute(
-            "SELECT * FROM atoms WHERE status = 'quarantined' AND expires_at IS NOT NULL AND expires_at <= ?",
-            (now,),
+            "SELECT * FROM atoms WHERE status = 'quarantined' AND expires_at IS NOT NULL AND expires_at <= ?"
+            + (" AND owner = ?" if viewer is not None else ""),
+            (now, viewer.name) if viewer is not None else (now,),
         ) as cur:
             return [atom_from_row(r) for r in await cur.fetchall()]
 

@@ -1,9 +1,15 @@
-"""Row counts across the store, for the admin's `stats` (one snapshot, one query per table)."""
+"""Row counts across the store, for the admin's `stats` (one snapshot, one query per table).
+
+In a team's store the counts are the acting person's: the atoms they may see, and their own
+pending inferences, sessions (with their turns and notes) and episodes.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..people import restricting_viewer
+from .atoms import visibility_sql
 from .conn import Connection
 
 
@@ -21,30 +27,41 @@ class StoreCounts:
     held_episodes: int
 
 
-async def _one(conn: Connection, sql: str) -> tuple[int, ...]:
-    async with conn.execute(sql) as cur:
+async def _one(conn: Connection, sql: str, params: tuple[object, ...] = ()) -> tuple[int, ...]:
+    async with conn.execute(sql, params) as cur:
         row = await cur.fetchone()
     return tuple(int(v or 0) for v in row) if row else (0,)
 
 
 async def count_records(conn: Connection) -> StoreCounts:
-    """Count atoms by type, status and source, and every other record kind."""
+    """Count atoms by type, status and source, and every other record kind (the acting person's, in a team)."""
+    visible = visibility_sql()
     async with conn.execute(
-        "SELECT type, status, source_class, COUNT(*) FROM atoms GROUP BY type, status, source_class "
-        "ORDER BY type, status, source_class"
+        "SELECT type, status, source_class, COUNT(*) FROM atoms"
+        + (f" WHERE {visible[0]}" if visible else "")
+        + " GROUP BY type, status, source_class ORDER BY type, status, source_class",
+        visible[1] if visible else [],
     ) as cur:
         atoms = tuple((str(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in await cur.fetchall())
-    sessions, open_sessions = await _one(
-        conn, "SELECT COUNT(*), SUM(CASE WHEN ended_at IS NULL THEN 1 ELSE 0 END) FROM sessions"
+    viewer = restricting_viewer()
+    mine, of_mine, who = (
+        (" WHERE owner = ?", " WHERE session_id IN (SELECT id FROM sessions WHERE owner = ?)", (viewer.name,))
+        if viewer is not None
+        else ("", "", ())
     )
-    episodes, held = await _one(conn, "SELECT COUNT(*), SUM(CASE WHEN status = 'held' THEN 1 ELSE 0 END) FROM episodes")
+    sessions, open_sessions = await _one(
+        conn, f"SELECT COUNT(*), SUM(CASE WHEN ended_at IS NULL THEN 1 ELSE 0 END) FROM sessions{mine}", who
+    )
+    episodes, held = await _one(
+        conn, f"SELECT COUNT(*), SUM(CASE WHEN status = 'held' THEN 1 ELSE 0 END) FROM episodes{mine}", who
+    )
     return StoreCounts(
         atoms=atoms,
-        pending=(await _one(conn, "SELECT COUNT(*) FROM pending_reviews"))[0],
-        turns=(await _one(conn, "SELECT COUNT(*) FROM session_turns"))[0],
+        pending=(await _one(conn, f"SELECT COUNT(*) FROM pending_reviews{mine}", who))[0],
+        turns=(await _one(conn, f"SELECT COUNT(*) FROM session_turns{of_mine}", who))[0],
         sessions=sessions,
         open_sessions=open_sessions,
-        notes=(await _one(conn, "SELECT COUNT(*) FROM session_notes"))[0],
+        notes=(await _one(conn, f"SELECT COUNT(*) FROM session_notes{of_mine}", who))[0],
         episodes=episodes,
         held_episodes=held,
     )

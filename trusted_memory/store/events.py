@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 import aiosqlite
 
 from ..model import Actor, Event
-from ..people import LOCAL, acting_owner
+from ..people import LOCAL, acting_owner, restricting_viewer
 from ..text import preview
 from .conn import Connection, rows_in
 
@@ -42,6 +42,38 @@ def subject_sql() -> str:
     """The WHERE term for events of one subject (bind it twice): the index of subjects' last 12
     characters narrows, the whole subject decides (`+` keeps SQLite on that index)."""
     return "substr(subject, -12) IS substr(?, -12) AND +subject IS ?"
+
+
+# Events carry no owner column: an event is a person's when its subject is one of their records.
+_OWNED_SUBJECTS = (
+    "(substr(events.subject, 1, 5) = 'atom:' AND EXISTS (SELECT 1 FROM atoms "
+    "WHERE atoms.id = substr(events.subject, 6) AND atoms.owner = ?) "
+    "OR substr(events.subject, 1, 8) = 'session:' AND EXISTS (SELECT 1 FROM sessions "
+    "WHERE sessions.id = substr(events.subject, 9) AND sessions.owner = ?) "
+    "OR substr(events.subject, 1, 8) = 'episode:' AND EXISTS (SELECT 1 FROM episodes "
+    "WHERE episodes.id = substr(events.subject, 9) AND episodes.owner = ?) "
+    "OR substr(events.subject, 1, 5) = 'fact:' AND EXISTS (SELECT 1 FROM facts "
+    "WHERE CAST(facts.id AS TEXT) = substr(events.subject, 6) AND facts.owner = ?) "
+    "OR substr(events.subject, 1, 8) = 'pending:' AND (EXISTS (SELECT 1 FROM pending_reviews "
+    "WHERE pending_reviews.id = substr(events.subject, 9) AND pending_reviews.owner = ?) "
+    "OR json_extract(detail, '$.owner') = ?))"
+)
+
+
+def owned_events_sql() -> tuple[str, list[object]] | None:
+    """The clause keeping events (table `events`) to those about the acting person's own records;
+    None when nothing is hidden.
+
+    An event counts as the person's when its subject is one of their atoms, facts entries, sessions,
+    episodes or pending inferences that is still stored (a rejected inference's event names its owner).
+    Events of a record since deleted, of a shared record someone else owns, and of the store itself
+    (compaction, reindex, people) are left out: they may be another person's activity, so a member's
+    figures under-count rather than leak.
+    """
+    viewer = restricting_viewer()
+    if viewer is None:
+        return None
+    return _OWNED_SUBJECTS, [viewer.name] * 6
 
 
 def _dumps(detail: Mapping[str, object]) -> str:
@@ -251,10 +283,18 @@ class EventsRepo:
         limit: int = 100,
         after_id: int = 0,
         newest: bool = False,
+        owned: bool = False,
     ) -> builtins.list[Event]:
-        """Events matching every given filter, oldest first (with `newest`, the last `limit` of them)."""
+        """Events matching every given filter, oldest first (with `newest`, the last `limit` of them).
+
+        With `owned`, in a team's store, only the events about the acting person's records (owned_events_sql).
+        """
         clauses: builtins.list[str] = ["id > ?"]
         params: builtins.list[object] = [after_id]
+        mine = owned_events_sql() if owned else None
+        if mine is not None:
+            clauses.append(mine[0])
+            params.extend(mine[1])
         if kind:
             clauses.append(kind_sql([kind]))
             params.append(kind)
@@ -273,13 +313,15 @@ class EventsRepo:
             events = await self._events(await cur.fetchall())
         return events[::-1] if newest else events
 
-    async def count(self, kind: str | None = None) -> int:
-        """How many events there are (of one kind)."""
-        sql, params = (
-            (f"SELECT COUNT(*) FROM events WHERE {kind_sql([kind])}", (kind,))
-            if kind
-            else ("SELECT COUNT(*) FROM events", ())
-        )
+    async def count(self, kind: str | None = None, *, owned: bool = False) -> int:
+        """How many events there are (of one kind); with `owned`, about the acting person's records only."""
+        clauses: builtins.list[str] = [kind_sql([kind])] if kind else []
+        params: builtins.list[object] = [kind] if kind else []
+        mine = owned_events_sql() if owned else None
+        if mine is not None:
+            clauses.append(mine[0])
+            params.extend(mine[1])
+        sql = "SELECT COUNT(*) FROM events" + (f" WHERE {' AND '.join(clauses)}" if clauses else "")
         async with self._conn.execute(sql, params) as cur:
             row = await cur.fetchone()
         return int(row[0]) if row else 0

@@ -13,8 +13,9 @@ from starlette.staticfiles import StaticFiles
 
 from ..services.admin import AdminService
 from ..services.admin.insights import AdminInsights
+from ..services.people import PeopleDirectory
 from . import actions, pages
-from .context import Action, Desk, action
+from .context import Action, Desk, action, as_person
 from .rendering import Renderer, environment
 from .security import Gate, Guard
 
@@ -37,12 +38,13 @@ POSTS: tuple[tuple[str, Action], ...] = (
 
 
 def build_app(admin: AdminService, insights: AdminInsights, gate: Gate, *, autoescape: bool = True) -> Starlette:
-    """The desk for one store; `gate` holds its login token and sessions."""
-    desk = Desk(admin, insights, gate, Renderer(environment(autoescape=autoescape)))
+    """The desk for one store; `gate` holds its login token, its sessions and the person it acts for."""
+    directory = PeopleDirectory(admin.runtime.store)
+    desk = Desk(admin, insights, gate, Renderer(environment(autoescape=autoescape)), directory)
 
     def page(path: str, handler: pages.Page) -> Route:
         async def endpoint(request: Request) -> Response:
-            return await handler(desk, request)
+            return await as_person(desk, request, lambda: handler(desk, request))
 
         return Route(path, endpoint, methods=["GET"])
 

@@ -11,8 +11,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from ..errors import MemoryServerError
+from ..people import Viewer, acting_as
 from ..services.admin import AdminService
 from ..services.admin.insights import AdminInsights
+from ..services.people import PeopleDirectory
 from .rendering import Renderer
 from .security import Gate, refusal, session_of
 
@@ -32,6 +34,7 @@ class Desk:
     insights: AdminInsights
     gate: Gate
     renderer: Renderer
+    directory: PeopleDirectory
     flashes: dict[str, list[Flash]] = field(default_factory=dict)
 
     def flash(self, request: Request, kind: str, text: str) -> None:
@@ -45,11 +48,32 @@ class Desk:
     def render(self, request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         """A page with the session's CSRF token and its pending messages."""
         session = session_of(self.gate, request.headers)
+        person: Viewer | None = request.scope.get("desk_person")
         request.scope["desk"] = {
             "csrf": self.gate.csrf_of(session) or "",
             "flashes": self.flashes.pop(session, []) if session else [],
+            "person": person,
         }
         return self.renderer.page(request, name, status, **context)
+
+
+async def as_person(desk: Desk, request: Request, handle: Callable[[], Awaitable[Response]]) -> Response:
+    """Run one request as the desk's person, looked up again now: a revoked person is refused at once,
+    and a change of their projects holds from the next request. The operator's desk runs as nobody
+    (every row); an admin's too, since an admin reviews the team."""
+    if desk.gate.person is None:
+        return await handle()
+    viewer = await desk.directory.viewer_named(desk.gate.person)
+    if viewer is None:
+        return refusal(
+            401,
+            "Access revoked",
+            f"{desk.gate.person} no longer has a live token on this store, so this desk shows nothing; "
+            "ask an admin, then start <code>trusted-memory-admin --as NAME ui</code> again.",
+        )
+    request.scope["desk_person"] = viewer
+    with acting_as(None if viewer.is_admin else viewer):
+        return await handle()
 
 
 def safe_next(value: object, default: str = "/") -> str:
@@ -72,12 +96,17 @@ def action(desk: Desk, run: Action) -> Callable[[Request], Awaitable[Response]]:
         session = session_of(desk.gate, request.headers)
         if not desk.gate.check_csrf(session, sent if isinstance(sent, str) else None):
             return refusal(403, "Refused", "the form's CSRF token is missing or stale; reload the page and try again.")
-        try:
-            message = await run(desk, request, form)
-        except MemoryServerError as exc:
-            desk.flash(request, "error", exc.message)
-        else:
-            desk.flash(request, "ok", message)
-        return RedirectResponse(safe_next(form.get("next")), status_code=303)
+
+        async def decide() -> Response:
+            try:
+                message = await run(desk, request, form)
+            except MemoryServerError as exc:
+                desk.flash(request, "error", exc.message)
+            else:
+                desk.flash(request, "ok", message)
+            return RedirectResponse(safe_next(form.get("next")), status_code=303)
+
+        # The acting person is checked on the server for every change, whatever the page offered.
+        return await as_person(desk, request, decide)
 
     return endpoint

@@ -80,6 +80,7 @@ class Renderer:
         html = self.env.get_template(name).render(
             csrf=state.get("csrf", ""),
             flashes=state.get("flashes", []),
+            person=state.get("person"),
             path=request.url.path,
             **context,
         )

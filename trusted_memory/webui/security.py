@@ -44,6 +44,9 @@ class Gate:
     """The login token (usable once) and the sessions it opened, each with its CSRF token."""
 
     port: int
+    # The person of a team's store this desk acts for (`trusted-memory-admin --as NAME ui`); None: the
+    # operator, who sees every row. Re-checked on every request (webui/context.py::as_person).
+    person: str | None = None
     token: str = field(default_factory=lambda: secrets.token_urlsafe(32))
     used: bool = False
     sessions: dict[str, str] = field(default_factory=dict)  # session id -> CSRF token

@@ -110,7 +110,7 @@ class AdminInsights:
             recalled = await repo.recalled_per_day(since)
             findings = await repo.quarantine_findings(FINDINGS_WINDOW)
             sessions = await repo.session_count()
-            evicted_total = {kind: await rx.events.count(kind) for kind in EVICTION_KINDS}
+            evicted_total = {kind: await rx.events.count(kind, owned=True) for kind in EVICTION_KINDS}
         by_type: Counter[str] = Counter()
         by_trust: Counter[str] = Counter()
         by_source: Counter[str] = Counter()

@@ -36,8 +36,18 @@ class PruneReport:
     pending_expired: int
 
 
+def _check_may_change(atom: Atom, verb: str) -> None:
+    """A member at the desk decides only on their own atoms: a shared atom they can see is its owner's."""
+    viewer = acting_viewer()
+    if viewer is not None and viewer.team and atom.owner != viewer.name:
+        raise TrustRefused(
+            f"atom {atom.id} is {atom.owner}'s ({atom.scope} scope); only its owner or an admin can {verb} it."
+        )
+
+
 def _check_may_approve(atom: Atom) -> None:
     """Team-wide memory reaches every person's agent: only an admin approves what enters it."""
+    _check_may_change(atom, "approve")
     viewer = acting_viewer()
     if viewer is not None and viewer.team and not viewer.is_admin and atom.scope == "global":
         raise TrustRefused(
@@ -199,6 +209,7 @@ class AdminService:
     async def unpin(self, atom_id: str) -> Atom:
         """Unpin an atom so it can be forgotten or evicted."""
         atom = await self.atom(atom_id)
+        _check_may_change(atom, "unpin")
         if not atom.pinned:
             return atom
         async with self._store.write() as tx:
@@ -372,6 +383,8 @@ class AdminService:
         since: float | None = None,
         limit: int = 100,
     ) -> list[Event]:
-        """Events matching every given filter, oldest first (the newest `limit`)."""
+        """Events matching every given filter, oldest first (the newest `limit`); a member's about their own records."""
         async with self._store.read() as rx:
-            return await rx.events.list(kind=kind, actor=actor, subject=subject, since=since, limit=limit, newest=True)
+            return await rx.events.list(
+                kind=kind, actor=actor, subject=subject, since=since, limit=limit, newest=True, owned=True
+            )
