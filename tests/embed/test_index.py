@@ -86,3 +86,39 @@ def test_reserving_less_than_is_held_changes_nothing() -> None:
     assert index.nums() == [1, 2]
     vec = index.vector(2)
     assert vec is not None and abs(float(np.linalg.norm(vec)) - 1.0) < 1e-5
+
+
+def _shortlisted(index: VectorIndex, query: np.ndarray, k: int, wanted: int) -> list[tuple[int, float]]:
+    """The two-stage search written out: every live row within the distance of the wanted-th nearest
+    sketch (ties included), scored exactly, the k best by cosine (equal cosines by row)."""
+    distance = index.prepare(query[None, :]).distance
+    assert distance is not None
+    nums = [num for num in range(1, index.seq + 1) if index.vector(num) is not None]
+    by_row = sorted(nums)  # rows were stored in num order
+    far = sorted(int(distance[0][num - 1]) for num in by_row)
+    cut = far[wanted - 1] if len(far) > wanted else 10**9
+    kept = [num for num in by_row if distance[0][num - 1] <= cut]
+    cosines = [(num, float(index.vector(num) @ query)) for num in kept]  # type: ignore[operator]
+    order = sorted(range(len(kept)), key=lambda i: (-cosines[i][1], i))[:k]
+    return [(cosines[i][0], cosines[i][1]) for i in order]
+
+
+def test_the_shortlist_cut_and_removed_rows_match_the_search_written_out() -> None:
+    codes = _rows()[: EXACT_ROWS + 2000]
+    index = VectorIndex(DIMS)
+    index.upsert_codes(list(range(1, len(codes) + 1)), [row.tobytes() for row in codes], seq=len(codes))
+    rng = np.random.default_rng(11)
+    queries = rng.standard_normal((6, DIMS)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+
+    def check() -> None:
+        for query in queries:
+            for wanted in (4, 37, 300):
+                got = index.search(query, 4, shortlist=wanted)
+                want = _shortlisted(index, query, 4, wanted)
+                assert [num for num, _ in got] == [num for num, _ in want]
+                assert np.allclose([c for _, c in got], [c for _, c in want], atol=1e-5)
+
+    check()  # every row live: no mask is built
+    index.remove([int(n) for n in rng.choice(np.arange(1, len(codes) + 1), size=500, replace=False)])
+    check()  # removed rows take no place in the shortlist and are never returned

@@ -50,5 +50,6 @@ def test_every_handler_runs_as_the_person_of_its_request() -> None:
     lines = inspect.getsource(app).splitlines()
     wrapped = [i for i, line in enumerate(lines) if line.strip().startswith("@mcp_errors(")]
     registered = [line for line in lines if line.strip().startswith(("@mcp.resource(", "@mcp.prompt("))]
-    assert len(wrapped) == len(registered) + 1  # every resource and prompt, and the tool
+    # every resource and prompt, and the tool's two forms (with the sampling resolver, and without)
+    assert len(wrapped) == len(registered) + 2
     assert all(lines[i + 1].strip() == "@as_caller" for i in wrapped)

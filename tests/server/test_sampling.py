@@ -106,3 +106,17 @@ async def test_provider_none_never_samples(tmp_path: Path) -> None:
     async with Client(build_server(settings), sampling_callback=model) as client:
         await run_session(client)
     assert model.prompts == []
+
+
+async def test_the_tool_is_published_the_same_with_and_without_the_sampling_resolver(tmp_path: Path) -> None:
+    """Only the sampling provider's tool carries the resolver (it costs every call); hosts see one schema."""
+    plain = load_settings(
+        environ={"MCP_MEMORY_HOME": str(tmp_path / "p"), **store_env_for(tmp_path / "p")}, cwd=tmp_path
+    )
+    published = []
+    for settings in (plain, sampling_settings(tmp_path)):
+        async with Client(build_server(settings)) as client:
+            tools = (await client.list_tools()).tools
+            published.append([tool.model_dump(mode="json") for tool in tools])
+    assert published[0] == published[1]
+    assert [tool["name"] for tool in published[0]] == ["memory"]

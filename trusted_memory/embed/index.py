@@ -344,11 +344,13 @@ class VectorIndex:
     ) -> list[list[tuple[int, float]]]:
         """The k best (num, cosine) pairs of each query of `scores`, only among rows its mask allows."""
         rows = scores.rows
-        live = self._nums[:rows] >= 0
+        # Rows are only emptied by `remove`; while none is, every row is live (no mask to build: at
+        # 100k rows the mask and the distances it hides were ~0.1 ms of each write's link search).
+        live = self._nums[:rows] >= 0 if self._count < rows else None
         out = []
         for q, k in enumerate(ks):
             mask = None if allowed is None else allowed[q]
-            valid = live if mask is None else live & mask[:rows]
+            valid = live if mask is None else mask[:rows] if live is None else live & mask[:rows]
             if scores.exact is not None:
                 out.append(self._top(scores.exact[q], valid, np.arange(rows), k))
             else:
@@ -357,41 +359,44 @@ class VectorIndex:
         return out
 
     def _reranked(
-        self, query: Vector, distance: npt.NDArray[np.uint16], valid: Mask, k: int, shortlist: int | None
+        self, query: Vector, distance: npt.NDArray[np.uint16], valid: Mask | None, k: int, shortlist: int | None
     ) -> list[tuple[int, float]]:
-        """The k best valid rows by exact cosine among the shortlist of nearest sketches."""
+        """The k best valid rows (None: all) by exact cosine among the shortlist of nearest sketches."""
         if k <= 0:
             return []
         if shortlist is None:
             wanted = max(RERANK_MIN, RERANK_PER_K * k, len(distance) // RERANK_SHARE)
         else:
             wanted = max(shortlist, k)
-        if int(np.count_nonzero(valid)) <= wanted:
-            rows = np.flatnonzero(valid)
+        if (len(distance) if valid is None else int(np.count_nonzero(valid))) <= wanted:
+            rows = np.arange(len(distance)) if valid is None else np.flatnonzero(valid)
         else:
-            far = np.where(valid, distance, _FAR)
+            far = distance if valid is None else np.where(valid, distance, _FAR)
             # Every row within the distance that reaches `wanted` rows (ties included), in row order:
-            # which rows make the list does not depend on how they are stored.
-            cut = int(np.searchsorted(np.cumsum(np.bincount(far, minlength=_FAR + 1)), wanted))
-            rows = np.flatnonzero(far <= min(cut, SKETCH_BITS))
+            # which rows make the list does not depend on how they are stored. That distance is the
+            # wanted-th smallest (more than `wanted` rows are valid, so it is a valid row's): a
+            # partial sort finds it in ~50 µs at 100k rows, a histogram of all the distances in ~140.
+            cut = int(np.partition(far, wanted - 1)[wanted - 1])
+            rows = np.flatnonzero(far <= cut)
         if not len(rows):
             return []
         cosines = self._cosines(rows, query[None, :])[0]
-        return self._top(cosines, np.ones(len(rows), dtype=np.bool_), rows, k)
+        return self._top(cosines, None, rows, k)
 
-    def _top(self, scores: Vector, valid: Mask, rows: npt.NDArray[np.intp], k: int) -> list[tuple[int, float]]:
-        """The k best valid entries of one query's scores (scores[i] is row rows[i]), best first.
+    def _top(self, scores: Vector, valid: Mask | None, rows: npt.NDArray[np.intp], k: int) -> list[tuple[int, float]]:
+        """The k best valid entries (None: all) of one query's scores (scores[i] is row rows[i]), best first.
 
         Equal scores go by row (the earlier stored first), so the best k are a prefix of one fixed
         order: the best k among rows a filter admits are the first k admitted of a longer list.
         """
         if k <= 0:
             return []
-        count = int(np.count_nonzero(valid))
+        count = len(scores) if valid is None else int(np.count_nonzero(valid))
         k = min(k, count)
         if k == 0:
             return []
         if count < len(scores):
+            assert valid is not None
             scores = np.where(valid, scores, -np.inf)
         kth = scores[np.argpartition(-scores, k - 1)[k - 1]]
         better = np.flatnonzero(scores > kth)

@@ -222,15 +222,9 @@ def build_server(settings: Settings, *, team: bool = False) -> MCPServer[AppStat
             ),
         }
 
-    # The parameters are derived from the actions' models (schema.py): `**arguments` is what the SDK
-    # validated against the published schema, every parameter present (None when not given).
-    @mcp_errors("tool")
-    @as_caller
-    async def memory(
-        ctx: Context[AppState],
-        sampled: Annotated[CreateMessageResult | None, Resolve(sample_for_memory)] = None,
-        **arguments: Any,
-    ) -> Annotated[CallToolResult, MemoryResult]:
+    async def run_memory(
+        ctx: Context[AppState], sampled: CreateMessageResult | None, arguments: dict[str, Any]
+    ) -> CallToolResult:
         action = arguments.pop("action")
         spec = ACTIONS.get(action) if isinstance(action, str) else None
         if spec is None:
@@ -253,8 +247,29 @@ def build_server(settings: Settings, *, team: bool = False) -> MCPServer[AppStat
             if spec.writes:
                 notifier.poke()  # subscribers hear of this process's own change without waiting
 
+    # The parameters are derived from the actions' models (schema.py): `**arguments` is what the SDK
+    # validated against the published schema, every parameter present (None when not given).
+    @mcp_errors("tool")
+    @as_caller
+    async def memory_sampled(
+        ctx: Context[AppState],
+        sampled: Annotated[CreateMessageResult | None, Resolve(sample_for_memory)] = None,
+        **arguments: Any,
+    ) -> Annotated[CallToolResult, MemoryResult]:
+        return await run_memory(ctx, sampled, arguments)
+
+    @mcp_errors("tool")
+    @as_caller
+    async def memory(ctx: Context[AppState], **arguments: Any) -> Annotated[CallToolResult, MemoryResult]:
+        return await run_memory(ctx, None, arguments)
+
+    # Only the `sampling` provider asks the host's model; otherwise the resolver would answer None
+    # on every call, and the SDK's resolver pass costs ~0.15 ms of CPU a call (benchmarks/RESULTS.md,
+    # issue 13, sixth pass). The published schema is the same either way (a resolved parameter is
+    # not an argument).
+    handler = memory_sampled if settings.llm.provider == "sampling" else memory
     tool = Tool.from_function(
-        with_parameters(memory, tool_parameters({name: a.params for name, a in ACTIONS.items()})),
+        with_parameters(handler, tool_parameters({name: a.params for name, a in ACTIONS.items()})),
         name="memory",
         title="Long-term memory",
         description=TOOL_DESCRIPTION + describe_actions(),
