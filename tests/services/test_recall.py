@@ -422,8 +422,8 @@ async def test_changing_the_embedding_space_reembeds(tmp_path: Path) -> None:
         assert await runtime.recall.drain_queue() == len(MEMORIES)
         assert (await texts(runtime, "which test framework do I like?"))[0].startswith("I prefer pytest")
         async with runtime.store.read() as rx:
-            assert await rx.recall.vector_count("hash:v2:256") == len(MEMORIES)
-            assert await rx.recall.vector_count("hash:v2:512") == 0
+            assert await rx.recall.vector_count("hash:v3:256") == len(MEMORIES)
+            assert await rx.recall.vector_count("hash:v3:512") == 0
 
 
 # --- a remote embedder that fails, then recovers (httpx.MockTransport is the test seam) ---------
