@@ -426,6 +426,30 @@ async def test_changing_the_embedding_space_reembeds(tmp_path: Path) -> None:
             assert await rx.recall.vector_count("hash:v3:512") == 0
 
 
+async def test_a_store_of_the_previous_hash_version_is_reembedded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """hash:v3 weighs words by rarity: a store whose vectors are v2 must not compare them with v3 queries."""
+    import trusted_memory.embed.hashing as hashing
+
+    env = {"MCP_MEMORY_HOME": str(tmp_path / "h"), **store_env_for(tmp_path / "h")}
+    with monkeypatch.context() as old:
+        old.setattr(hashing, "_MODEL_VERSION", "v2")
+        old.setattr(hashing, "rarity", lambda row, words: 1.0)
+        async with open_runtime(load_settings(environ=env, cwd=tmp_path)) as runtime:
+            await runtime.recall.warm_up()
+            await seed(atoms_of(runtime))
+            async with runtime.store.read() as rx:
+                assert await rx.recall.vector_count("hash:v2:512") == len(MEMORIES)
+    async with open_runtime(load_settings(environ=env, cwd=tmp_path)) as runtime:
+        assert await runtime.recall.adopt_space() == len(MEMORIES)
+        assert await runtime.recall.drain_queue() == len(MEMORIES)
+        async with runtime.store.read() as rx:
+            assert await rx.recall.vector_count("hash:v3:512") == len(MEMORIES)
+            assert await rx.recall.vector_count("hash:v2:512") == 0
+        assert (await texts(runtime, "which test framework do I like?"))[0].startswith("I prefer pytest")
+
+
 # --- a remote embedder that fails, then recovers (httpx.MockTransport is the test seam) ---------
 
 
