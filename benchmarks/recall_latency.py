@@ -72,7 +72,7 @@ from trusted_memory.store.db import SqliteStore as Store
 
 SERVER = Path(sys.executable).parent / "trusted-memory"
 CACHE = Path(tempfile.gettempdir()) / "trusted-memory-bench"
-SEED_VERSION = 2  # 2: hash:v2 vectors, links on the space's own cosine scale
+SEED_VERSION = 3  # 2: hash:v2 vectors, links on the space's own cosine scale; 3: hash:v3 vectors
 DAY = 86400.0
 INSERT_CHUNK = 10_000
 WARM_QUERIES = 20

@@ -1,7 +1,8 @@
 """Scoring of recall candidates: relevance fusion, retention decay, the composite. Pure.
 
-retention = confidence × 0.5^(age_days / half_life) × trust_boost, where age runs from the last
-time the memory was recalled (so memories in use stay fresh) and pinned memories do not decay.
+retention = confidence × 0.5^(age_days / half_life) × trust_boost, where age runs from the later of
+when the memory was said and its last recall (eviction passes both; search passes no recall, so
+a ranking does not depend on earlier searches) and pinned memories do not decay.
 composite = relevance_weight × relevance + (1 − relevance_weight) × retention.
 relevance = w × keyword + (1 − w) × vector, w per query (fused_keyword_weight).
 """

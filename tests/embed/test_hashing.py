@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,8 @@ import numpy as np
 import pytest
 
 from trusted_memory.embed.base import Embedder, EmbeddingSpace
-from trusted_memory.embed.hashing import HashingEmbedder, hash_feature, stem, tokenize
+from trusted_memory.embed.hashing import HashingEmbedder, hash_feature, rarity, stem, tokenize
+from trusted_memory.embed.lexicon import lexicon
 
 TEXTS = [
     "I prefer pytest over unittest for every Python project.",
@@ -31,8 +33,8 @@ def _cos(a: np.ndarray, b: np.ndarray) -> float:
 
 def test_space_fingerprint() -> None:
     emb = HashingEmbedder(384)
-    assert emb.space == EmbeddingSpace("hash", "v2", 384)
-    assert emb.space.fingerprint() == "hash:v2:384"
+    assert emb.space == EmbeddingSpace("hash", "v3", 384)
+    assert emb.space.fingerprint() == "hash:v3:384"
     # How its cosines read is not part of the identity, but the embedder states it.
     assert (emb.space.cosine_floor, emb.space.cosine_full) == (0.1, 0.6)
     assert isinstance(emb, Embedder)
@@ -196,8 +198,57 @@ def test_features_groups() -> None:
 
 
 def test_sublinear_term_weight() -> None:
-    feats = HashingEmbedder().features("docker docker docker")
-    assert feats["w:docker"] == pytest.approx(1.0 + np.log(3))
+    emb = HashingEmbedder()
+    once, thrice = emb.features("docker")["w:docker"], emb.features("docker docker docker")["w:docker"]
+    assert thrice == pytest.approx(once * (1.0 + np.log(3)))
+
+
+def test_rare_words_weigh_more_than_common_ones() -> None:
+    """v3: a word's feature (and its char n-grams) carries its rarity, the log of its rank in the
+    lexicon's frequency order over the log of the table's size; a word the table lacks weighs 1."""
+    table = lexicon()
+    first, coach = table.row("first"), table.row("coach")
+    assert first is not None and coach is not None and first < coach
+    assert rarity(None, len(table)) == 1.0
+    assert rarity(first, len(table)) < rarity(coach, len(table)) < 1.0
+    assert rarity(0, len(table)) == pytest.approx(math.log(2.0) / math.log(len(table) + 2.0))
+    feats = HashingEmbedder().features("first coach zqxv")
+    assert feats["w:first"] < feats["w:coach"] < feats["w:zqxv"] == 1.0
+    grams = HashingEmbedder().features("first")
+    assert sum(w * w for k, w in grams.items() if k.startswith("c:")) == pytest.approx(
+        (0.7 * rarity(first, len(table))) ** 2
+    )
+    # So a question's rare word decides which turn it is nearest, not the common words it shares.
+    emb = HashingEmbedder()
+    question, rare_match, common_match = emb.embed_sync(
+        [
+            "which problem was my first 7a",
+            "I SENT A 7A. sunday, at nordwand, the orange one",
+            "did my first easy session last week, only jugs",
+        ]
+    )
+    assert _cos(question, rare_match) > _cos(question, common_match)
+    assert emb.space.fingerprint() == "hash:v3:512"  # the new weights are a new space: stores re-embed
+
+
+def test_rarity_is_the_same_in_every_process() -> None:
+    # The table's order is package data, so a word's rarity (and every vector) is too.
+    code = (
+        "from trusted_memory.embed.hashing import HashingEmbedder; "
+        "print(HashingEmbedder().embed_sync(['which problem was my first 7a'])[0].tobytes().hex())"
+    )
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=REPO_ROOT,
+            env={"PYTHONPATH": str(REPO_ROOT), "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert len(runs) == 1
 
 
 def test_tokenize_folds_case_accents_and_possessives() -> None:

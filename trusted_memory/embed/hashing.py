@@ -4,7 +4,8 @@ No download and no corpus fit: a text's vector depends only on the text and ``di
 process embeds the same text to the same bytes. Two parts, each L2-normalised, are joined:
 
 - lexical (``dims - dims // 4`` wide): features hashed with keyed BLAKE2b (never Python's salted
-  ``hash()``) into signed buckets, weighted sublinearly;
+  ``hash()``) into signed buckets, weighted sublinearly; a word and its char n-grams also by how
+  rare the word is (its rank in the bundled lexicon's frequency order, see ``rarity``);
 - semantic (``dims // 4`` wide, at most 128): the rank-weighted sum of the words' vectors from the
   bundled lexicon (``lexicon.py``), so "pup" and "dog" or "vacation" and "holiday" meet although
   they share no letters. Measured on benchmarks/data: vector R@10 0.41 -> 0.62.
@@ -29,7 +30,7 @@ from ..text import STOP_WORDS, stem, tokenize
 from .base import EmbeddingSpace
 from .lexicon import LEXICON_DIMS, lexicon
 
-__all__ = ["HashingEmbedder", "hash_feature", "stem", "tokenize"]
+__all__ = ["HashingEmbedder", "hash_feature", "rarity", "stem", "tokenize"]
 
 # Group weights, tuned on benchmarks/data (words carry the most meaning; char n-grams mainly
 # rescue typos, inflections and compounds; concepts bridge paraphrases that share no word).
@@ -44,8 +45,8 @@ SEMANTIC_SHARE = 0.8
 MIN_SEMANTIC_DIMS = 16  # below this a meaning vector is too coarse to help: lexical only
 
 # Bump when anything above or below changes the vectors: it is part of the fingerprint.
-# v1: lexical only; v2: lexical + lexicon meaning.
-_MODEL_VERSION = "v2"
+# v1: lexical only; v2: lexical + lexicon meaning; v3: lexical words weighted by rarity.
+_MODEL_VERSION = "v3"
 # How cosines of this space read (see EmbeddingSpace): unrelated texts average ~0.10 (their shared
 # meaning directions), a question and its answer ~0.36 on benchmarks/data — measured at the default
 # 512 dims; narrower meaning parts spread unrelated cosines wider. Lexical only (< 64 dims): 0.
@@ -206,7 +207,33 @@ class _Token:
     concepts: tuple[str, ...]
     meaning: int | None  # lexicon row of the word (or of its stem); None for stop and unknown words
     grams: tuple[str, ...]
-    gram_weight: float  # weight of each char n-gram so a token's n-grams have norm CHAR_WEIGHT
+    gram_weight: float  # weight of each char n-gram: its n-grams have norm CHAR_WEIGHT × rarity
+    rarity: float  # weight of its word feature (see rarity)
+
+
+def rarity(row: int | None, words: int) -> float:
+    """How much a word says, 0-1: log of its frequency rank over the log of the table's size.
+
+    Chat questions share common words ("first", "time", "home") with many turns and a rare one
+    ("7a", "Bev", "coach") with the answer. With every word at full weight the hashed part rated
+    the common-word matches as high as BM25 rates the rare one low, and pulled them over the
+    evidence in the fused list. A word the table does not know (a name, an identifier, a typo) is
+    rare: 1. Measured (benchmarks/RESULTS.md, issue 13, sixth pass): vector R@10 up on all five
+    conversation sets and both one-line sets, the hybrid never lower. Squaring it, weighting
+    bigrams by it too, or raising unknown words to 1.5 traded one set against another.
+    """
+    if row is None:
+        return 1.0
+    return min(1.0, math.log(row + 2.0) / math.log(words + 2.0))
+
+
+def _stem_rarity(infos: Sequence[_Token]) -> dict[str, float]:
+    """Each stem's rarity (the rarest spelling of it in the text: "run" and "running" share one)."""
+    out: dict[str, float] = {}
+    for info in infos:
+        if info.stem is not None and info.rarity > out.get(info.stem, -1.0):
+            out[info.stem] = info.rarity
+    return out
 
 
 def _analyse(token: str, *, meaning: bool) -> _Token:
@@ -220,12 +247,15 @@ def _analyse(token: str, *, meaning: bool) -> _Token:
         grams: tuple[str, ...] = ()
     else:
         grams = tuple(_char_ngrams(token))
-    weight = CHAR_WEIGHT / math.sqrt(len(grams)) if grams else 0.0
     row = None
+    rare = 1.0
     if meaning and s is not None:
-        found = lexicon().rows((token, s))
+        table = lexicon()
+        found = table.rows((token, s))
         row = found[0] if found else None
-    return _Token(s, concepts, row, grams, weight)
+        rare = rarity(row, len(table))
+    weight = CHAR_WEIGHT * rare / math.sqrt(len(grams)) if grams else 0.0
+    return _Token(s, concepts, row, grams, weight, rare)
 
 
 class HashingEmbedder:
@@ -248,7 +278,7 @@ class HashingEmbedder:
 
     @property
     def space(self) -> EmbeddingSpace:
-        """The embedding space: ``hash:v2:<dims>``."""
+        """The embedding space: ``hash:v3:<dims>``."""
         return self._space
 
     @property
@@ -299,8 +329,9 @@ class HashingEmbedder:
         tokens = tokenize(text)
         infos = [self._token(t) for t in tokens]
         stems = [i.stem for i in infos if i.stem is not None]
+        rare = _stem_rarity(infos)
         for s, c in Counter(stems).items():
-            out["w:" + s] = WORD_WEIGHT * (1.0 + math.log(c))
+            out["w:" + s] = WORD_WEIGHT * rare[s] * (1.0 + math.log(c))
         for bg, c in Counter(itertools.pairwise(stems)).items():
             out[f"b:{bg[0]}_{bg[1]}"] = BIGRAM_WEIGHT * (1.0 + math.log(c))
         for k, c in Counter(k for i in infos for k in i.concepts).items():
@@ -326,8 +357,12 @@ class HashingEmbedder:
         idx: list[int] = []
         val: list[float] = []
         slot = self._slot
+        rare = _stem_rarity(infos)
+        for feat, c in Counter(stems).items():
+            bucket, sign = slot("w:" + feat)
+            idx.append(bucket)
+            val.append(sign * WORD_WEIGHT * rare[feat] * (1.0 + math.log(c)))
         for prefix, weight, counts in (
-            ("w:", WORD_WEIGHT, Counter(stems)),
             ("b:", BIGRAM_WEIGHT, Counter(f"{a}_{b}" for a, b in itertools.pairwise(stems))),
             ("k:", CONCEPT_WEIGHT, Counter(k for i in infos for k in i.concepts)),
         ):

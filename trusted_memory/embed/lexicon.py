@@ -51,6 +51,10 @@ class Lexicon:
         # Rank weighting (log of the frequency rank): common words say little.
         self._weights = np.log(np.arange(len(words), dtype=np.float64) + 2.0) / 127.0
 
+    def __len__(self) -> int:
+        """How many words the table holds (their rows are their frequency ranks, most common first)."""
+        return len(self._starts) - 1
+
     @classmethod
     def load(cls) -> Lexicon:
         """Read the table shipped in ``trusted_memory/embed/data``."""

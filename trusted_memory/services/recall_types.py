@@ -66,7 +66,7 @@ class RecallQuery:
     budget_chars: int | None = None
     expand: bool = True
     mode: str = "hybrid"
-    touch: bool = True  # count this as a recall (refreshes retention); measurement passes False
+    touch: bool = True  # count this as a recall (statistics, eviction); measurement passes False
 
 
 @dataclass(frozen=True, slots=True)
