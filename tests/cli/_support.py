@@ -170,3 +170,33 @@ class Pty:
 def records(text: str) -> list[dict[str, Any]]:
     """The JSON objects of a JSONL text."""
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def body(text: str) -> list[dict[str, Any]]:
+    """The records of an export without its header and without the events this store's imports added."""
+    return [
+        r
+        for r in records(text)[1:]
+        if not (
+            r["kind"] == "event" and r["actor"] == "admin" and (r["event_kind"] == "import" or "import" in r["detail"])
+        )
+    ]
+
+
+def as_imported(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records as an import stores them: each event recorded as imported, the rest as they are."""
+
+    def one(r: dict[str, Any]) -> dict[str, Any]:
+        if r["kind"] != "event" or (r["actor"], r["event_kind"]) == ("system", "imported_event"):
+            return r
+        claimed = {"actor": r["actor"], "kind": r["event_kind"], "detail": r["detail"]}
+        return {**r, "actor": "system", "event_kind": "imported_event", "detail": claimed}
+
+    return [one(r) for r in rows]
+
+
+def export(home: Path, path: Path, *options: str) -> str:
+    """Run the installed `trusted-memory-admin [OPTIONS] export PATH` (e.g. `--as bob`); the file's text."""
+    done = run_script(home, *options, "export", str(path))
+    assert done.returncode == 0, done.stderr
+    return path.read_text()

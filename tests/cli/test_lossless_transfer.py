@@ -28,7 +28,7 @@ from trusted_memory.services.runtime import Runtime
 from trusted_memory.services.session import ToolEvent
 from trusted_memory.services.wiring import build_services
 
-from ._support import Pty, cli, cli_json, records, run_script, with_runtime
+from ._support import Pty, as_imported, body, cli, cli_json, export, records, run_script, with_runtime
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=UTC).timestamp()
 CHATS = Path(__file__).parent.parent / "data" / "chat_exports"
@@ -122,35 +122,6 @@ def full_store(tmp_path: Path) -> Path:
     home = tmp_path / "source"
     with_runtime(home, _populate)
     return home
-
-
-def body(text: str) -> list[dict[str, Any]]:
-    """The records of an export without its header and without the events this store's imports added."""
-    return [
-        r
-        for r in records(text)[1:]
-        if not (
-            r["kind"] == "event" and r["actor"] == "admin" and (r["event_kind"] == "import" or "import" in r["detail"])
-        )
-    ]
-
-
-def as_imported(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The records as an import stores them: each event recorded as imported, the rest as they are."""
-
-    def one(r: dict[str, Any]) -> dict[str, Any]:
-        if r["kind"] != "event" or (r["actor"], r["event_kind"]) == ("system", "imported_event"):
-            return r
-        claimed = {"actor": r["actor"], "kind": r["event_kind"], "detail": r["detail"]}
-        return {**r, "actor": "system", "event_kind": "imported_event", "detail": claimed}
-
-    return [one(r) for r in rows]
-
-
-def export(home: Path, path: Path) -> str:
-    done = run_script(home, "export", str(path))
-    assert done.returncode == 0, done.stderr
-    return path.read_text()
 
 
 @pytest.mark.e2e

@@ -439,9 +439,8 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--since", help="ISO date/time, epoch seconds, or an age such as 7d")
     audit.add_argument("--limit", type=_positive, default=50)
 
-    command("export", "write the whole store as JSONL", cmd_export).add_argument(
-        "file", nargs="?", help="output file (default: stdout, also '-')"
-    )
+    exporting = command("export", "write the whole store as JSONL (with --as MEMBER: what they may see)", cmd_export)
+    exporting.add_argument("file", nargs="?", help="output file (default: stdout, also '-')")
     importing = command(
         "import", "import an export or a reference memory-server graph (JSONL)", cmd_import, person=True
     )

@@ -13,7 +13,7 @@ from ..config import Settings
 from ..errors import InvalidInput
 from ..services.admin import AdminService
 from ..services.admin.doctor import DoctorReport, run_doctor
-from ..services.admin.migrate import migrate, target_settings
+from ..services.admin.migrate import check_operator, migrate, target_settings
 from ..services.admin.transfer import ImportReport, apply_import, export_jsonl, parse_import
 from ..services.admin.transfer_claims import ImportClaims, import_claims
 from .gate import cancelled, confirm, for_person, require_person
@@ -25,7 +25,7 @@ _NEW_PRIVATE_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLL
 
 
 async def cmd_export(admin: AdminService, args: argparse.Namespace) -> int:
-    """Write the whole store as JSONL to FILE (created 0600) or to stdout."""
+    """Write the store as JSONL to FILE (created 0600) or to stdout: with `--as MEMBER`, what they may see."""
     progress = Progress()
     if args.file in (None, "-"):
         # On a terminal the records themselves show progress; a bar would tear through them.
@@ -94,6 +94,7 @@ async def cmd_import(admin: AdminService, args: argparse.Namespace) -> int:
 async def cmd_migrate(admin: AdminService, args: argparse.Namespace) -> int:
     """Copy the store into an empty store on the other backend; exit 1 unless counts and doctor agree."""
     require_person(args, "migrate")
+    check_operator()
     target = target_settings(admin.runtime.settings, args.to)
     where = target.store_location
     if not args.yes:

@@ -110,6 +110,17 @@ class PendingRepo:
         ) as cur:
             return [(r[0], r[1], r[2], r[3], r[4], r[5]) for r in await cur.fetchall()]
 
+    async def model_fields_seen(self) -> builtins.list[tuple[str, str, str, str, float, str]]:
+        """model_fields_of_everyone as the acting person sees it: in a team's store, their own fields only."""
+        viewer = restricting_viewer()
+        mine = " WHERE owner = ?" if viewer is not None else ""
+        async with self._conn.execute(
+            f"SELECT owner, field_path, value, source_class, updated_at, evidence FROM user_model{mine} "
+            "ORDER BY owner, field_path",
+            (viewer.name,) if viewer is not None else (),
+        ) as cur:
+            return [(r[0], r[1], r[2], r[3], r[4], r[5]) for r in await cur.fetchall()]
+
     async def set_observed(self, field_path: str, value: str, *, source_class: str, evidence: str, ts: float) -> bool:
         """Apply a direct inference; never over a field a human confirmed. True if it changed."""
         cur = await self._conn.execute(

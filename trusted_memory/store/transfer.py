@@ -3,6 +3,12 @@ tables as it is stored, and the import keys of chat exports.
 
 The other repositories read what the live paths need (one session, its newest turns); an export
 reads everything, ids and times included, and an import writes rows back as they were.
+
+When a person acts in a team's store (`restricting_viewer()`), the reads keep to what that person
+may see, in the SQL itself: their own sessions and what hangs off a session (notes, transcript
+turns, nudges shown in it, chat-import keys of it), their own episodes, and the links and vectors
+of the atoms `AtomsRepo` shows them (a link only when both its ends are). The operator (nobody
+acting, or an admin) reads every row, so a backup or a migration stays lossless.
 """
 
 from __future__ import annotations
@@ -12,6 +18,8 @@ import json
 from collections.abc import Sequence
 
 from ..model import Episode, Session, SessionNote
+from ..people import restricting_viewer
+from .atoms import visibility_sql
 from .conn import Connection, rows_in
 from .recall import link_kind_sql, link_weight_sql, stored_link
 from .sessions import session_from_row
@@ -26,6 +34,29 @@ NudgeRow = tuple[int, str, str, str | None, float]
 # (role, text, ts) of one kept transcript turn.
 TurnRow = tuple[str, str, float]
 
+# A row hanging off a session (`session_id`) is a person's when the session is.
+_OF_OWN_SESSION = "session_id IN (SELECT id FROM sessions WHERE owner = ?)"
+
+
+def _own(clause: str) -> tuple[str, list[object]]:
+    """`clause` (one ? for the person's name) with its parameter while a person acts; nothing otherwise."""
+    viewer = restricting_viewer()
+    return ("", []) if viewer is None else (clause, [viewer.name])
+
+
+def _where(*terms: tuple[str, list[object]]) -> tuple[str, list[object]]:
+    """A WHERE of the non-empty terms, ANDed, with their parameters in order."""
+    used = [(sql, params) for sql, params in terms if sql]
+    if not used:
+        return "", []
+    return " WHERE " + " AND ".join(sql for sql, _ in used), [p for _, params in used for p in params]
+
+
+def _visible(table: str) -> tuple[str, list[object]]:
+    """The atoms of `table` the acting person may see (visibility_sql), as a term for _where."""
+    visible = visibility_sql(table)
+    return ("", []) if visible is None else visible
+
 
 class TransferRepo:
     """Whole-table reads for an export, raw inserts for an import."""
@@ -35,15 +66,15 @@ class TransferRepo:
 
     # sessions ------------------------------------------------------------------------------
     async def sessions(self) -> builtins.list[Session]:
-        """Every session, oldest first."""
-        async with self._conn.execute("SELECT * FROM sessions ORDER BY started_at, id") as cur:
+        """Every session, oldest first (while a person acts, theirs only)."""
+        where, params = _where(_own("owner = ?"))
+        async with self._conn.execute(f"SELECT * FROM sessions{where} ORDER BY started_at, id", params) as cur:
             return [session_from_row(r) for r in await cur.fetchall()]
 
     async def transcript(self, session_id: str) -> builtins.list[TurnRow]:
-        """A session's kept transcript with each turn's time, oldest first."""
-        async with self._conn.execute(
-            "SELECT role, text, ts FROM session_turns WHERE session_id = ? ORDER BY id", (session_id,)
-        ) as cur:
+        """A session's kept transcript with each turn's time, oldest first (nothing of another person's session)."""
+        where, params = _where(("session_id = ?", [session_id]), _own(_OF_OWN_SESSION))
+        async with self._conn.execute(f"SELECT role, text, ts FROM session_turns{where} ORDER BY id", params) as cur:
             return [(str(r[0]), str(r[1]), float(r[2])) for r in await cur.fetchall()]
 
     async def insert_session(self, session: Session, buffer: Sequence[str], transcript: Sequence[TurnRow]) -> bool:
@@ -85,8 +116,9 @@ class TransferRepo:
         return True
 
     async def notes(self) -> builtins.list[SessionNote]:
-        """Every session note, in id order."""
-        async with self._conn.execute("SELECT * FROM session_notes ORDER BY id") as cur:
+        """Every session note, in id order (while a person acts, those of their sessions)."""
+        where, params = _where(_own(_OF_OWN_SESSION))
+        async with self._conn.execute(f"SELECT * FROM session_notes{where} ORDER BY id", params) as cur:
             return [
                 SessionNote(r["id"], r["session_id"], r["category"], r["text"], r["created_at"])
                 for r in await cur.fetchall()
@@ -109,8 +141,9 @@ class TransferRepo:
 
     # episodes ------------------------------------------------------------------------------
     async def episodes(self) -> builtins.list[tuple[Episode, float | None, bytes | None]]:
-        """Every episode with its vector (scale, blob), oldest first."""
-        async with self._conn.execute("SELECT * FROM episodes ORDER BY num") as cur:
+        """Every episode with its vector (scale, blob), oldest first (while a person acts, theirs only)."""
+        where, params = _where(_own("owner = ?"))
+        async with self._conn.execute(f"SELECT * FROM episodes{where} ORDER BY num", params) as cur:
             rows = await cur.fetchall()
         return [
             (
@@ -141,11 +174,13 @@ class TransferRepo:
 
     # associations --------------------------------------------------------------------------
     async def links(self) -> builtins.list[LinkRow]:
-        """Every association, by the atom ids at both ends."""
+        """Every association, by the atom ids at both ends (while a person acts, of atoms they see at both)."""
+        where, params = _where(_visible("s"), _visible("d"))
         async with self._conn.execute(
             f"SELECT s.id, d.id, {link_kind_sql('a.kind')}, {link_weight_sql('a.weight')} "
-            "FROM associations a JOIN atoms s ON s.num = a.src JOIN atoms d ON d.num = a.dst "
-            "ORDER BY s.id, d.id, a.kind"
+            f"FROM associations a JOIN atoms s ON s.num = a.src JOIN atoms d ON d.num = a.dst{where} "
+            "ORDER BY s.id, d.id, a.kind",
+            params,
         ) as cur:
             return [(str(r[0]), str(r[1]), str(r[2]), float(r[3])) for r in await cur.fetchall()]
 
@@ -185,11 +220,13 @@ class TransferRepo:
 
         A vector whose atom waits on the embed queue is stale (the memory before it in its session
         changed): it is left out, so the importing store queues that atom and embeds it afresh.
+        While a person acts, only the vectors of atoms they see.
         """
+        where, params = _where(("v.atom_num NOT IN (SELECT atom_num FROM embed_queue)", []), _visible("atoms"))
         async with self._conn.execute(
-            "SELECT atoms.id, v.space, v.scale, v.vec FROM vectors v "
-            "JOIN atoms ON atoms.num = v.atom_num "
-            "WHERE v.atom_num NOT IN (SELECT atom_num FROM embed_queue) ORDER BY v.seq"
+            f"SELECT atoms.id, v.space, v.scale, v.vec FROM vectors v JOIN atoms ON atoms.num = v.atom_num{where} "
+            "ORDER BY v.seq",
+            params,
         ) as cur:
             rows = await cur.fetchall()
         blobs = decode_many([bytes(r[3]) for r in rows])  # a file carries the dense int8 bytes, as ever
@@ -217,9 +254,14 @@ class TransferRepo:
 
     # nudges --------------------------------------------------------------------------------
     async def nudges(self) -> builtins.list[NudgeRow]:
-        """Every nudge shown, in id order."""
+        """Every nudge shown, in id order.
+
+        While a person acts, those shown in their sessions: a nudge has no owner of its own, and its
+        subject quotes the user model it came from, so one shown outside any session is nobody's to take.
+        """
+        where, params = _where(_own(_OF_OWN_SESSION))
         async with self._conn.execute(
-            "SELECT id, kind, subject, session_id, shown_at FROM nudges_shown ORDER BY id"
+            f"SELECT id, kind, subject, session_id, shown_at FROM nudges_shown{where} ORDER BY id", params
         ) as cur:
             return [(int(r[0]), str(r[1]), str(r[2]), r[3], float(r[4])) for r in await cur.fetchall()]
 
@@ -241,8 +283,11 @@ class TransferRepo:
 
     # chat import keys ----------------------------------------------------------------------
     async def import_keys(self) -> builtins.list[tuple[str, str, float]]:
-        """Every (key, session id, imported at) of chat imports, in key order."""
-        async with self._conn.execute("SELECT key, session_id, imported_at FROM chat_imports ORDER BY key") as cur:
+        """Every (key, session id, imported at) of chat imports, in key order (a person: of their sessions)."""
+        where, params = _where(_own(_OF_OWN_SESSION))
+        async with self._conn.execute(
+            f"SELECT key, session_id, imported_at FROM chat_imports{where} ORDER BY key", params
+        ) as cur:
             return [(str(r[0]), str(r[1]), float(r[2])) for r in await cur.fetchall()]
 
     async def known_keys(self, keys: Sequence[str]) -> set[str]:

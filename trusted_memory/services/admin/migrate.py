@@ -4,6 +4,9 @@ The source is exported in one read snapshot to a private temporary file, importe
 target in one write transaction (all or nothing), and the target is exported again to count what
 landed. Doctor runs on both sides. Nothing is deleted from the source: once the counts agree, the
 person points their servers at the target.
+
+Only the operator migrates (no `--as`, or an admin): a member's export holds only what they may
+see, so a migration acting for one would copy part of the team's store and call it complete.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...config import Settings
-from ...errors import InvalidInput
+from ...errors import InvalidInput, TrustRefused
+from ...people import restricting_viewer
 from ...queries import AtomFilter
 from ..runtime import Runtime, open_runtime
 from .doctor import DoctorReport, HousekeepingFactory, diagnose
@@ -48,6 +52,16 @@ class MigrateReport:
     def ok(self) -> bool:
         """Every record landed and doctor found both stores sound."""
         return not self.differences and self.source_doctor.ok and self.target_doctor.ok
+
+
+def check_operator() -> None:
+    """Refuse a migration while a member of a team's store acts: it copies every person's records."""
+    viewer = restricting_viewer()
+    if viewer is not None:
+        raise TrustRefused(
+            f"migrate copies the whole store, every person's records, and {viewer.name} may see only their own; "
+            "run it without --as (or --as an admin), or use `--as NAME export` for one person's memory"
+        )
 
 
 def target_settings(settings: Settings, to: str) -> Settings:
@@ -96,6 +110,7 @@ async def migrate(
     progress: ProgressSink | None = None,
 ) -> MigrateReport:
     """Copy the store `source` holds into the empty store `to` names; see the module's docstring."""
+    check_operator()
     target = target_settings(source.settings, to)
     async with open_runtime(target) as dest:
         held = await record_count(dest)

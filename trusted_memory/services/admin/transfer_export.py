@@ -1,4 +1,13 @@
-"""Export the whole store as lossless JSONL (the native format described in services/admin/transfer.py)."""
+"""Export the store as lossless JSONL (the native format described in services/admin/transfer.py).
+
+The operator (nobody acting, or an admin at the CLI) exports the whole store, every person's
+records with their owners, so a backup or a migration loses nothing. A member of a team's store
+(`--as NAME export`) exports what they may see: the atoms their agent sees (their own, and the live
+shared project and global ones), the links and vectors of those atoms only, and of everything else
+their own: facts, pending inferences, user-model fields, sessions with their buffers, transcripts,
+notes, nudges and chat-import keys, episodes, and the events about their own records
+(store/events.py::owned_events_sql). Each read applies that view in the store's SQL.
+"""
 
 from __future__ import annotations
 
@@ -49,7 +58,8 @@ async def export_jsonl(
     write: Callable[[str], object],
     progress: ProgressSink | None = None,
 ) -> ExportReport:
-    """Write every record of the store as JSONL lines (each ending in a newline) through `write`."""
+    """Write every record the acting person may see (the operator: the whole store) as JSONL lines,
+    each ending in a newline, through `write`."""
     store = runtime.store
     counts = dict.fromkeys(NATIVE_KINDS, 0)
     everything = AtomFilter(status=None, include_expired=True)
@@ -59,9 +69,9 @@ async def export_jsonl(
         schema = await rx.schema_version()
         facts = await rx.facts.list()
         pending = await rx.pending.list(now=ts, include_expired=True)
-        model = await rx.pending.model_fields_of_everyone()
+        model = await rx.pending.model_fields_seen()
         n_atoms = await rx.atoms.count(everything, now=ts)
-        n_events = await rx.events.count()
+        n_events = await rx.events.count(owned=True)
         space = await rx.recall.space()
         sessions = await rx.transfer.sessions()
         notes = await rx.transfer.notes()
@@ -125,7 +135,7 @@ async def export_jsonl(
         for key in keys:
             emit("import_key", to_record("import_key", ImportKey(*key)))
         after = 0
-        while events := await rx.events.list(after_id=after, limit=PAGE):
+        while events := await rx.events.list(after_id=after, limit=PAGE, owned=True):
             for event in events:
                 emit("event", to_record("event", event))
             after = events[-1].id
