@@ -57,6 +57,7 @@ PARTS = {
     "round5_b": ROOT / "tests" / "data" / "scanner" / "corpus_round5_b.json",
     "heldout5": ROOT / "tests" / "data" / "scanner" / "corpus_heldout5.json",
     "heldout6": ROOT / "tests" / "data" / "scanner" / "corpus_heldout6.json",
+    "heldout7": ROOT / "tests" / "data" / "scanner" / "corpus_heldout7.json",
     "heldout": ROOT / "tests" / "data" / "scanner" / "heldout.json",
 }
 # Which finding kind catches an item of each list; a benign item is flagged by any finding.

@@ -242,8 +242,16 @@ _DIGEST_PREFIXES = ("sha", "md5", "blake", "sri", "xxh", "crc")
 _RECORD_WORDS = frozenset(("id", "uid", "user", "test", "fixture", "name", "file", "img", "row", "key"))
 
 
+# Stripe's publishable keys ("pk_live_…", "pk_test_…") are public by design: they ship in every
+# checkout page's script (every corpus part lists them alone as benign, and beside an sk_/rk_ key as
+# the credential, which that key's own rule catches).
+_PUBLIC_PREFIXES = ("pk_live_", "pk_test_")
+
+
 def _not_a_vendor(prefix: str) -> bool:
     words = set(re.split(r"[_-]", prefix.lower()))
+    if prefix in _PUBLIC_PREFIXES:
+        return True
     return is_placeholder(prefix) or prefix.startswith(_DIGEST_PREFIXES) or bool(words & _RECORD_WORDS)
 
 

@@ -49,13 +49,17 @@ _LONG_VALUE = re.compile(r"[^\s'\"`,;()\[\]{}<>]{10}")
 # Words that make a nearby hex run or id something other than a secret.
 _NOT_SECRET = re.compile(
     r"fingerprint|sha\d*|md5|checksum|hash|digest|commit|public|publishable|\bid\b|example|placeholder|fake|dummy"
-    r"|redacted|revoked|rotated|expired|sample|your",
+    r"|redacted|revoked|rotated|expired|sample|your"
+    # Keys that name a record, not a secret: "cache key: v2:99d1…", "Object key: uploads/…/e542….webp".
+    r"|\b(?:cache|object|s3|primary|foreign|partition|sort|idempotency|routing|shard|lookup|dedup|row)[\s_-]?$",
     re.IGNORECASE,
 )
 _ENCRYPTED = re.compile(r"encrypteddata\s*:|\bsops\s*:|kind:\s*sealedsecret")  # on the lower-cased text
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
 _HEX = re.compile(r"[0-9a-f]+", re.IGNORECASE)
-_FILE_NAME = re.compile(r"[\w.-]+\.(?:py|js|ts|json|ya?ml|txt|md|env|toml|cfg|conf|ini|sh|pem|key)")
+_FILE_NAME = re.compile(
+    r"[\w.-]+\.(?:py|js|ts|json|ya?ml|txt|md|env|toml|cfg|conf|ini|sh|pem|key|jpe?g|png|gif|webp|svg|pdf|csv|zip|gz|mp[34])"
+)
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+\S*")
 _NAME_PREFIX = re.compile(r"[\w-]{1,20}[=:]")  # "key=…", "authkey:…"
 
@@ -80,6 +84,8 @@ def _random_looking(value: str, password: bool) -> bool:
         return False  # "eyJ…" is a JWT, which its own rule reads whole
     if "://" in value or value.startswith(("/", "~", "$", "%", "*")) or "xxxx" in low or value.count("*") > 2:
         return False
+    if value.count("/") >= 2 and _FILE_NAME.fullmatch(value.rsplit("/", 1)[-1]) is not None:
+        return False  # a path to a file ("uploads/2026/12/35d1….jpg"), however random its name
     if "@" in value[1:-1] and "." in value.rsplit("@", 1)[-1]:
         return False  # an e-mail address
     if _UUID.fullmatch(value):
