@@ -107,6 +107,9 @@ def secretish(value: str) -> bool:
         return False  # settings.DB_PASSWORD (but a Discord token's "MTE4Mzc0…" part is no attribute name)
     if value.isidentifier() and (value.isupper() or not any(c.isdigit() for c in value)):
         return False  # DB_PASSWORD, CertificateIssuerPrivateKeyTypes: a variable or a type, not a secret
+    if len(value) >= 12 and value.isascii() and value.isalpha() and value.islower():
+        # "EMAIL_HOST_PASSWORD=ozcjfsdfbwvbmzpm" (a Gmail app password): no word has so few vowels.
+        return sum(c in "aeiouy" for c in value) * 6 <= len(value) and len(set(value)) >= 9
     lower = any(c.islower() for c in value)
     upper = any(c.isupper() for c in value)
     digit = any(c.isdigit() for c in value)
