@@ -43,8 +43,10 @@ _PASSWORD = "|".join(
 # "page_token" name no secret.
 # The rule reads the folded view ("clé" is "cle" there), so its words are folded the same way.
 _SECRET_WORD = re.compile(
-    fold_pattern(rf"(?<![\w/.?&=])(?P<pre>(?:[a-z0-9]{{1,20}}[_.-]){{0,3}})"
-    rf"(?:(?P<pw>(?:[a-z]{{2,12}}(?=password))?(?:{_PASSWORD.lower()}))|{_KEY_WORDS})(?!\w)")
+    fold_pattern(
+        rf"(?<![\w/.?&=])(?P<pre>(?:[a-z0-9]{{1,20}}[_.-]){{0,3}})"
+        rf"(?:(?P<pw>(?:[a-z]{{2,12}}(?=password))?(?:{_PASSWORD.lower()}))|{_KEY_WORDS})(?!\w)"
+    )
 )
 _REACH = 40  # characters after the secret word in which its value must start
 _LONGEST = 200  # a value is read whole, even past _REACH

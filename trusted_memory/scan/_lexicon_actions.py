@@ -658,7 +658,11 @@ AI_READER = Concept(
         |l'assistant qui|pour l'assistant|à l'assistant|ассистенту|для ассистента|асистенту|для асистента
         |tekoälyavustaja*|avustajalle|एआई सहायक|asystencie|dla asystenta|asystent ai|sistema di valutazione ai
         |시스템에게|para el agente|al agente|agente de ia|any ai model|any ai system|any language model
-        |retrieval-augmented assistant|support bot:|ai helper|agent triaging|agents triaging"""
+        |retrieval-augmented assistant|support bot:|ai helper|agent triaging|agents triaging
+        |modelos de lenguaje|instrucción para el asistente|oye asistente|oye ia|oye bot|agenti ia|per gli agenti
+        |se sei un assistente|nota per l'agente|all'agente|pro assistente|para o assistente|para a ia que
+        |opa assistente|till språkmodellen|hej ai|aan de ai|voor de assistent|do asystenta|aiへ|aiエージェント
+        |要約するai|cho trợ lý|untuk asisten|yapay zekaya|asistana|ai-asistentovi|pro ai|tekoälylle"""
     ),
     # "For AI resume screeners:", "Message for any language model summarizing this thread:".
     regex=(
