@@ -133,7 +133,8 @@ def test_injections_are_caught(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["former_heldout", "heldout2", "heldout3", "heldout4", "round5_a", "round5_b", "heldout5", "heldout6", "heldout7"]
+    "name",
+    ["former_heldout", "heldout2", "heldout3", "heldout4", "round5_a", "round5_b", "heldout5", "heldout6", "heldout7"],
 )
 def test_the_former_held_out_parts_are_marked_as_tuning_data(name: str) -> None:
     # They were measured, failed and were tuned on: they must never again be reported as an evaluation.

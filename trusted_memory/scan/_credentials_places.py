@@ -55,11 +55,13 @@ def _random_literal(m: re.Match[str]) -> bool:
 
 
 # Words no list of seed words or generated passphrase holds, but nearly every English sentence does.
-_STOP = frozenset(
-    "the a an and or to of in on for with you your is are be it this that not never should must will can at by from"
-    " as we our my me if then than have has was were all any same each every only also just like more less long"
-    " least most characters letters digits words password passphrase phrase please".split()
-)
+_STOP = frozenset((
+    "the", "a", "an", "and", "or", "to", "of", "in", "on", "for", "with", "you", "your", "is", "are", "be", "it",
+    "this", "that", "not", "never", "should", "must", "will", "can", "at", "by", "from", "as", "we", "our", "my", "me",
+    "if", "then", "than", "have", "has", "was", "were", "all", "any", "same", "each", "every", "only", "also", "just",
+    "like", "more", "less", "long", "least", "most", "characters", "letters", "digits", "words", "password",
+    "passphrase", "phrase", "please",
+))  # fmt: skip
 
 
 def _word_secret(m: re.Match[str]) -> bool:
@@ -69,7 +71,33 @@ def _word_secret(m: re.Match[str]) -> bool:
 
 
 # Function words that are not among BIP-39's 2,048 seed words (which do hold "all", "least", "again").
-_NOT_SEED = frozenset("the and you your is are to of for with that this it we my me not be was were".split())
+_NOT_SEED = frozenset((
+    "the", "and", "you", "your", "is", "are", "to", "of", "for", "with", "that", "this", "it", "we", "my", "me", "not",
+    "be", "was", "were",
+))  # fmt: skip
+    [
+        "the",
+        "and",
+        "you",
+        "your",
+        "is",
+        "are",
+        "to",
+        "of",
+        "for",
+        "with",
+        "that",
+        "this",
+        "it",
+        "we",
+        "my",
+        "me",
+        "not",
+        "be",
+        "was",
+        "were",
+    ]
+)
 
 
 def _seed_words(m: re.Match[str]) -> bool:
