@@ -75,29 +75,6 @@ _NOT_SEED = frozenset((
     "the", "and", "you", "your", "is", "are", "to", "of", "for", "with", "that", "this", "it", "we", "my", "me", "not",
     "be", "was", "were",
 ))  # fmt: skip
-    [
-        "the",
-        "and",
-        "you",
-        "your",
-        "is",
-        "are",
-        "to",
-        "of",
-        "for",
-        "with",
-        "that",
-        "this",
-        "it",
-        "we",
-        "my",
-        "me",
-        "not",
-        "be",
-        "was",
-        "were",
-    ]
-)
 
 
 def _seed_words(m: re.Match[str]) -> bool:
