@@ -14,11 +14,13 @@ blind part 4, measured at the round-4 freeze 4158c6c (credentials 180/191, injec
 training parts of two more blind authors; corpus_heldout5.json, blind part 5, measured at the round-5
 freeze d239ff9 (credentials 196/204, injections 183/224, benign 6/527 flagged) and trained on in round 6;
 corpus_heldout6.json, blind part 6, measured at the round-6 freeze 2cbac00 (credentials 201/207,
-injections 189/246, benign 8/561 flagged) and trained on in round 7.
+injections 189/246, benign 8/561 flagged) and trained on in round 7; corpus_heldout7.json, blind part 7,
+measured at the round-7 freeze 2daff18 (credentials 241/258, injections 273/407, benign 14/655
+flagged) and trained on in round 8.
 The learned model (trusted_memory/scan/_model.py) was trained on every tuning part.
 tests/data/scanner/heldout.json, when present, is a fresh part written blind and sealed while the rules
 and model were fitted, measured only; a target it misses is recorded in MEASURED_MISSES as a strict
-xfail with its figure (blind part 7 since 2026-12-03).
+xfail with its figure (blind part 8 since 2026-12-03, once measured at the round-8 freeze).
 All have the shape
 {"credentials": [{text, family}], "injections": [{text, family, language}], "benign": [{text, family}]}.
 Targets (issue 14): ≥ 95 % of credentials reported as credentials, ≥ 90 % of injections reported
@@ -60,12 +62,9 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # it became tuning data as corpus_heldout3.json; part 4's at 4158c6c, credentials 180/191, injections
 # 160/210 and benign 7/502, until it became corpus_heldout4.json; part 5's at d239ff9, injections
 # 183/224 and benign 6/527, until it became corpus_heldout5.json; part 6's at 2cbac00, injections
-# 189/246 and benign 8/561, until it became corpus_heldout6.json.)
-MEASURED_MISSES: dict[tuple[str, str], str] = {
-    ("heldout", "credentials"): "blind part 7 at the round-7 freeze 2daff18: 241/258 credentials (93.4 %), target 95 %",
-    ("heldout", "injections"): "blind part 7 at the round-7 freeze 2daff18: 273/407 injections (67.1 %), target 90 %",
-    ("heldout", "benign"): "blind part 7 at the round-7 freeze 2daff18: 14/655 benign flagged (2.1 %), target 1 %",
-}
+# 189/246 and benign 8/561, until it became corpus_heldout6.json; part 7's at 2daff18, credentials
+# 241/258, injections 273/407 and benign 14/655, until it became corpus_heldout7.json.)
+MEASURED_MISSES: dict[tuple[str, str], str] = {}
 # Tuning parts still below a target after being tuned on (figures at the round-7 freeze): the learned
 # model's threshold is chosen for the benign budget out of author, and the rules were not fitted item
 # by item, so even in-sample the newest authors stay below target (round 7 retrained the model on part
