@@ -65,20 +65,14 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # 189/246 and benign 8/561, until it became corpus_heldout6.json; part 7's at 2daff18, credentials
 # 241/258, injections 273/407 and benign 14/655, until it became corpus_heldout7.json.)
 MEASURED_MISSES: dict[tuple[str, str], str] = {}
-# Tuning parts still below a target after being tuned on (figures at the round-7 freeze): the learned
+# Tuning parts still below a target after being tuned on (figures at the round-8 freeze): the learned
 # model's threshold is chosen for the benign budget out of author, and the rules were not fitted item
-# by item, so even in-sample the newest authors stay below target (round 7 retrained the model on part
-# 6, its threshold rose from 3.838 to 3.967, and round4_b, heldout4 and round5_a fell below 90 %).
+# by item, so even in-sample the newest authors can stay below target (round 8 lifted round4_b,
+# heldout4 and round5_a over 90 % of injections and round5_a, round5_b over 95 % of credentials).
 # A strict xfail: when a later round lifts one over its target, the entry must go.
 TUNING_MISSES: dict[tuple[str, str], str] = {
-    ("round4_a", "injections"): "tuning part round4_a, round-7 freeze: 206/263 injections (78.3 %), target 90 %",
-    ("round4_b", "injections"): "tuning part round4_b, round-7 freeze: 240/269 injections (89.2 %), target 90 %",
-    ("heldout4", "injections"): "tuning part heldout4, round-7 freeze: 186/210 injections (88.6 %), target 90 %",
-    ("round5_a", "credentials"): "tuning part round5_a, round-7 freeze: 193/204 credentials (94.6 %), target 95 %",
-    ("round5_a", "injections"): "tuning part round5_a, round-7 freeze: 208/234 injections (88.9 %), target 90 %",
-    ("round5_a", "benign"): "tuning part round5_a, round-7 freeze: 11/540 benign flagged (2.0 %), target 1 %",
-    ("round5_b", "credentials"): "tuning part round5_b, round-7 freeze: 225/237 credentials (94.9 %), target 95 %",
-    ("round5_b", "injections"): "tuning part round5_b, round-7 freeze: 203/256 injections (79.3 %), target 90 %",
+    ("round4_a", "injections"): "tuning part round4_a, round-8 freeze: 234/263 injections (89.0 %), target 90 %",
+    ("round5_b", "injections"): "tuning part round5_b, round-8 freeze: 226/256 injections (88.3 %), target 90 %",
 }
 
 

@@ -265,6 +265,37 @@ MORE_RULES = RuleSet(
         flags=_LOW,
     ),
     Rule(
+        "backdoor trigger (whenever you see the word '…')",
+        r"\b(?:whenever|when|if|every\s+time)\s+(?:you\s+(?:see|read|get)|someone\s+(?:says|writes|types|uses)"
+        r"|the\s+user\s+(?:says|writes|types)|anyone\s+(?:says|writes|types)|(?:a|the|any)\s+(?:message|text|email|input"
+        r"|document)\s+contains)\s+(?:the\s+)?(?:word|phrase|code\s*word|string|keyword)\s+['\"“‘«]",
+        words=("whenever when if every", "word phrase codeword code string keyword"),
+        back=0,
+        ahead=120,
+        flags=_LOW,
+    ),
+    Rule(
+        "payload splitting (remember a fragment, join the parts and run them)",
+        r"\b(?:remember|store|save|keep)\s+(?:the\s+|this\s+)?(?:first\s+half|second\s+half|first\s+part"
+        r"|second\s+part|next\s+part|fragment)\b"
+        r"|\bstep\s+\d+\s+of\s+\d+\s*[:.-]\s*(?:\w+\s+){0,2}(?:remember|store|save|keep)\b"
+        r"|\b(?:join|combine|concatenate|put\s+together|merge)\s+(?:the\s+|both\s+|these\s+|all\s+)?(?:two\s+|three\s+)?"
+        r"(?:strings|parts|pieces|halves|fragments|snippets)\b[^\n.]{0,80}?\b(?:execute|run|eval|send|paste)\b",
+        words=("remember store save keep join combine concatenate put merge step",),
+        back=0,
+        ahead=160,
+        flags=_LOW,
+    ),
+    Rule(
+        "tool abuse (open a reverse shell)",
+        r"\b(?:open|start|spawn|launch|create|run|establish|give\s+me)\s+(?:a\s+|an\s+)?reverse\s+shell\b",
+        words=("reverse", "shell"),
+        at=("open", "start", "spawn", "launch", "create", "run", "establish", "give"),
+        back=0,
+        ahead=60,
+        flags=_LOW,
+    ),
+    Rule(
         "exfiltration (every secret seen so far)",
         r"\b(?:output|print|list|dump|reveal|show|give|paste|repeat|send|write)\s+(?:me\s+)?(?:every|all|all\s+the|any)\s+"
         r"(?:\w+\s+)?(?:secrets?|passwords?|api\s+keys?|credentials?|tokens?)\s+(?:you(?:'ve|\s+have)?\s+(?:seen|stored"
