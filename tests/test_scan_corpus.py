@@ -71,7 +71,7 @@ MEASURED_MISSES: dict[tuple[str, str], str] = {}
 # heldout4 and round5_a over 90 % of injections and round5_a, round5_b over 95 % of credentials).
 # A strict xfail: when a later round lifts one over its target, the entry must go.
 TUNING_MISSES: dict[tuple[str, str], str] = {
-    ("round4_a", "injections"): "tuning part round4_a, round-8 freeze: 234/263 injections (89.0 %), target 90 %",
+    ("round4_a", "injections"): "tuning part round4_a, round-8 freeze: 233/263 injections (88.6 %), target 90 %",
     ("round5_b", "injections"): "tuning part round5_b, round-8 freeze: 226/256 injections (88.3 %), target 90 %",
 }
 
