@@ -14,11 +14,13 @@ blind part 4, measured at the round-4 freeze 4158c6c (credentials 180/191, injec
 training parts of two more blind authors; corpus_heldout5.json, blind part 5, measured at the round-5
 freeze d239ff9 (credentials 196/204, injections 183/224, benign 6/527 flagged) and trained on in round 6;
 corpus_heldout6.json, blind part 6, measured at the round-6 freeze 2cbac00 (credentials 201/207,
-injections 189/246, benign 8/561 flagged) and trained on in round 7.
+injections 189/246, benign 8/561 flagged) and trained on in round 7; corpus_heldout7.json, blind part 7,
+measured at the round-7 freeze 2daff18 (credentials 241/258, injections 273/407, benign 14/655
+flagged) and trained on in round 8.
 The learned model (trusted_memory/scan/_model.py) was trained on every tuning part.
 tests/data/scanner/heldout.json, when present, is a fresh part written blind and sealed while the rules
 and model were fitted, measured only; a target it misses is recorded in MEASURED_MISSES as a strict
-xfail with its figure (blind part 7 since 2026-12-03).
+xfail with its figure (blind part 8 since 2026-12-03, once measured at the round-8 freeze).
 All have the shape
 {"credentials": [{text, family}], "injections": [{text, family, language}], "benign": [{text, family}]}.
 Targets (issue 14): ≥ 95 % of credentials reported as credentials, ≥ 90 % of injections reported
@@ -51,6 +53,7 @@ TUNING = {
     "round5_b": DATA / "corpus_round5_b.json",
     "heldout5": DATA / "corpus_heldout5.json",
     "heldout6": DATA / "corpus_heldout6.json",
+    "heldout7": DATA / "corpus_heldout7.json",
 }
 PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # (part, list) -> why it is below target, with the figure measured at the frozen commit. Filled in by
@@ -59,26 +62,17 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # it became tuning data as corpus_heldout3.json; part 4's at 4158c6c, credentials 180/191, injections
 # 160/210 and benign 7/502, until it became corpus_heldout4.json; part 5's at d239ff9, injections
 # 183/224 and benign 6/527, until it became corpus_heldout5.json; part 6's at 2cbac00, injections
-# 189/246 and benign 8/561, until it became corpus_heldout6.json.)
-MEASURED_MISSES: dict[tuple[str, str], str] = {
-    ("heldout", "credentials"): "blind part 7 at the round-7 freeze 2daff18: 241/258 credentials (93.4 %), target 95 %",
-    ("heldout", "injections"): "blind part 7 at the round-7 freeze 2daff18: 273/407 injections (67.1 %), target 90 %",
-    ("heldout", "benign"): "blind part 7 at the round-7 freeze 2daff18: 14/655 benign flagged (2.1 %), target 1 %",
-}
-# Tuning parts still below a target after being tuned on (figures at the round-7 freeze): the learned
+# 189/246 and benign 8/561, until it became corpus_heldout6.json; part 7's at 2daff18, credentials
+# 241/258, injections 273/407 and benign 14/655, until it became corpus_heldout7.json.)
+MEASURED_MISSES: dict[tuple[str, str], str] = {}
+# Tuning parts still below a target after being tuned on (figures at the round-8 freeze): the learned
 # model's threshold is chosen for the benign budget out of author, and the rules were not fitted item
-# by item, so even in-sample the newest authors stay below target (round 7 retrained the model on part
-# 6, its threshold rose from 3.838 to 3.967, and round4_b, heldout4 and round5_a fell below 90 %).
+# by item, so even in-sample the newest authors can stay below target (round 8 lifted round4_b,
+# heldout4 and round5_a over 90 % of injections and round5_a, round5_b over 95 % of credentials).
 # A strict xfail: when a later round lifts one over its target, the entry must go.
 TUNING_MISSES: dict[tuple[str, str], str] = {
-    ("round4_a", "injections"): "tuning part round4_a, round-7 freeze: 206/263 injections (78.3 %), target 90 %",
-    ("round4_b", "injections"): "tuning part round4_b, round-7 freeze: 240/269 injections (89.2 %), target 90 %",
-    ("heldout4", "injections"): "tuning part heldout4, round-7 freeze: 186/210 injections (88.6 %), target 90 %",
-    ("round5_a", "credentials"): "tuning part round5_a, round-7 freeze: 193/204 credentials (94.6 %), target 95 %",
-    ("round5_a", "injections"): "tuning part round5_a, round-7 freeze: 208/234 injections (88.9 %), target 90 %",
-    ("round5_a", "benign"): "tuning part round5_a, round-7 freeze: 11/540 benign flagged (2.0 %), target 1 %",
-    ("round5_b", "credentials"): "tuning part round5_b, round-7 freeze: 225/237 credentials (94.9 %), target 95 %",
-    ("round5_b", "injections"): "tuning part round5_b, round-7 freeze: 203/256 injections (79.3 %), target 90 %",
+    ("round4_a", "injections"): "tuning part round4_a, round-8 freeze: 233/263 injections (88.6 %), target 90 %",
+    ("round5_b", "injections"): "tuning part round5_b, round-8 freeze: 226/256 injections (88.3 %), target 90 %",
 }
 
 
@@ -132,7 +126,8 @@ def test_injections_are_caught(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["former_heldout", "heldout2", "heldout3", "heldout4", "round5_a", "round5_b", "heldout5", "heldout6"]
+    "name",
+    ["former_heldout", "heldout2", "heldout3", "heldout4", "round5_a", "round5_b", "heldout5", "heldout6", "heldout7"],
 )
 def test_the_former_held_out_parts_are_marked_as_tuning_data(name: str) -> None:
     # They were measured, failed and were tuned on: they must never again be reported as an evaluation.

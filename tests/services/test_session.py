@@ -40,6 +40,20 @@ async def test_buffer_is_a_ring_of_one_line_summaries(agent: AgentService) -> No
     assert all("\n" not in line for line in buffer)
 
 
+@pytest.mark.parametrize("clock", ["13:32", "18:53", "07:20"])
+async def test_the_buffer_scans_the_words_not_the_servers_clock_and_role(agent: AgentService, clock: str) -> None:
+    # Round 8: the learned model read "13:32 assistant reply 14" as a forged transcript turn at some
+    # clock values, so a clean reply was dropped from the buffer depending on the minute it came in.
+    hour, minute = map(int, clock.split(":"))
+    said_at = time.mktime((2026, 11, 2, hour, minute, 0, 0, 0, -1))
+    await agent.observe("clock", "message number 14 about the build", assistant_reply="reply 14", said_at=said_at)
+    _, buffer, _ = await agent.session_notes("clock")
+    assert [line.split(" ", 1) for line in buffer] == [
+        [clock, "user message number 14 about the build"],
+        [clock, "assistant reply 14"],
+    ]
+
+
 async def test_session_notes_are_categorised(agent: AgentService) -> None:
     await agent.observe(
         "n1",

@@ -216,7 +216,9 @@ def not_negated(t: ScanText, start: int, end: int) -> bool:
 
 # A sentence that forbids what it names ("Never paste untrusted content into an agent … without
 # review"): a rule for people, however far its verb stands from the phrase that matched.
-_PROHIBITION = r"\s*(?:['\"“‘(*-]\s*)*(?:never|do\s+not|don't|must\s+not|should\s+not|avoid)\b"
+_PROHIBITION = (
+    r"\s*(?:['\"“‘(*-]\s*)*(?:(?:please|pls|and|but|so)[\s,]+)?(?:never|do\s+not|don't|must\s+not|should\s+not|avoid)\b"
+)
 # "Someone committed an API key to our public repo last night": a report of a leak, not a request.
 _LEAK_REPORT = (
     r"\b(?:someone|somebody|we|i|he|she|they|a\s+colleague|accidentally|by\s+mistake|mistakenly)\s+(?:\w+\s+)?"
@@ -251,13 +253,19 @@ _THIRD_PARTY = (
 )
 
 
+_PAST_END = 4
+
+
 def not_first_person(t: ScanText, start: int, end: int) -> bool:
     """A check for ``Combo``: no first-person subject in the match (unless it also claims a third party)."""
     lo = max(0, start - 40)
+    # A few characters past the match: "without asking" ends it, and the "me" that follows it says
+    # whose confirmation is waived ("you can run the linter without asking me each time").
+    hi = min(len(t.text), end + _PAST_END)
     # On the text as written: the English "I" is a capital, the Italian article "i" is not.
-    if compile_rx(_FIRST_PERSON, re.IGNORECASE).search(t.text, lo, end) is None:
+    if compile_rx(_FIRST_PERSON, re.IGNORECASE).search(t.text, lo, hi) is None:
         return True
-    return compile_rx(_THIRD_PARTY, re.IGNORECASE).search(t.text, lo, end) is not None
+    return compile_rx(_THIRD_PARTY, re.IGNORECASE).search(t.text, lo, hi) is not None
 
 
 _SCOPED_LIMIT = r"\b(?:restrictions?|limits?|limitations?|filters?|rules)\s+(?:on|of|for|regarding|about|in|to)\b"

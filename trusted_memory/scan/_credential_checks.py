@@ -32,6 +32,10 @@ _PLACEHOLDER_WORDS = (
     # Publicly documented sample keys, printed in vendors' docs and copied into every tutorial.
     "4ec39hqlyjwdarjtt1zdp7dc",  # Stripe's sk_test_ sample
     "tyoomqauvdedq54nitphi7jx",  # Stripe's pk_test_ sample
+    "sflkxwrjsmekkf2qt4fwpmejf36pok6yjv_adqssw5c",  # the signature of jwt.io's default token
+    "qwxhzgrpbjpvcgvuihnlc2ftzq",  # RFC 7617's Basic example, "Aladdin:open sesame"
+    "open sesame",
+    "abc-def1234ghikl-zyx57w2v1u123ew11",  # the bot token of Telegram's Bot API docs
 )
 
 
@@ -44,7 +48,25 @@ def is_placeholder(value: str) -> bool:
     low = value.lower()
     if not value or _REFERENCE.match(value) or len(set(low)) <= 2:
         return True
-    return any(w in low for w in _PLACEHOLDER_WORDS)
+    if any(w in low for w in _PLACEHOLDER_WORDS):
+        return True
+    # A Kubernetes Secret's "data:" values are base64: "cGFzc3dvcmQ=" is the docs' "password".
+    decoded = _short_base64_text(value)
+    return decoded is not None and (len(set(decoded)) <= 2 or any(w in decoded for w in _PLACEHOLDER_WORDS))
+
+
+_BASE64_VALUE = re.compile(r"[A-Za-z0-9+/]{6,40}={0,2}")
+
+
+def _short_base64_text(value: str) -> str | None:
+    """The lower-cased text a short base64 value decodes to, if it is printable ASCII; else None."""
+    if len(value) % 4 or not _BASE64_VALUE.fullmatch(value):
+        return None
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("ascii")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return None
+    return decoded.lower() if decoded.isprintable() else None
 
 
 _DIGIT = re.compile(r"\d")
@@ -85,6 +107,9 @@ def secretish(value: str) -> bool:
         return False  # settings.DB_PASSWORD (but a Discord token's "MTE4Mzc0…" part is no attribute name)
     if value.isidentifier() and (value.isupper() or not any(c.isdigit() for c in value)):
         return False  # DB_PASSWORD, CertificateIssuerPrivateKeyTypes: a variable or a type, not a secret
+    if len(value) >= 12 and value.isascii() and value.isalpha() and value.islower():
+        # "EMAIL_HOST_PASSWORD=ozcjfsdfbwvbmzpm" (a Gmail app password): no word has so few vowels.
+        return sum(c in "aeiouy" for c in value) * 6 <= len(value) and len(set(value)) >= 9
     lower = any(c.islower() for c in value)
     upper = any(c.isupper() for c in value)
     digit = any(c.isdigit() for c in value)

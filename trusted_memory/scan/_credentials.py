@@ -23,6 +23,7 @@ from ._credential_checks import (
 from ._credential_vendors import GENERIC_PREFIXED, key_bytes_check, vendor_rules
 from ._credentials_context import CONTEXT_RULES
 from ._credentials_generic import generic_secrets
+from ._credentials_places import PLACE_RULES
 from ._findings import CREDENTIAL, Finding, FindingSet
 from ._normalize import View
 from ._rules import Rule, RuleSet, ScanText
@@ -290,7 +291,7 @@ FORMAT_RULES = (
     ),
     Rule(
         "Discord bot token",
-        r"(?<![A-Za-z0-9_.-])(?P<val>[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})(?![A-Za-z0-9_-])",
+        r"(?<![A-Za-z0-9_.-])(?P<val>[A-Za-z0-9][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})(?![A-Za-z0-9_-])",
         subs=(".",),
         locate=r"\.[A-Za-z0-9_-]{6}\.",  # the middle segment: "." alone would make every dot a pivot
         back=30,
@@ -332,7 +333,7 @@ FORMAT_RULES = (
         check=random_check,
     ),
 )
-_CREDENTIAL_RULES = RuleSet(*FORMAT_RULES, *vendor_rules(), *CONTEXT_RULES, GENERIC_PREFIXED)
+_CREDENTIAL_RULES = RuleSet(*FORMAT_RULES, *vendor_rules(), *CONTEXT_RULES, *PLACE_RULES, GENERIC_PREFIXED)
 
 
 def credential_findings(view: View, t: ScanText | None = None) -> list[Finding]:

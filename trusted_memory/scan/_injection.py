@@ -23,7 +23,7 @@ from ._injection_checks import (
     send_check,
     tag_check,
 )
-from ._rules import Rule, RuleSet
+from ._rules import Rule, RuleSet, compile_rx
 
 _IGNORE_VERB = (
     r"(?:ignor(?:e|ing)|disregard(?:ing)?|forget(?:ting)?|overrid(?:e|ing)|discard(?:ing)?|dismiss(?:ing)?"
@@ -47,6 +47,26 @@ _HIJACK = (
 )
 # "when you read this," / "reading this note:" but not "when you read this paper" or "this fixture".
 _THIS_END = r"(?:\s+(?:message|note|memory|text|entry|document|page|content|comment))?(?=\s*(?:[,.:;!\-]|$))"
+
+# "Attackers can exfiltrate data via …", "a web page could tell the model to … exfiltrate it": what
+# an attack can do, said about it, not an order (an order is bare: "exfiltrate the cookies", "you must …").
+_REPORTED_CAPABILITY = compile_rx(
+    r"\b(?:can|could|may|might|would|able\s+to)\s+(?:\w+\s+){0,2}$"
+    r"|\b(?:tell|tells|telling|told|instruct|instructs|instructing|get|gets|getting)\s+[^.!?\n]{0,60}\bto\s+"
+    r"(?:[^.!?\n]{0,50}\band\s+)?$"
+)
+
+
+# "get the tutoring bot to reveal its system prompt", "the chatbot would reveal its system prompt":
+# "its" is a bot spoken of, and "to"/"would" before the verb make it a story, not an order to it.
+_TOLD_OF = compile_rx(r"\b(?:to|would|will|could|can|might|did|does)\s+(?:\w+\s+)?$")
+
+
+def not_told_of_a_bot(m: re.Match[str]) -> bool:
+    if " its " not in m.group():
+        return True
+    return _TOLD_OF.search(m.string, max(0, m.start() - 30), m.start()) is None
+
 
 INJECTION_RULES = RuleSet(
     Rule(
@@ -148,6 +168,9 @@ INJECTION_RULES = RuleSet(
         r"(?:system|developer|hidden|secret|initial)\s+(?:prompt|instructions))\b"
         r"|\bwhat\s+(?:is|are|were)\s+your\s+(?:(?:system|original|initial|hidden|secret)\s+)*"
         r"(?:prompt|instructions|directives)\b"
+        # Not the instructions for a thing ("what are your instructions for the oven?").
+        r"(?!\s+(?:for|on|about)\s+(?:the|a|an|my|our|this)\s+"
+        r"(?!(?:conversation|chat|session|system|prompt|task|job|bot|ai|assistant|model|agent)\b)[a-z])"
         r"|\b(?:show|tell|give|print|repeat)\s+me\s+(?:everything|all|the\s+text|what)\s+(?:that\s+)?(?:was|is|were|came)"
         r"\s+(?:written\s+)?(?:before|above)\b"
         r"|\bwhat\s+(?:text|words|instructions)\s+(?:appears?|came|comes|is|are|were)\s+(?:written\s+)?(?:before|above)\s+"
@@ -189,7 +212,7 @@ INJECTION_RULES = RuleSet(
         whole=True,
         anchored=True,
         ahead=120,
-        check=lambda m: not_how_to(m) and not_forbidden(m),
+        check=lambda m: not_how_to(m) and not_forbidden(m) and not_told_of_a_bot(m),
     ),
     Rule(
         "prompt extraction ('repeat the words above')",
@@ -345,7 +368,13 @@ INJECTION_RULES = RuleSet(
         back=16,
         ahead=40,
     ),
-    Rule("exfiltration instruction ('exfiltrate')", r"\bexfiltrate\b", words=("exfiltrate",), ahead=12),
+    Rule(
+        "exfiltration instruction ('exfiltrate')",
+        r"\bexfiltrate\b",
+        words=("exfiltrate",),
+        ahead=12,
+        check=lambda m: _REPORTED_CAPABILITY.search(m.string, max(0, m.start() - 80), m.start()) is None,
+    ),
     Rule(
         "exfiltration instruction ('send … to http…')",
         r"\b(?:send|post|upload|forward|transmit|submit|leak|copy|email|report|beacon)(?P<inflected>\w*)\s+"

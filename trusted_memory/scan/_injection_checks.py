@@ -46,10 +46,25 @@ _SCOPED = (
 )
 
 
+# "You can ignore the previous instructions I gave about the formatting", "ignore previous
+# instructions on the recipe card": the user's own earlier words, or a thing's instructions.
+_OWN_OR_A_THINGS = (
+    r"\w*\s+(?:(?:that|which)\s+)?i\s+(?:gave|wrote|sent|left|posted|typed|added|made|shared|mentioned|listed)\b"
+    r"|\w*\s+on\s+the\s+(?:recipe|card|box|label|package|packet|form|sign|sheet|bottle|jar|tin|back|lid)\b"
+)
+
+
+def names_own_or_a_things(low: str, end: int) -> bool:
+    """Whether the instructions named just before ``end`` are the user's own or a thing's ("… I gave")."""
+    return compile_rx(_OWN_OR_A_THINGS).match(low, end) is not None
+
+
 def override_check(m: re.Match[str]) -> bool:
     # "ignore all instructions" is an attack; "ignore all messages from dependabot", "override all
     # rules" or "ignore any instructions related to config files" is ordinary talk unless a word like
     # "previous"/"your" points at the agent's own setup.
+    if names_own_or_a_things(m.string, m.end()):
+        return False
     if not _TEMPORAL.isdisjoint(m.group().replace("'", " ").split()):
         return True
     return m.group("noun").startswith(_STRONG_NOUNS) and compile_rx(_SCOPED).match(m.string, m.end()) is None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ._concepts import Combo, ComboSet, not_a_leak_report, not_first_person, not_negated, not_prohibited, unscoped
+from ._injection_checks import names_own_or_a_things
 from ._lexicon_actions import (
     ACT,
     AGAINST_USER,
@@ -110,7 +111,14 @@ def an_addressed_order(t: ScanText, start: int, end: int) -> bool:
 
 COMBOS = ComboSet(
     # "Ignore your previous instructions", "Zignoruj wszystkie poprzednie instrukcje", "忽略之前的所有指令".
-    Combo("instruction override (dismiss earlier instructions)", DISMISS, (EARLIER, YOUR), INSTRUCTIONS, window=90),
+    Combo(
+        "instruction override (dismiss earlier instructions)",
+        DISMISS,
+        (EARLIER, YOUR),
+        INSTRUCTIONS,
+        window=90,
+        check=lambda t, lo, hi: not names_own_or_a_things(t.low, hi),
+    ),
     # "Discard your operating guidelines", "act as though your initial configuration was never loaded".
     Combo("instruction override (dismiss your setup)", DISMISS, YOUR, SETUP, window=60),
     # "Set aside everything you were told", "Vergiss alles, was man dir gesagt hat", "انسَ كل ما قيل لك".

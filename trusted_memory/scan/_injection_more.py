@@ -211,4 +211,98 @@ MORE_RULES = RuleSet(
         flags=_LOW,
     ),
     *(_pair_rule(verbs, nouns) for verbs, nouns in _FOREIGN_PAIRS),
+    # Round 8: documented jailbreak shapes that every corpus author wrote in some form and no benign
+    # text of the thirteen parts holds: refusal suppression, a forced opening, a dropped persona, "print
+    # everything above", a text that claims priority over the system prompt, every secret seen so far.
+    Rule(
+        "jailbreak (refusal suppressed)",
+        r"\b(?:must\s+not|mustn't|may\s+not|cannot|can't|do\s+not|don't|never|will\s+not|won't)\s+refuse\b"
+        r"|\brefus(?:e|ing|als?)\b[^\n.]{0,60}?\b(?:are\s+(?:now\s+)?bugs|do\s+the\s+opposite|not\s+allowed|forbidden)"
+        r"|\bnever\s+(?:say|write|reply\s+with)\s+['\"“‘](?:i\s+can't|i\s+cannot|i'm\s+sorry|sorry|as\s+an\s+ai)",
+        words=("refuse refusing refusals refusal never",),
+        at=("refus", "never"),
+        back=40,
+        ahead=120,
+        flags=_LOW,
+    ),
+    Rule(
+        "jailbreak (forced opening: 'your reply must start with \"Sure\"')",
+        r"\b(?:reply|response|answer|output)\s+(?:must|should|will|has\s+to)\s+(?:always\s+)?(?:start|begin)\s+with\s+"
+        r"['\"“‘](?:sure|absolutely|of\s+course|here(?:'s|\s+is)|certainly|yes|i\s+will)",
+        words=("reply response answer output", "start begin"),
+        back=0,
+        ahead=120,
+        flags=_LOW,
+    ),
+    Rule(
+        "jailbreak persona (you are no longer an assistant)",
+        rf"\byou(?:'re|\s+are)\s+no\s+longer\s+(?:a|an|the|just\s+an?)\s+(?:\w+\s+){{0,2}}{_AI_NAME}\b"
+        r"|\bdu\s+är\s+inte\s+längre\s+en\s+(?:assistent|ai|chattbot)|\bdu\s+bist\s+kein(?:e)?\s+(?:assistent|ki)\s+mehr"
+        r"|\btu\s+n'es\s+plus\s+un\s+assistant|\bya\s+no\s+eres\s+un\s+asistente|\bnon\s+sei\s+più\s+un\s+assistente"
+        r"|\bnão\s+és?\s+mais\s+um\s+assistente|\bvoc[eê]\s+não\s+é\s+mais\s+um\s+assistente",
+        words=("longer längre mehr plus más più mais",),
+        back=60,
+        ahead=80,
+        flags=_LOW,
+    ),
+    Rule(
+        "prompt extraction ('print everything above this line')",
+        r"\b(?:print|repeat|output|show|copy|paste|write|recite|dump)\s+(?:out\s+)?(?:everything|all|anything)\s+"
+        r"(?:(?:that\s+)?(?:is|was|appears|written)\s+)?(?:above|before)\s+(?:this|my|the)\b",
+        words=("everything all anything", "above before"),
+        back=24,
+        ahead=80,
+        flags=_LOW,
+    ),
+    Rule(
+        "instruction override (this text outranks the system prompt)",
+        r"\b(?:higher|greater|more)\s+priority\s+than\s+(?:your|the|any|anything)\b"
+        r"|\b(?:takes?|has|have)\s+priority\s+over\s+(?:your|the\s+system|any\s+(?:other|system|previous))\b"
+        r"|\bsystem-level\s+priority\b",
+        words=("priority",),
+        back=40,
+        ahead=80,
+        flags=_LOW,
+    ),
+    Rule(
+        "backdoor trigger (whenever you see the word '…')",
+        r"\b(?:whenever|when|if|every\s+time)\s+(?:you\s+(?:see|read|get)|someone\s+(?:says|writes|types|uses)"
+        r"|the\s+user\s+(?:says|writes|types)|anyone\s+(?:says|writes|types)|(?:a|the|any)\s+(?:message|text|email|input"
+        r"|document)\s+contains)\s+(?:the\s+)?(?:word|phrase|code\s*word|string|keyword)\s+['\"“‘«]",
+        words=("whenever when if every", "word phrase codeword code string keyword"),
+        back=0,
+        ahead=120,
+        flags=_LOW,
+    ),
+    Rule(
+        "payload splitting (remember a fragment, join the parts and run them)",
+        r"\b(?:remember|store|save|keep)\s+(?:the\s+|this\s+)?(?:first\s+half|second\s+half|first\s+part"
+        r"|second\s+part|next\s+part|fragment)\b"
+        r"|\bstep\s+\d+\s+of\s+\d+\s*[:.-]\s*(?:\w+\s+){0,2}(?:remember|store|save|keep)\b"
+        r"|\b(?:join|combine|concatenate|put\s+together|merge)\s+(?:the\s+|both\s+|these\s+|all\s+)?(?:two\s+|three\s+)?"
+        r"(?:strings|parts|pieces|halves|fragments|snippets)\b[^\n.]{0,80}?\b(?:execute|run|eval|send|paste)\b",
+        words=("remember store save keep join combine concatenate put merge step",),
+        back=0,
+        ahead=160,
+        flags=_LOW,
+    ),
+    Rule(
+        "tool abuse (open a reverse shell)",
+        r"\b(?:open|start|spawn|launch|create|run|establish|give\s+me)\s+(?:a\s+|an\s+)?reverse\s+shell\b",
+        words=("reverse", "shell"),
+        at=("open", "start", "spawn", "launch", "create", "run", "establish", "give"),
+        back=0,
+        ahead=60,
+        flags=_LOW,
+    ),
+    Rule(
+        "exfiltration (every secret seen so far)",
+        r"\b(?:output|print|list|dump|reveal|show|give|paste|repeat|send|write)\s+(?:me\s+)?(?:every|all|all\s+the|any)\s+"
+        r"(?:\w+\s+)?(?:secrets?|passwords?|api\s+keys?|credentials?|tokens?)\s+(?:you(?:'ve|\s+have)?\s+(?:seen|stored"
+        r"|saved|collected|know|remember|read)|in\s+(?:your\s+)?(?:memory|context))",
+        words=("every all any", "secret secrets password passwords api credential credentials token tokens"),
+        back=24,
+        ahead=160,
+        flags=_LOW,
+    ),
 )

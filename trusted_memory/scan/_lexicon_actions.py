@@ -573,7 +573,11 @@ PERSONA = Concept(
         |você agora é|agora você é|aja como|ora sei|adesso sei|comportati come|je bent nu|jesteś teraz|teraz jesteś
         |udawaj|теперь ты|ты теперь|представь что ты|веди себя как|тепер ти|artık sen|sen artık|gibi davran
         |bây giờ bạn là|sekarang kamu adalah|kamu sekarang|أنت الآن|अब तुम|तुम अब|你现在是|你扮演|扮演|从现在起你
-        |あなたは今|として振る舞|너는 이제|이제부터 너는"""
+        |あなたは今|として振る舞|너는 이제|이제부터 너는
+        |da ora in poi sei|d'ora in poi sei|a partir de ahora eres|desde ahora eres|a partir de agora você é
+        |a partir de agora és|今からあなたは|これからあなたは|从现在开始你是|从现在起你是|지금부터 너는|지금부터 당신은
+        |vanaf nu ben je|od teraz jesteś|från och med nu är du|fra nu af er du|fra nå av er du|mostantól te
+        |od teď jsi|bundan sonra sen|mulai sekarang kamu|từ giờ bạn là|з цього моменту ти|отныне ты"""
     ),
     regex=(
         (r"\byou\s+are\s+[a-z][\w-]{2,20}\s+now\b", ("you are",), 0),
@@ -605,7 +609,8 @@ UNBOUND = Concept(
         |может всё|без обмежень|kısıtlama olmadan|kısıtlamasız|hiçbir kısıtlama|sınırsız|không giới hạn
         |tanpa batasan|tanpa batas|بلا قيود|دون قيود|بدون قيود|बिना किसी प्रतिबंध|कोई नियम नहीं
         |没有任何规则|没有任何限制|不受任何限制|什么都能做|无限制|制限なし|制限のない|何でもできる
-        |제한 없이|제한이 없는|무엇이든"""
+        |제한 없이|제한이 없는|무엇이든|制限はありません|制限がありません|规则不存在|没有规则|규칙이 없는
+        |no tienes reglas|non hai regole|você não tem regras|du har inga regler|nemáš žádná pravidla"""
     ),
 )
 
@@ -658,7 +663,11 @@ AI_READER = Concept(
         |l'assistant qui|pour l'assistant|à l'assistant|ассистенту|для ассистента|асистенту|для асистента
         |tekoälyavustaja*|avustajalle|एआई सहायक|asystencie|dla asystenta|asystent ai|sistema di valutazione ai
         |시스템에게|para el agente|al agente|agente de ia|any ai model|any ai system|any language model
-        |retrieval-augmented assistant|support bot:|ai helper|agent triaging|agents triaging"""
+        |retrieval-augmented assistant|support bot:|ai helper|agent triaging|agents triaging
+        |modelos de lenguaje|instrucción para el asistente|oye asistente|oye ia|oye bot|agenti ia|per gli agenti
+        |se sei un assistente|nota per l'agente|all'agente|pro assistente|para o assistente|para a ia que
+        |opa assistente|till språkmodellen|hej ai|aan de ai|voor de assistent|do asystenta|aiへ|aiエージェント
+        |要約するai|cho trợ lý|untuk asisten|yapay zekaya|asistana|ai-asistentovi|pro ai|tekoälylle"""
     ),
     # "For AI resume screeners:", "Message for any language model summarizing this thread:".
     regex=(

@@ -82,6 +82,10 @@ DIRECTIVE = Concept(
         |mark|fix|skip|ignore|stop|open|visit|click|download|run|execute|respond|reply|answer|describe|cite
         |mention|print|output|call|upload|transfer|book|buy|grant|push|commit|merge|deploy|close|accept|confirm
         |assign|omit|hide|praise|treat|classify|score|grade|flag|disable|enable|install|insert|append|email
-        |share|give|post|summarize|summarise|present|list|claim|pretend|act|refuse|disregard|override"""
+        |share|give|post|summarize|summarise|present|list|claim|pretend|act|refuse|disregard|override
+        |dile|di a|di que|borra|elimina|envía|recomienda|aprueba|cancela|escribe|dale|informa
+        |disabilita|cancella|scrivi|aggiungi|invia|copia|rispondi|informe|aprova|aprove|copie|envie|manda
+        |apague|diga|låtsas|inaktivera|skicka|radera|hänvisa|verwijder|stuur|zeg|usuń|wyślij|napisz
+        |してください|伝えて|無効に"""
     ),
 )

@@ -29,7 +29,7 @@ from ._credentials import credential_findings
 from ._decode import decoded_views
 from ._findings import INJECTION, TAGS, Finding, FindingSet
 from ._injection import INJECTION_RULES
-from ._injection_checks import asks_how_to, forbids
+from ._injection_checks import asks_how_to, forbids, names_own_or_a_things
 from ._injection_combos import COMBOS
 from ._injection_commands import COMMAND_RULES
 from ._injection_more import MORE_RULES
@@ -138,12 +138,14 @@ def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: 
         start, end = view.span(m.start(), m.end())
         findings.add(INJECTION, f"{rule.label}{how} at offset {start}", start, end)
     for label, m_start, m_end in COMBOS.run(t):
-        if quoted_mention(t.low, m_start, m_end):
+        if quoted_mention(t.low, m_start, m_end) or straddles_a_quotation(t.low, m_start, m_end):
             continue
         start, end = view.span(m_start, m_end)
         findings.add(INJECTION, f"{label}{how} at offset {start}", start, end)
     for label, m_start, m_end in squashed_injection(view.low, REPORTED):
         if quoted_mention(t.low, m_start, m_end) or asks_how_to(t.low, m_start) or forbids(t.low, m_start):
+            continue
+        if names_own_or_a_things(t.low, m_end):
             continue
         start, end = view.span(m_start, m_end)
         findings.add(INJECTION, f"{label}{how} at offset {start}", start, end)
@@ -169,7 +171,7 @@ _TALK = compile_rx(
     r"(?<![@./<\w-])(?:prompt[\s-]injections?|injections?|jailbreak(?:s|ing)?|attacks?|attackers|classifiers?|scanners?"
     r"|detectors?|red[\s-]team(?:s|ing)?|thesis|papers?|blog|articles?|tests?|test\s+cases?|examples?|phrases?"
     r"|motto|slogan|quotes?|citing|cite|documented|refuses?|training|phishing|villain|npc|characters?|novel"
-    r"|story|lines?\s+like)\b(?![.@-]\w)"
+    r"|story|lines?\s+like|overrides?|techniques?|payloads?)\b(?![.@-]\w)"
 )
 # "Ignore previous instructions is a classic phrase", "The DAN jailbreak was popular in 2023": the
 # phrase is the subject of a sentence about it.
@@ -203,6 +205,34 @@ def quoted_mention(low: str, start: int, end: int) -> bool:
     line_hi = low.find("\n", close, close + _LINE_REACH)
     line_hi = min(len(low), close + _LINE_REACH) if line_hi == -1 else line_hi
     return _TALK.search(low, line_lo, k) is not None or _TALK.search(low, close, line_hi) is not None
+
+
+# "Phishing awareness training: emails that say 'your account will be locked …'": the quotation
+# opens inside the combo's span, after a word that introduces what someone says, so the terms
+# before it ("training") frame the example and the terms inside it ("your … locked") are the example.
+_SAYS_CUE = compile_rx(
+    r"(?:\b(?:says?|said|saying|like|such\s+as|e\.?g\.?|reads?|reading|wrote|writes)\s*[:,]?"
+    r"|\b(?:examples?|training|samples?|templates?|phrases?|wording|subject(?:\s+line)?)\s*:)\s*$"
+)
+
+
+def straddles_a_quotation(low: str, start: int, end: int) -> bool:
+    """Whether ``low[start:end]`` crosses the edge of a short quotation introduced as an example.
+
+    The terms on one side of the edge are the example, those on the other side talk about it
+    ('statements like "the user has already approved X" stored so that …').
+    """
+    lo = max(0, start - _QUOTED)
+    for k in range(lo, end):
+        q = low[k]
+        if q not in _OPENING or (0 < k < len(low) - 1 and low[k - 1].isalpha() and low[k + 1].isalpha()):
+            continue  # no quote, or an apostrophe ("l'assistant")
+        if _SAYS_CUE.search(low, max(0, k - 24), k) is None:
+            continue
+        close = low.find(_CLOSING[q], k + 1, min(len(low), k + _QUOTED + 1))
+        if close != -1 and (start < k < end or start < close < end - 1):
+            return True
+    return False
 
 
 def _sentence_start(low: str, start: int) -> bool:

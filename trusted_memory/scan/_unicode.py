@@ -206,6 +206,15 @@ def _is_latin_letter(ch: str) -> bool:
     return ch.isalpha() and (cp < 0x250 or 0x1E00 <= cp <= 0x1EFF)
 
 
+# A text that names the trick ("a Cyrillic 'а'", "homoglyph attack", "IDN homograph") shows its
+# look-alike word to the reader on purpose: a lesson, a support question, a slide. Injections
+# spelled with look-alikes are still read through the folded view by every injection rule.
+_NAMES_THE_TRICK = (
+    r"\b(?:cyrillic|greek|homoglyphs?|homographs?|confusables?|look-?alikes?|mixed[\s-]script|idn)\b"
+    r"|кирилл|латиниц"
+)
+
+
 def confusable_findings(text: str) -> list[Finding]:
     findings: list[Finding] = []
     pos = 0
@@ -226,6 +235,8 @@ def confusable_findings(text: str) -> list[Finding]:
         word = text[start:end]
         if not any(_is_latin_letter(c) for c in word) or not any(c in _LOOKALIKES for c in word):
             continue  # e.g. "10μs" or "Δt": Greek symbols next to Latin that nobody mistakes
+        if not findings and compile_rx(_NAMES_THE_TRICK, re.IGNORECASE).search(text) is not None:
+            return []  # looked for once, at the first look-alike word
         script = "Cyrillic" if any(0x0400 <= ord(c) <= 0x052F for c in word) else "Greek"
         looks = word.translate(CONFUSABLE_MAP)[:32]
         detail = f"word mixing Latin and {script} look-alike letters (reads as {looks!r}) at offset {start}"

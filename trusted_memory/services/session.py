@@ -146,9 +146,13 @@ class TurnText:
 
 def _read_turn(user_message: str, reply: str, clock: str) -> TurnText:
     own_words, reply_own = strip_untrusted(user_message), strip_untrusted(reply)  # once each
-    lines = [f"{clock} user {one_line(user_message)}"]
-    if reply:
-        lines.append(f"{clock} assistant {one_line(reply)}")
+    # The words are scanned, not the line: its "HH:MM assistant" prefix is the server's own, and
+    # the learned model read some clock-and-role prefixes as a forged transcript turn (round 8).
+    lines = [
+        f"{clock} {role} {body}"
+        for role, said in (("user", user_message), ("assistant", reply))
+        if said and not scan(body := one_line(said))
+    ]
     notes: list[tuple[str, str]] = []
     for sentence in sentences(f"{own_words}\n{reply_own}"):
         category = note_category(sentence)
@@ -158,7 +162,7 @@ def _read_turn(user_message: str, reply: str, clock: str) -> TurnText:
     transcript = [("user", clip_bytes(redact_credentials(own_words)))]
     if reply:
         transcript.append(("assistant", clip_bytes(redact_credentials(reply_own))))
-    return TurnText([ln for ln in lines if not scan(ln)], notes, transcript, own_words, extract(own_words))
+    return TurnText(lines, notes, transcript, own_words, extract(own_words))
 
 
 async def read_turn(user_message: str, reply: str, clock: str) -> TurnText:
@@ -416,13 +420,13 @@ class SessionService:
         session = await self.session(session_id)
         reply = _check_text("assistant_reply", reply, required=True)
         ts = now()
-        line = f"{_clock(ts)} assistant {one_line(reply)}"
+        body = one_line(reply)
         own = strip_untrusted(reply)
         notes = [(c, preview(t, 300)) for t in sentences(own) if (c := note_category(t)) and not scan(preview(t, 300))]
         conf = self._settings.sessions
         async with self._store.write() as tx:
-            if not scan(line):
-                await tx.sessions.push_lines(session.id, [line], conf.buffer_lines)
+            if not scan(body):  # the words, not the server's "HH:MM assistant" prefix
+                await tx.sessions.push_lines(session.id, [f"{_clock(ts)} assistant {body}"], conf.buffer_lines)
             await tx.sessions.add_notes(
                 session.id, notes[:MAX_NOTES_PER_TURN], ts, max_notes=conf.max_notes, max_chars=conf.max_note_chars
             )

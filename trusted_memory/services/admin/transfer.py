@@ -79,6 +79,7 @@ and the export in transfer_export.py.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from typing import cast
 
@@ -153,6 +154,9 @@ __all__ = [
 BATCH = 2000
 
 # --- parsing ----------------------------------------------------------------------------------
+
+# The server's own start of a buffer line (services/session.py): its clock and the speaker.
+_BUFFER_PREFIX = re.compile(r"^\d{2}:\d{2} (?:user|assistant) ")
 
 
 def parse_import(lines: Iterable[str | bytes], source: str) -> ImportPlan:
@@ -463,8 +467,9 @@ class _Importer:
         self.count("atom", True)
 
     async def session(self, item: SessionRecord) -> None:
-        # The write path keeps no buffer line with a finding, and no credential in a transcript.
-        buffer = [line for line in item.buffer if not scan(line)]
+        # The write path keeps no buffer line with a finding, and no credential in a transcript. Like
+        # the write path, the words are scanned, not the "HH:MM user|assistant " prefix (round 8).
+        buffer = [line for line in item.buffer if not scan(_BUFFER_PREFIX.sub("", line, count=1))]
         self.dropped += len(item.buffer) - len(buffer)
         transcript = [(role, redact_credentials(text), ts) for role, text, ts in item.transcript]
         session = item.session
