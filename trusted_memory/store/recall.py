@@ -93,12 +93,14 @@ class RecallRepo:
         usable = pg_search.clean_terms(terms)
         if not usable:
             return []
-        clauses, params = filter_sql(f, now) if narrowed else ([], [])
-        where = "".join(f" AND {c}" for c in clauses)
-        async with self._conn.execute(
-            pg_search.keyword_atoms(len(usable), where, KEYWORD_IDF_CAP),
-            (*pg_search.keyword_params(usable), *params, limit),
-        ) as cur:
+        if narrowed:
+            clauses, params = filter_sql(f, now)
+            sql = pg_search.keyword_atoms(len(usable), "".join(f" AND {c}" for c in clauses), KEYWORD_IDF_CAP)
+            bound = [*pg_search.keyword_params(usable), *params, limit]
+        else:
+            sql = pg_search.keyword_atoms_counted(len(usable), KEYWORD_IDF_CAP)
+            bound = [*pg_search.keyword_params_counted(usable), limit]
+        async with self._conn.execute(sql, bound) as cur:
             rows = await cur.fetchall()
         if rows:
             self._counted.update(zip(usable, (int(n) for n in rows[0][2:]), strict=True))
