@@ -1,5 +1,6 @@
-"""PostgreSQL keyword search: the unfiltered statement, which counts each term's documents among the
-rows it scores, ranks, scores and counts exactly as the statement that counts them by separate scans.
+"""PostgreSQL keyword search: the unfiltered statements (one counts each term's documents among the
+rows it scores; one leaves out the rows holding only the most frequent term when they cannot rank)
+rank, score and count exactly as the statement that counts by separate scans.
 
 A real throwaway cluster, atoms written through the service (text, tags and cue columns weighted).
 """
@@ -26,6 +27,8 @@ QUERIES = (
     ["kofi's", "piano"],
     ["the", "garden"],  # a stop word: no lexeme, matches nothing
     ["nothingmatchesthis"],
+    ["marmalade", "zanzibar"],
+    ["zanzibar", "marmalade", "piano"],
 )
 
 
@@ -40,7 +43,14 @@ async def test_the_unfiltered_statement_counts_and_scores_as_separate_counts_do(
             AtomDraft(content=f"Memory {i}: the {first} and the {second} on day {i}", source="user_said", tags=tags)
         )
     await atoms.add(AtomDraft(content="Kofi's piano recital is on Friday", source="user_said"))
+    # The most frequent term of a query in the text, the other only in tags (weight 0.4): rows of the
+    # frequent term alone outrank the others, so leaving them out would change the result.
+    for i in range(12):
+        await atoms.add(AtomDraft(content=f"Breakfast {i}: toast with marmalade", source="user_said"))
+    for i in range(6):
+        await atoms.add(AtomDraft(content=f"Holiday plan {i} for the spring", source="user_said", tags=("zanzibar",)))
     compared = 0
+    ways: set[bool] = set()
     async with runtime.store.read() as rx:
         for terms in QUERIES:
             for cap in (KEYWORD_IDF_CAP, 7):  # 7: fewer than most terms match, so the cap applies
@@ -56,4 +66,12 @@ async def test_the_unfiltered_statement_counts_and_scores_as_separate_counts_do(
                         counted = [tuple(r) for r in await cur.fetchall()]
                     assert counted == separate, (terms, cap, limit)
                     compared += len(separate)
+                    if n < 2:
+                        continue
+                    sql, params = pg_search.keyword_atoms_pruned(terms, cap, limit)
+                    async with rx.conn.execute(sql, params) as cur:
+                        rows = [tuple(r) for r in await cur.fetchall()]
+                    assert [r[:-1] for r in rows] == separate, (terms, cap, limit)
+                    ways.update(r[-1] for r in rows)
     assert compared > 200  # most queries matched rows
+    assert ways == {True, False}  # both ways were taken: the frequent term's rows skipped, and all scored
