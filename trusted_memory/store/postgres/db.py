@@ -56,11 +56,14 @@ REMEASURE_COMMITS = 200  # commits (of any server) after which the bound is meas
 REMEASURE_S = 30.0  # ... or seconds: growth the WAL does not show cannot pile up
 # The bytes and the WAL position they were measured at (the position first: what commits while the
 # relations are summed is counted twice, never missed), and the relation counts for the slack.
+# The tables of size_bytes (and the count of their indexes), from pg_class: the pg_stat_user_* views
+# also read every relation's statistics (0.8 instead of 0.5 ms of the database's CPU at 10k atoms).
+_TABLE = "relkind IN ('r', 'm', 'p')"
 MEASURE_SQL = (
     "SELECT pg_current_wal_insert_lsn() - '0/0'; "
-    "SELECT COALESCE(SUM(pg_total_relation_size(relid)), 0), COUNT(*), "
-    "(SELECT COUNT(*) FROM pg_stat_user_indexes WHERE schemaname = current_schema()) "
-    "FROM pg_stat_user_tables WHERE schemaname = current_schema()"
+    f"SELECT COALESCE(SUM(pg_total_relation_size(oid)) FILTER (WHERE {_TABLE}), 0), "
+    f"COUNT(*) FILTER (WHERE {_TABLE}), COUNT(*) FILTER (WHERE relkind = 'i') "
+    "FROM pg_class WHERE relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())"
 )
 
 
