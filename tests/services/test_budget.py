@@ -70,3 +70,34 @@ async def test_a_store_of_only_pinned_atoms_refuses_clearly(runtime: Runtime, se
                     content=f"Pinned fact {i}: keep this one forever please {i * 7}", source="user_said", pinned=True
                 )
             )
+
+
+@pytest.mark.postgres_only  # SQLite measures at every check; PostgreSQL answers from a bound far from the cap
+async def test_the_bound_far_from_the_cap_never_lets_the_store_run_past_it(
+    runtime: Runtime, settings: Settings
+) -> None:
+    store = runtime.store
+    # Room for the bound to answer for a while (its slack is a few pages per relation, ~1.5 MB here).
+    small = capped(settings, 4.0 + await store.size_bytes() / MB)
+    footprint = 24 * 8192
+    budget = StoreBudget(store, small)
+    atoms = AtomsService(store, small, runtime.recall, budget)
+    far = small.max_size_mb * MB - 2 * MB  # below it, the bound (slack included) is under the cap
+    far_writes, far_measurements, peak = 0, 0, 0
+    for i in range(1000):
+        # Notes of ~2,000 characters: the cap is reached in a few hundred writes.
+        text = f"Note {i}: " + " ".join(f"word{(i * 7919 + j * 104729) % 99991}" for j in range(200))
+        measured = store.measurements  # type: ignore[attr-defined]
+        await atoms.add(AtomDraft(content=text, source="user_said", atom_type="note"))
+        # Measured beside the budget (size_bytes keeps no figure), so the budget's bound is not refreshed.
+        size = await store.size_bytes()
+        peak = max(peak, size)
+        if size < far:
+            far_writes += 1
+            far_measurements += store.measurements - measured  # type: ignore[attr-defined]
+    async with store.read() as rx:
+        evictions = await rx.events.list(kind="atom_evicted", limit=100_000)
+    assert evictions, "the cap was reached"
+    assert peak <= small.max_size_mb * MB + 2 * footprint
+    # And the bound did answer: far from the cap, writes measured almost nothing (near it, each does).
+    assert far_writes > 50 and far_measurements <= far_writes / 10, (far_writes, far_measurements)

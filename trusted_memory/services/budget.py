@@ -87,11 +87,12 @@ class StoreBudget:
 
     async def make_room(self, incoming_bytes: int = 2048) -> int:
         """Before a write: evict if it would pass the cap; returns how many atoms were evicted."""
-        if await self._store.used_bytes() + incoming_bytes <= self.cap_bytes:
+        fits = self.cap_bytes - incoming_bytes  # far below it, PostgreSQL answers from a bound (used_bytes)
+        if await self._store.used_bytes(limit=fits) <= fits:
             return 0
         # The WAL counts too, and folding it back into the database loses nothing: try that first.
         await self._store.release_space()
-        if await self._store.used_bytes() + incoming_bytes <= self.cap_bytes:
+        if await self._store.used_bytes() <= fits:
             return 0
         async with self._lock:
             return await self._evict_to(int(self.cap_bytes * HEADROOM) - incoming_bytes)
@@ -102,7 +103,7 @@ class StoreBudget:
         The check before a write estimates what the write adds; one that also merges FTS segments
         can add more, and until the next write's check that excess would stay in the WAL.
         """
-        if await self._store.used_bytes() > self.cap_bytes:
+        if await self._store.used_bytes(limit=self.cap_bytes) > self.cap_bytes:
             await self._store.release_space()
 
     async def _evict_to(self, target: int) -> int:

@@ -104,8 +104,13 @@ class Store(ABC):
         """A unit of work: all of it lands, or (on any error) none of it does; it returns once committed."""
 
     @abstractmethod
-    async def used_bytes(self) -> int:
-        """Bytes the store's data holds (what the size cap counts)."""
+    async def used_bytes(self, *, limit: int | None = None) -> int:
+        """Bytes the store's data holds (what the size cap counts).
+
+        With `limit`, a backend whose measurement is costly may answer with an upper bound instead,
+        whenever that bound is at most `limit`: "does it fit under `limit`" stays exact, and far
+        from the cap it is cheap.
+        """
 
     @abstractmethod
     async def release_space(self) -> None:

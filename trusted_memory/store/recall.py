@@ -93,15 +93,20 @@ class RecallRepo:
         usable = pg_search.clean_terms(terms)
         if not usable:
             return []
-        clauses, params = filter_sql(f, now) if narrowed else ([], [])
-        where = "".join(f" AND {c}" for c in clauses)
-        async with self._conn.execute(
-            pg_search.keyword_atoms(len(usable), where, KEYWORD_IDF_CAP),
-            (*pg_search.keyword_params(usable), *params, limit),
-        ) as cur:
+        if narrowed:
+            clauses, params = filter_sql(f, now)
+            sql = pg_search.keyword_atoms(len(usable), "".join(f" AND {c}" for c in clauses), KEYWORD_IDF_CAP)
+            bound = [*pg_search.keyword_params(usable), *params, limit]
+        elif len(usable) > 1:
+            sql, bound = pg_search.keyword_atoms_pruned(usable, KEYWORD_IDF_CAP, limit)
+        else:
+            sql = pg_search.keyword_atoms_counted(len(usable), KEYWORD_IDF_CAP)
+            bound = [*pg_search.keyword_params_counted(usable), limit]
+        async with self._conn.execute(sql, bound) as cur:
             rows = await cur.fetchall()
         if rows:
-            self._counted.update(zip(usable, (int(n) for n in rows[0][2:]), strict=True))
+            counts = rows[0][2 : 2 + len(usable)]
+            self._counted.update(zip(usable, (int(n) for n in counts), strict=True))
         return [(int(r[0]), float(r[1])) for r in rows]
 
     async def _doc_counts_postgres(self, terms: Sequence[str], cap: int) -> tuple[list[int], int]:

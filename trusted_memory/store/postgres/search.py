@@ -13,6 +13,9 @@ would otherwise parse and stem each term again for every matching row and every 
 match in one column is the term's query with that column's weight label on each lexeme
 (`'climb':A`), which the stored vector answers as it is, rather than a copy of the vector filtered
 to that column (`ts_filter`) for every row and term: the same matches, four times faster at 10k atoms.
+
+Without a filter (the common search), the idf counts come from the rows the statement scores
+(keyword_atoms_counted), not from a scan of each term's documents of their own.
 """
 
 from __future__ import annotations
@@ -81,11 +84,102 @@ def keyword_atoms(count: int, where: str, cap: int) -> str:
     score = " + ".join(term_score(_idf_sql(i)) for i in range(count))
     counted = ", ".join([*(f"{_count_sql(cap)} AS idf_n{i}" for i in range(count)), f"{_TOTAL_SQL} AS idf_total"])
     carried = "".join(f", counts.idf_n{i}" for i in range(count))
+    # OFFSET 0 keeps the counts' row a row: pulled up into the query, each of idf's three uses of a
+    # count became a count of its own (three scans of the term's documents instead of one).
     return (
-        f"SELECT * FROM (SELECT num, {score} AS score{carried} FROM atoms, (SELECT {counted}) AS counts "
+        f"SELECT * FROM (SELECT num, {score} AS score{carried} FROM atoms, (SELECT {counted} OFFSET 0) AS counts "
         f"WHERE atoms.status = 'live' AND document @@ {any_term(count)}{where}) AS matched "
         "ORDER BY score DESC, num LIMIT ?"
     )
+
+
+def keyword_atoms_counted(count: int, cap: int) -> str:
+    """keyword_atoms without a filter, its idf counts taken from the rows it scores.
+
+    With no filter, the rows matching any term hold every row each term's count would visit. So
+    each row's matches are tested once (term by term, column by column, as term_score does), and a
+    term's count is how many of those rows it matched, up to `cap`: the same counts and scores,
+    without a scan of the table per term (at 100k atoms a term matches up to thousands of rows).
+    Bind keyword_params_counted(terms), then the limit."""
+    flags = ", ".join(_best_column(i) for i in range(count))
+    counted = ", ".join(
+        [*(f"LEAST(count(*) FILTER (WHERE w{i} >= 0), {int(cap)}) AS idf_n{i}" for i in range(count)), "idf_total"]
+    )
+    idfs = ", ".join(f"{_idf_sql(i)} AS idf{i}" for i in range(count))
+    # The sum in term order and the same types as keyword_atoms' (the scores are the same to the bit).
+    score = " + ".join(f"GREATEST(flags.w{i}, 0) * idfs.idf{i}" for i in range(count))
+    carried = "".join(f", idfs.idf_n{i}" for i in range(count))
+    return (
+        f"WITH flags AS MATERIALIZED (SELECT num, {flags} FROM atoms "
+        f"WHERE atoms.status = 'live' AND document @@ {any_term(count)}), "
+        f"idfs AS (SELECT counts.*, {idfs} FROM (SELECT {counted} FROM flags, "
+        f"(SELECT {_TOTAL_SQL} AS idf_total) AS total GROUP BY idf_total) AS counts) "
+        f"SELECT num, {score} AS score{carried} FROM flags, idfs ORDER BY score DESC, num LIMIT ?"
+    )
+
+
+def keyword_atoms_pruned(terms: Sequence[str], cap: int, limit: int) -> tuple[str, list[object]]:
+    """keyword_atoms without a filter, for two terms or more: the statement and its parameters.
+
+    The term with the most documents (at 100k atoms often thousands: 'days', 'based') scores a row
+    that holds only it at most its idf (column weight 1.0 at best). So the rows holding any other
+    term are scored first; when the `limit`-th best of them scores more than that bound, no row of
+    the frequent term alone can enter the result, and its rows are never tested term by term (their
+    count is a count, by the index). Otherwise every matching row is scored, as keyword_atoms does.
+    Either way the rows, scores (to the bit) and counts are keyword_atoms'; a last column says
+    which way it went (`pruned`).
+    """
+    count = len(terms)
+    params: list[object] = []
+    counted = ", ".join([*(f"{_count_sql(cap)} AS idf_n{i}" for i in range(count)), f"{_TOTAL_SQL} AS idf_total"])
+    params += terms
+    idfs = ", ".join(f"{_idf_sql(i)} AS idf{i}" for i in range(count))
+    most = "GREATEST(" + ", ".join(f"counts.idf_n{i}" for i in range(count)) + ")"
+    frequent = "CASE " + " ".join(f"WHEN counts.idf_n{i} = {most} THEN {i}" for i in range(count)) + " END AS frequent"
+    bound = "CASE x.frequent " + " ".join(f"WHEN {i} THEN x.idf{i}" for i in range(count)) + " END AS bound"
+    flags = ", ".join(_best_column(i) for i in range(count))
+    flag_params = [term for term in terms for _ in range(1 + len(COLUMN_WEIGHTS))]
+    params += flag_params
+    branches = []
+    for i in range(count):
+        others = [j for j in range(count) if j != i]
+        branches.append(f"WHEN {i} THEN " + " || ".join("phraseto_tsquery('english', ?)" for _ in others))
+        params += [terms[j] for j in others]
+    rest = "(SELECT CASE idfs.frequent " + " ".join(branches) + " END FROM idfs)"
+    params.append(limit)  # rest_top
+    params.append(limit)  # enough
+    params += flag_params
+    params += terms  # any_term of the fallback
+    params.append(limit)
+    score = " + ".join(f"GREATEST(r.w{i}, 0) * idfs.idf{i}" for i in range(count))
+    carried = "".join(f", idfs.idf_n{i}" for i in range(count))
+    sql = (
+        f"WITH counts AS (SELECT {counted} OFFSET 0), "
+        f"idfs AS (SELECT x.*, {bound} FROM (SELECT counts.*, {idfs}, {frequent} FROM counts) AS x), "
+        f"rest AS MATERIALIZED (SELECT num, {flags} FROM atoms WHERE atoms.status = 'live' AND document @@ {rest}), "
+        f"rest_top AS MATERIALIZED (SELECT r.num, {score} AS score FROM rest AS r, idfs "
+        "ORDER BY score DESC, r.num LIMIT ?), "
+        "enough AS (SELECT count(*) >= ? AND COALESCE(min(score) > (SELECT bound FROM idfs), false) AS ok "
+        "FROM rest_top), "
+        f"every AS (SELECT num, {flags} FROM atoms WHERE atoms.status = 'live' AND document @@ {any_term(count)} "
+        "AND NOT (SELECT ok FROM enough)) "
+        f"SELECT s.num, s.score{carried}, (SELECT ok FROM enough) AS pruned FROM (SELECT num, score FROM rest_top "
+        "WHERE (SELECT ok FROM enough) "
+        f"UNION ALL SELECT r.num, {score} FROM every AS r, idfs) AS s, idfs ORDER BY s.score DESC, s.num LIMIT ?"
+    )
+    return sql, params
+
+
+def keyword_params_counted(terms: Sequence[str]) -> list[object]:
+    """keyword_atoms_counted's parameters before the limit: each term once and once per column, then
+    each once for the match."""
+    return [*(term for term in terms for _ in range(1 + len(COLUMN_WEIGHTS))), *terms]
+
+
+def _best_column(i: int) -> str:
+    """Term i's weight in a row: that of the best column it occurs in (0 in none), -1 if it is absent."""
+    cases = " ".join(f"WHEN document @@ {weighted_term(label)} THEN {weight}" for label, weight in COLUMN_WEIGHTS)
+    return f"CASE WHEN NOT document @@ {term_query()} THEN -1 {cases} ELSE 0 END AS w{i}"
 
 
 def keyword_params(terms: Sequence[str]) -> list[object]:
