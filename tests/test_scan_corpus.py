@@ -64,7 +64,10 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # 183/224 and benign 6/527, until it became corpus_heldout5.json; part 6's at 2cbac00, injections
 # 189/246 and benign 8/561, until it became corpus_heldout6.json; part 7's at 2daff18, credentials
 # 241/258, injections 273/407 and benign 14/655, until it became corpus_heldout7.json.)
-MEASURED_MISSES: dict[tuple[str, str], str] = {}
+MEASURED_MISSES: dict[tuple[str, str], str] = {
+    ("heldout", "injections"): "blind part 8 at the round-8 freeze b13c32e: 305/350 injections (87.1 %), target 90 %",
+    ("heldout", "benign"): "blind part 8 at the round-8 freeze b13c32e: 12/624 benign flagged (1.9 %), target 1 %",
+}
 # Tuning parts still below a target after being tuned on (figures at the round-8 freeze): the learned
 # model's threshold is chosen for the benign budget out of author, and the rules were not fitted item
 # by item, so even in-sample the newest authors can stay below target (round 8 lifted round4_b,
