@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -10,38 +9,17 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from ._support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     XSS_PROBES,
     add_atom,
     admin_view,
     audit_kinds,
     child_env,
     propose,
-    require_browser,
     running_ui,
     script,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.anyio]
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    require_browser()
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as pw:
-        chromium = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            await chromium.close()
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home"
 
 
 async def logged_in(browser: Any, url: str) -> Any:
