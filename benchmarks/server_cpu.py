@@ -83,8 +83,8 @@ FLOOR_MULTIPLE = {("search_atoms", 10_000): 2.0}  # stdio p50 ≤ 2 × the tools
 # --- the server process ----------------------------------------------------------------------------
 
 
-def server_pid() -> int:
-    """The pid of the `trusted-memory` child this process spawned (the only one at a time)."""
+def child_pids(needle: bytes) -> list[int]:
+    """The pids of this process's children whose command line contains `needle`."""
     me = os.getpid()
     found = []
     for entry in Path("/proc").iterdir():
@@ -96,8 +96,14 @@ def server_pid() -> int:
         except OSError:
             continue
         ppid = int(stat.rpartition(")")[2].split()[1])
-        if ppid == me and b"trusted-memory" in cmdline:
+        if ppid == me and needle in cmdline:
             found.append(int(entry.name))
+    return found
+
+
+def server_pid() -> int:
+    """The pid of the `trusted-memory` child this process spawned (the only one at a time)."""
+    found = child_pids(b"trusted-memory")
     if len(found) != 1:
         raise SystemExit(f"expected one trusted-memory child, found {found}")
     return found[0]

@@ -29,7 +29,17 @@ from typing import Any, TypeVar
 
 from _common import machine, table, today
 from recall_latency import SERVER, queries, seeded_store
-from server_cpu import LINK_WINDOW, SESSIONS, UNCAPPED_MB, WARM_SEARCHES, cpu_seconds, memory_kb, new_memories, settle
+from server_cpu import (
+    LINK_WINDOW,
+    SESSIONS,
+    UNCAPPED_MB,
+    WARM_SEARCHES,
+    child_pids,
+    cpu_seconds,
+    memory_kb,
+    new_memories,
+    settle,
+)
 from session_latency import turns
 
 T = TypeVar("T")
@@ -40,18 +50,10 @@ CALLS = (FLOOR, "search_atoms", "add_atom", "observe")
 
 def child_pid(command: Path) -> int:
     """The pid of this process's child running `command` (one per command at a time)."""
-    me = os.getpid()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(stat.rpartition(")")[2].split()[1]) == me and str(command).encode() in cmdline:
-            return int(entry.name)
-    raise SystemExit(f"no child process runs {command}")
+    found = child_pids(str(command).encode())
+    if not found:
+        raise SystemExit(f"no child process runs {command}")
+    return found[0]
 
 
 async def run_size(servers: dict[str, Path], size: int, n: int, work: Path) -> dict[str, dict[str, float]]:
