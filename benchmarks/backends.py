@@ -36,7 +36,7 @@ from typing import Any
 
 from _common import machine, percentile, table, today
 from _pg import Cluster
-from recall_latency import SEED_VERSION, SERVER, seed
+from recall_latency import SEED_VERSION, SERVER, seed, seeded_store
 from server_cpu import LINK_WINDOW, run_size, scratch_store
 
 CALLS = ("tools/list (floor)", "search_atoms", "add_atom", "observe")
@@ -147,6 +147,8 @@ def main() -> None:
             version = cluster.sql("SHOW server_version")[0][0]
             sync, fsync = cluster.sql("SHOW synchronous_commit")[0][0], cluster.sql("SHOW fsync")[0][0]
             for size in sizes:
+                # The cached SQLite store is seeded by its own asyncio.run: before both()'s loop starts.
+                seeded_store(size, False, LINK_WINDOW)
                 results += asyncio.run(both(cluster, size, args.n, args.mode, work, args.before))
     finally:
         shutil.rmtree(work, ignore_errors=True)
