@@ -23,6 +23,24 @@ from trusted_memory.services.runtime import Runtime, open_runtime
 T = TypeVar("T")
 BIN = Path(sys.executable).parent
 
+# Every kind of record the lossless export writes (besides its header).
+ALL_KINDS = frozenset(
+    {
+        "fact",
+        "atom",
+        "pending",
+        "user_model",
+        "session",
+        "session_note",
+        "episode",
+        "association",
+        "vector",
+        "nudge",
+        "import_key",
+        "event",
+    }
+)
+
 
 def settings_for(home: Path) -> Settings:
     """Settings of a store folder, ignoring the developer's environment and project file (but for the

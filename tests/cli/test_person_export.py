@@ -26,26 +26,11 @@ from trusted_memory.services.people import PeopleDirectory
 from trusted_memory.services.runtime import Runtime
 from trusted_memory.services.wiring import build_services
 
-from ._support import as_imported, body, export, records, run_script, with_runtime
+from ._support import ALL_KINDS, as_imported, body, export, records, run_script, with_runtime
 
 # A word only each person's records carry, so a leak shows up as text wherever it went.
 MARK = {"alice": "zanzibar", "bob": "kilimanjaro"}
 SHARED = "The atlas release train leaves every Thursday at noon."
-# Kinds Bob has at least one record of; the test checks his export is not merely empty.
-BOBS_KINDS = (
-    "fact",
-    "atom",
-    "pending",
-    "user_model",
-    "session",
-    "session_note",
-    "episode",
-    "association",
-    "vector",
-    "nudge",
-    "import_key",
-    "event",
-)
 
 
 def _chat_file(folder: Path, name: str) -> Path:
@@ -167,7 +152,8 @@ def test_a_members_export_holds_none_of_another_persons_records(
     assert {r["owner"] for r in rest if "owner" in r} == {"bob"}
     # And it is Bob's view, unaltered: every kind of his records, each line as the operator's export has it.
     counts = _kinds(rows)
-    assert [k for k in BOBS_KINDS if not counts.get(k)] == []
+    # Bob has a record of every kind: his export is not merely empty.
+    assert [k for k in sorted(ALL_KINDS) if not counts.get(k)] == []
     mine = [json.dumps(r, sort_keys=True) for r in rows]
     theirs = {json.dumps(r, sort_keys=True) for r in everyone}
     assert [r for r in mine if r not in theirs] == []

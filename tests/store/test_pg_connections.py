@@ -3,11 +3,8 @@ an idle timeout): the next call opens a new one instead of failing, and so does 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import psycopg
 import pytest
-from postgres_cluster import Cluster
 
 from trusted_memory.store.postgres.db import PgStore
 
@@ -17,17 +14,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.postgres]
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture
-async def pg_store(pg_cluster: Cluster) -> AsyncIterator[tuple[PgStore, str]]:
-    name = pg_cluster.new_database()
-    store = await PgStore.open(pg_cluster.dsn(name))
-    try:
-        yield store, pg_cluster.dsn(name)
-    finally:
-        await store.close()
-        pg_cluster.drop_database(name)
 
 
 def terminate_others(dsn: str) -> int:

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 
 import psycopg
 import pytest
-from postgres_cluster import Cluster
 
 from trusted_memory.errors import StoreError
 from trusted_memory.store.postgres.db import PgStore
@@ -27,17 +25,6 @@ BAD = "INSERT INTO events(ts, actor, kind, subject, detail) VALUES (1, 'system',
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture
-async def pg_store(pg_cluster: Cluster) -> AsyncIterator[tuple[PgStore, str]]:
-    name = pg_cluster.new_database()
-    store = await PgStore.open(pg_cluster.dsn(name))
-    try:
-        yield store, pg_cluster.dsn(name)
-    finally:
-        await store.close()
-        pg_cluster.drop_database(name)
 
 
 def committed(dsn: str) -> list[str]:
