@@ -1,7 +1,7 @@
 """In-process evaluator of recall fusion: every set loaded once, each ranking variant asked in seconds.
 
-    python benchmarks/fusion_eval.py [--sets conv,ho,ho2,ho3,line,lineho] [--embedder hash|local --model DIR]
-        [--dump FILE] [--cpu-passes N]
+    python benchmarks/fusion_eval.py [--sets conv,ho,ho2,ho3,ho4,ho5,line,lineho] [--embedder hash|local --model DIR]
+        [--dump FILE] [--cpu-passes N] [--overlap] [variant options]
 
 Loads each conversation (every user turn stored verbatim, as conversation_recall.py's verbatim mode
 does: AtomsService.add with source user_said, type note, its session and turn number) and each
@@ -13,7 +13,16 @@ one-line question when a labelled atom is at position r. Prints R@5 / R@10 / MRR
 
 --cpu-passes N only times the hybrid searches (process CPU per search, N passes over every
 question). --dump writes, per hybrid question, the first-stage candidates with their features and labels
-(JSON lines) for offline fitting.
+(JSON lines) for offline fitting. --overlap also counts, per conversation set, the questions only one
+list finds (keyword-only or vector-only top 10) and how many the hybrid gains and loses against
+keyword-only.
+
+Variant options switch one part of the ranking in this process only (module constants, nothing
+saved): --semantic-share S (the `hash` meaning part's share, documents and questions),
+--query-share S (questions only: stores embedded at the default), --context-weight C, --char-weight,
+--concept-weight, --keyword-weight W, --weight-gain G (ranking.KEYWORD_WEIGHT_GAIN), and
+--relative-vector A (A of the vector evidence read relative to the query's own vector list: its top
+cosine 1, the last of the list 0).
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ from typing import Any
 from _common import DATA, backdate, load_jsonl
 from conversation_recall import Conversation, load_conversations
 
+from trusted_memory import ranking
 from trusted_memory.config import load_settings
 from trusted_memory.services.atoms import AtomDraft, AtomsService
 from trusted_memory.services.recall import RecallService
@@ -41,11 +51,14 @@ from trusted_memory.services.recall_types import RecallQuery
 from trusted_memory.services.runtime import Runtime, open_runtime
 
 DAY = 86400.0
+RELATIVE_VECTOR = [0.0]  # --relative-vector
 SETS = {
     "conv": ("conversations", "conversations"),
     "ho": ("conversations", "conversations_heldout"),
     "ho2": ("conversations", "conversations_heldout2"),
     "ho3": ("conversations", "conversations_heldout3"),
+    "ho4": ("conversations", "conversations_heldout4"),
+    "ho5": ("conversations", "conversations_heldout5"),
     "line": ("line", ""),
     "lineho": ("line", "heldout"),
 }
@@ -185,6 +198,96 @@ def report(results: dict[str, dict[str, list[int | None]]]) -> str:
     return "\n".join(lines)
 
 
+def overlap(results: dict[str, dict[str, list[int | None]]]) -> str:
+    """Per conversation set: questions only keyword-only / only vector-only has in its top 10, and the
+    hybrid's gains (found, keyword-only not) and losses (keyword-only found, the hybrid not)."""
+    lines = []
+    for name, by_mode in results.items():
+        if SETS[name][0] != "conversations" or not {"keyword", "vector", "hybrid"} <= set(by_mode):
+            continue
+        top = {mode: [r is not None and r <= 10 for r in ranks] for mode, ranks in by_mode.items()}
+        kw, vec, hyb = top["keyword"], top["vector"], top["hybrid"]
+        n = len(kw)
+        k_only = sum(k and not v for k, v in zip(kw, vec, strict=True))
+        v_only = sum(v and not k for k, v in zip(kw, vec, strict=True))
+        neither = sum(not k and not v for k, v in zip(kw, vec, strict=True))
+        gains = sum(h and not k for k, h in zip(kw, hyb, strict=True))
+        losses = sum(k and not h for k, h in zip(kw, hyb, strict=True))
+        lines.append(
+            f"{name:7s} n={n}  keyword-only {k_only}  vector-only {v_only}  neither {neither}  "
+            f"hybrid gains {gains} losses {losses} ({100 * (gains - losses) / n:+.1f})"
+        )
+    return "\n".join(lines)
+
+
+def apply_variant(args: argparse.Namespace) -> None:
+    """Switch the parts the variant options name (before the stores are loaded: what is embedded)."""
+    from trusted_memory.embed import hashing
+    from trusted_memory.services import recall as recall_module
+
+    if args.semantic_share is not None:
+        hashing.SEMANTIC_SHARE = args.semantic_share
+    if args.char_weight is not None:
+        hashing.CHAR_WEIGHT = args.char_weight
+    if args.concept_weight is not None:
+        hashing.CONCEPT_WEIGHT = args.concept_weight
+    if args.context_weight is not None:
+        recall_module.CONTEXT_WEIGHT = args.context_weight  # type: ignore[misc]
+    if args.weight_gain is not None:
+        ranking.KEYWORD_WEIGHT_GAIN = args.weight_gain  # type: ignore[misc]
+    if args.relative_vector:
+        RELATIVE_VECTOR[0] = args.relative_vector
+        install_relative_vector()
+
+
+def apply_query_variant(stores: dict[str, list[Loaded]], args: argparse.Namespace) -> None:
+    """Switch the parts that act on questions only (after the stores are loaded)."""
+    from trusted_memory.embed import hashing
+
+    if args.query_share is not None:
+        hashing.SEMANTIC_SHARE = args.query_share
+    for loaded in stores.values():
+        for one in loaded:
+            recall = one.runtime.recall
+            if args.keyword_weight is not None:
+                recall.weights = dataclasses.replace(recall.weights, keyword_weight=args.keyword_weight)
+            if RELATIVE_VECTOR[0]:
+                fields = {f.name: getattr(recall.weights, f.name) for f in dataclasses.fields(ranking.RankWeights)}
+                recall.weights = RelativeWeights(**fields)
+
+
+QUERY_COSINES: list[tuple[float, float] | None] = [None]  # the scored query's vector list: (last, top)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RelativeWeights(ranking.RankWeights):
+    """--relative-vector: vector evidence partly read against the query's own vector list."""
+
+    def vector_part(self, cosine: float) -> float:
+        absolute = ranking.vector_part(cosine, self.cosine_floor, self.cosine_full)
+        span = QUERY_COSINES[0]
+        if span is None or cosine <= 0 or span[1] <= span[0]:
+            return absolute
+        relative = max(0.0, min(1.0, (cosine - span[0]) / (span[1] - span[0])))
+        return RELATIVE_VECTOR[0] * relative + (1.0 - RELATIVE_VECTOR[0]) * absolute
+
+
+def install_relative_vector() -> None:
+    original = RecallService._score
+
+    def _score(self: RecallService, plan: Any, candidates: Any, fields: Any, ts: float) -> Any:
+        weight = plan.keyword_weight(self.weights.keyword_weight)
+        cosines = sorted((c.cosine for c in plan.candidates.values() if c.cosine > 0), reverse=True)
+        fused = 0.0 < weight < 1.0 and len(cosines) >= 2
+        QUERY_COSINES[0] = (cosines[-1], cosines[0]) if fused else None
+        try:
+            return original(self, plan, candidates, fields, ts)
+        finally:
+            QUERY_COSINES[0] = None
+
+    RecallService._score = _score  # type: ignore[method-assign]
+
+
 DUMPED: list[dict[str, Any]] = []
 
 
@@ -238,8 +341,10 @@ def install_dump() -> None:
 
 
 async def main_async(args: argparse.Namespace) -> None:
+    apply_variant(args)
     async with AsyncExitStack() as stack:
         stores = await load_all(stack, args.sets.split(","), args)
+        apply_query_variant(stores, args)
         if args.dump:
             install_dump()
             out = []
@@ -270,16 +375,24 @@ async def main_async(args: argparse.Namespace) -> None:
             return
         results = await evaluate(stores, args.modes.split(","))
         print(report(results))
+        if args.overlap:
+            print(overlap(results))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sets", default="conv,ho,ho2,ho3,line,lineho")
+    parser.add_argument("--sets", default="conv,ho,ho2,ho3,ho4,ho5,line,lineho")
     parser.add_argument("--modes", default="keyword,vector,hybrid")
     parser.add_argument("--embedder", default="hash")
     parser.add_argument("--model")
     parser.add_argument("--cpu-passes", type=int, default=0, help="only time the hybrid searches, this many passes")
     parser.add_argument("--dump", help="write the hybrid's scored candidates and labels here (JSON lines)")
+    parser.add_argument("--overlap", action="store_true", help="count what only one list finds, gains and losses")
+    for name in ("semantic-share", "query-share", "context-weight", "char-weight", "concept-weight"):
+        parser.add_argument(f"--{name}", type=float)
+    parser.add_argument("--keyword-weight", type=float)
+    parser.add_argument("--weight-gain", type=float)
+    parser.add_argument("--relative-vector", type=float, default=0.0)
     asyncio.run(main_async(parser.parse_args()))
 
 

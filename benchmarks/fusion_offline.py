@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-SETS = ("conv", "ho", "ho2", "ho3", "line", "lineho")
-CONVERSATIONS = ("conv", "ho", "ho2", "ho3")
+SETS = ("conv", "ho", "ho2", "ho3", "ho4", "ho5", "line", "lineho")
+CONVERSATIONS = ("conv", "ho", "ho2", "ho3", "ho4", "ho5")
 COSINE_FLOOR, COSINE_FULL = 0.1, 0.6  # the hash space's reading (EmbeddingSpace)
 Question = dict[str, Any]
 Row = dict[str, Any]

@@ -14,6 +14,7 @@ import pytest
 from trusted_memory.embed.base import Embedder, EmbeddingSpace
 from trusted_memory.embed.hashing import HashingEmbedder, hash_feature, rarity, stem, tokenize
 from trusted_memory.embed.lexicon import lexicon
+from trusted_memory.text import STOP_WORDS
 
 TEXTS = [
     "I prefer pytest over unittest for every Python project.",
@@ -330,3 +331,23 @@ def test_rejects_tiny_dims() -> None:
 def test_base_module_does_not_import_numpy() -> None:
     code = "import sys; import trusted_memory.embed.base; sys.exit(1 if 'numpy' in sys.modules else 0)"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO_ROOT, env={"PYTHONPATH": str(REPO_ROOT)})
+
+
+def test_the_meaning_part_holds_four_fifths_of_the_cosine_of_known_words() -> None:
+    """What the seventh pass's diagnosis (benchmarks/RESULTS.md, issue 13) rests on: for texts whose
+    content words the table all knows, the cosine is (1 − 0.8) × the hashed part's cosine + 0.8 × the
+    meaning part's, so a rare word two chat turns share ("timetable") moves it by at most a fifth, and
+    which turns the vector list holds is decided by the averaged word meanings."""
+    emb = HashingEmbedder()
+    question, turn = "who is taking over the timetable now", "jess will take over the timetable and the script"
+    table = lexicon()
+    for text in (question, turn):
+        content = [t for t in tokenize(text) if t not in STOP_WORDS]
+        assert all(table.rows((t, stem(t))) for t in content), content
+    q, t = emb.embed_sync([question, turn])
+    lexical = 512 - 128
+    lex_q, lex_t, sem_q, sem_t = q[:lexical], t[:lexical], q[lexical:], t[lexical:]
+    lex_cos = _cos(lex_q, lex_t) / float(np.linalg.norm(lex_q) * np.linalg.norm(lex_t))
+    sem_cos = _cos(sem_q, sem_t) / float(np.linalg.norm(sem_q) * np.linalg.norm(sem_t))
+    assert float(np.linalg.norm(sem_q)) ** 2 == pytest.approx(0.8, abs=1e-4)
+    assert _cos(q, t) == pytest.approx(0.2 * lex_cos + 0.8 * sem_cos, abs=1e-4)
