@@ -17,6 +17,7 @@ from mcp import Client
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ImageContent, TextContent
 from mcp_types import methods
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from postgres_cluster import store_env_for
 
 from trusted_memory.config import Settings, load_settings
@@ -88,6 +89,7 @@ async def test_the_sdk_serves_the_modern_era_and_the_sampling_resolver(
 )
 async def test_the_wire_form_is_the_sdk_surface_dump(result: CallToolResult) -> None:
     dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-    expected = methods.serialize_server_result("tools/call", "2025-11-25", dumped)
-    # Key order too: the wire bytes are the dict's JSON.
-    assert json.dumps(wire_result(result)) == json.dumps(expected)
+    for version in HANDSHAKE_PROTOCOL_VERSIONS:  # every era the direct path serves
+        expected = methods.serialize_server_result("tools/call", version, dumped)
+        # Key order too: the wire bytes are the dict's JSON.
+        assert json.dumps(wire_result(result, version)) == json.dumps(expected), version

@@ -29,7 +29,7 @@ from typing import Any
 
 from mcp import MCPError
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent
 from mcp_types import methods
@@ -63,7 +63,7 @@ class DirectToolCalls:
             result = self._tool.fn_metadata.convert_result(await self._run(ctx, arguments))
         except MCPError:
             raise  # a protocol error, as the SDK lets it through
-        except ToolError as exc:
+        except (ToolError, ResourceError) as exc:  # deliberate: its text reaches the model
             log.info("Tool %r failed: %r", self._tool.name, f"Error executing tool {self._tool.name}: {exc}")
             return _error(f"Error executing tool {self._tool.name}: {exc}")
         except Exception:
