@@ -50,6 +50,10 @@ def test_every_handler_runs_as_the_person_of_its_request() -> None:
     lines = inspect.getsource(app).splitlines()
     wrapped = [i for i, line in enumerate(lines) if line.strip().startswith("@mcp_errors(")]
     registered = [line for line in lines if line.strip().startswith(("@mcp.resource(", "@mcp.prompt("))]
-    # every resource and prompt, and the tool's two forms (with the sampling resolver, and without)
-    assert len(wrapped) == len(registered) + 2
+    # every resource and prompt, and the tool's one body (run_memory: its SDK forms, with the sampling
+    # resolver and without, and the direct path of calls.py all call it)
+    assert len(wrapped) == len(registered) + 1
+    assert sum(
+        "await run_memory(" in line for line in lines
+    ) == 2 and "run_memory(request, None, arguments)" in inspect.getsource(app)
     assert all(lines[i + 1].strip() == "@as_caller" for i in wrapped)

@@ -14,6 +14,7 @@ from mcp.server import MCPServer
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.server.auth.settings import AuthSettings
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, Resolve
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import (
@@ -36,6 +37,7 @@ from ..services.agent import AgentService
 from ..services.context import FOOTER, facts_text
 from ..timefmt import iso_utc
 from .actions import ACTIONS, describe_actions
+from .calls import DirectToolCalls
 from .mcp_errors import mcp_errors
 from .notify import ChangeNotifier, NoListChanges
 from .results import (
@@ -222,22 +224,26 @@ def build_server(settings: Settings, *, team: bool = False) -> MCPServer[AppStat
             ),
         }
 
+    # The body of every `memory` call, whichever path reached it: the SDK's tool (Tool.run) or the
+    # direct one (calls.py). `arguments` is every parameter the schema names (None when not given).
+    @mcp_errors("tool")
+    @as_caller
     async def run_memory(
-        ctx: Context[AppState], sampled: CreateMessageResult | None, arguments: dict[str, Any]
+        request: ServerRequestContext[AppState, Any], sampled: CreateMessageResult | None, arguments: dict[str, Any]
     ) -> CallToolResult:
         action = arguments.pop("action")
         spec = ACTIONS.get(action) if isinstance(action, str) else None
         if spec is None:
             raise InvalidInput(f"unknown action {action!r}; use one of {', '.join(ACTIONS)}")
         # The SDK drops arguments the schema does not name; a misspelt one must not pass silently.
-        raw = (ctx.request_context.params or {}).get("arguments") or {}
+        raw = (request.params or {}).get("arguments") or {}
         unknown = sorted(set(raw) - set(arguments) - {"action"})
         if unknown:
             raise InvalidInput(
                 f"unknown parameter(s) {_parameter_names(unknown)}. "
                 f"action={spec.name} takes: {spec.signature()} (* = required)."
             )
-        agent = ctx.request_context.lifespan_context.agent
+        agent = request.lifespan_context.agent
         if sampled is not None:
             agent = agent.with_llm(SampledAnswer(answer_text(sampled)))
         provided = {name: value for name, value in arguments.items() if value is not None}
@@ -249,25 +255,22 @@ def build_server(settings: Settings, *, team: bool = False) -> MCPServer[AppStat
 
     # The parameters are derived from the actions' models (schema.py): `**arguments` is what the SDK
     # validated against the published schema, every parameter present (None when not given).
-    @mcp_errors("tool")
-    @as_caller
     async def memory_sampled(
         ctx: Context[AppState],
         sampled: Annotated[CreateMessageResult | None, Resolve(sample_for_memory)] = None,
         **arguments: Any,
     ) -> Annotated[CallToolResult, MemoryResult]:
-        return await run_memory(ctx, sampled, arguments)
+        return await run_memory(ctx.request_context, sampled, arguments)
 
-    @mcp_errors("tool")
-    @as_caller
     async def memory(ctx: Context[AppState], **arguments: Any) -> Annotated[CallToolResult, MemoryResult]:
-        return await run_memory(ctx, None, arguments)
+        return await run_memory(ctx.request_context, None, arguments)
 
     # Only the `sampling` provider asks the host's model; otherwise the resolver would answer None
     # on every call, and the SDK's resolver pass costs ~0.15 ms of CPU a call (benchmarks/RESULTS.md,
     # issue 13, sixth pass). The published schema is the same either way (a resolved parameter is
     # not an argument).
-    handler = memory_sampled if settings.llm.provider == "sampling" else memory
+    sampling = settings.llm.provider == "sampling"
+    handler = memory_sampled if sampling else memory
     tool = Tool.from_function(
         with_parameters(handler, tool_parameters({name: a.params for name, a in ACTIONS.items()})),
         name="memory",
@@ -303,6 +306,10 @@ def build_server(settings: Settings, *, team: bool = False) -> MCPServer[AppStat
     lowlevel.add_request_handler("subscriptions/listen", SubscriptionsListenRequestParams, notifier.listen)
     lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, notifier.subscribe)
     lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, notifier.unsubscribe)
+    # Plain calls of the tool skip the SDK's tool layers (~0.3 ms of CPU a call, calls.py); with the
+    # sampling resolver, or a cache hint the SDK would add to the result, every call stays the SDK's.
+    if not sampling and "tools/call" not in lowlevel.cache_hints:
+        mcp.middleware.append(DirectToolCalls(tool, lambda request, arguments: run_memory(request, None, arguments)))
 
     @mcp.resource("memory://facts/user", name="facts-user", title="User facts", mime_type="text/plain")
     @mcp_errors("resource")
