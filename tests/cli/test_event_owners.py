@@ -139,9 +139,7 @@ def test_a_chat_another_person_imported_is_imported_again_and_tells_nothing(home
     assert again["turns"] == 0 and again["already_imported"] == 2, again
 
 
-def test_a_members_import_of_a_file_naming_another_owner_creates_only_their_records(
-    home: Path, tmp_path: Path
-) -> None:
+def test_a_members_import_of_a_file_naming_another_owner_creates_only_their_records(home: Path, tmp_path: Path) -> None:
     (private,) = _say(home, "alice", ("Alice hides the zanzibar gift in the top cupboard",))
     with_runtime(home, lambda rt: _share(rt))
     alices = tmp_path / "alice.jsonl"
@@ -173,5 +171,6 @@ async def _share(rt: Runtime) -> None:
     viewer = await PeopleDirectory(rt.store).viewer_named("alice")
     with acting_as(viewer):
         agent = AgentService(rt)
-        await agent.add_atom(AtomDraft("The atlas standup moved to 09:30", "user_said", scope="project", project="atlas"))
+        shared = AtomDraft("The atlas standup moved to 09:30", "user_said", scope="project", project="atlas")
+        await agent.add_atom(shared)
         await agent.add_fact("user", "Alice reads the zanzibar digest every Monday", key="digest")
