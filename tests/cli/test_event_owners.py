@@ -174,3 +174,31 @@ async def _share(rt: Runtime) -> None:
         shared = AtomDraft("The atlas standup moved to 09:30", "user_said", scope="project", project="atlas")
         await agent.add_atom(shared)
         await agent.add_fact("user", "Alice reads the zanzibar digest every Monday", key="digest")
+
+
+def test_an_older_files_events_take_their_records_owner_and_a_members_global_atom_waits(
+    home: Path, tmp_path: Path
+) -> None:
+    (atom_id,) = _say(home, "bob", ("Bob books the atlas train tickets on Fridays",))
+    everyone = tmp_path / "everyone.jsonl"
+    export(home, everyone)
+    lines = records(everyone.read_text())
+    # As a file written before events named their owner: take the field out of every event.
+    old = [{k: v for k, v in r.items() if not (r["kind"] == "event" and k == "owner")} for r in lines]
+    older = tmp_path / "older.jsonl"
+    older.write_text("".join(json.dumps(r) + "\n" for r in old))
+    target = tmp_path / "target"
+    _team(target, ("alice", "atlas"), ("bob", "atlas"))
+    _admin(target, "import", str(older), "--yes")
+    events = [r for r in records(export(target, tmp_path / "landed.jsonl"))[1:] if r["kind"] == "event"]
+    assert {e["owner"] for e in events if e["subject"] == f"atom:{atom_id}"} == {"bob"}
+
+    # A member's live `global` atom waits for an admin, as their agent's write would.
+    shared = next(r for r in lines if r["kind"] == "atom" and r["id"] == atom_id)
+    claimed = {**shared, "id": "ab" * 16, "text": "Everyone on the team gets Fridays off", "scope": "global"}
+    member_file = tmp_path / "global.jsonl"
+    member_file.write_text(json.dumps(lines[0]) + "\n" + json.dumps(claimed) + "\n")
+    _admin(target, "--as", "alice", "import", str(member_file), "--yes")
+    atoms = {r["id"]: r for r in body(export(target, tmp_path / "after.jsonl")) if r["kind"] == "atom"}
+    held = atoms["ab" * 16]
+    assert (held["owner"], held["status"], held["quarantine_reason"]) == ("alice", "quarantined", "team_review")
