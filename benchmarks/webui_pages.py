@@ -91,7 +91,7 @@ async def seed(home: Path, atoms: int, held: int, team: bool = False) -> str:
         async with runtime.store.write() as tx:
             for atom, norm in built:
                 await tx.atoms.insert(atom, norm)
-                await tx.events.append("agent", "atom_added", f"atom:{atom.id}", {"type": atom.type})
+                await tx.events.append("agent", "atom_added", f"atom:{atom.id}", {"type": atom.type}, owner=atom.owner)
             for n in range(50):
                 with acting_as(writers[n % len(writers)]):  # a session's owner is its first writer
                     await tx.sessions.touch(f"bench-{n}", "bench", now_ts - n * 3600, turn=True)

@@ -120,6 +120,8 @@ class Event:
     kind: str
     subject: str | None
     detail: dict[str, object] = field(default_factory=dict)
+    # Whose event it is (migration 20): the person it was written for, or the owner of the record acted on.
+    owner: str = "local"
 
 
 NOTE_CATEGORIES: tuple[str, ...] = ("decision", "context", "progress", "issue", "learnings")

@@ -346,7 +346,7 @@ class AtomsService:
             # knows temporal, task and semantic kinds; the event records that it is a correction).
             await tx.recall.link([(new_num, old_num, "semantic", 1.0)])
             await tx.atoms.set_confidence(older.id, round(current.confidence / 2, 3))
-            await tx.events.record(actor, "atom_superseded", f"atom:{older.id}", {"by": newer.id})
+            await tx.events.record(actor, "atom_superseded", f"atom:{older.id}", {"by": newer.id}, owner=current.owner)
         return older
 
     async def view(self, atom_id: str) -> Atom:
@@ -390,6 +390,7 @@ class AtomsService:
                 "atom_forgotten",
                 f"atom:{atom_id}",
                 {"status": atom.status, "source_class": atom.source_class, "text": atom.text},
+                owner=atom.owner,
             )
         return atom
 
@@ -408,7 +409,7 @@ class AtomsService:
                     self._budget.check_protected(*await tx.atoms.protected_usage(), adding_chars=_protected_chars(atom))
                 ts = now()
                 await tx.atoms.set_pinned(atom_id, ts)
-                await tx.events.record(actor, "atom_pinned", f"atom:{atom_id}", {})
+                await tx.events.record(actor, "atom_pinned", f"atom:{atom_id}", {}, owner=atom.owner)
                 atom = await tx.atoms.get(atom_id) or atom
         return atom
 
@@ -440,6 +441,7 @@ class AtomsService:
                 "pending_rejected",
                 f"pending:{review_id}",
                 {"field_path": item.field_path, "value": item.value, "owner": item.owner},
+                owner=item.owner,
             )
         return item
 
@@ -471,7 +473,9 @@ class AtomsService:
             queue = await tx.pending.list(now=ts, include_expired=True)
             for old in queue[: max(0, len(queue) - MAX_PENDING + 1)]:
                 await tx.pending.delete(old.id)
-                await tx.events.record("system", "pending_evicted", f"pending:{old.id}", {"field_path": old.field_path})
+                await tx.events.record(
+                    "system", "pending_evicted", f"pending:{old.id}", {"field_path": old.field_path}, owner=old.owner
+                )
             item = PendingReview(new_id(), field_path, value, evidence, confidence, ts, ts, expires, acting_owner())
             await tx.pending.insert(item)
             await tx.events.record(

@@ -37,10 +37,10 @@ def protected_bytes(count: int, chars: int) -> int:
 
 
 def _eviction_order(
-    row: tuple[int, str, str, float, float, float | None, float | None], ts: float, half_life_days: float
+    row: tuple[int, str, str, float, float, float | None, float | None, str], ts: float, half_life_days: float
 ) -> tuple[int, float]:
     """Sort key of an eviction candidate at time `ts`: lowest first is evicted first."""
-    _, _, status, confidence, created, recalled, expires = row
+    _, _, status, confidence, created, recalled, expires, _owner = row
     if status == "quarantined":
         return (0 if expires is not None and expires <= ts else 1, 0.0)
     return (
@@ -122,7 +122,7 @@ class StoreBudget:
             batch = ranked[: max(20, int(len(ranked) * BATCH_SHARE))]
             async with self._store.write() as tx:
                 await tx.atoms.delete_many([row[1] for _, row in batch])
-                for (_, score), (_, atom_id, status, *_rest) in batch:
+                for (_, score), (_, atom_id, status, *_rest, owner) in batch:
                     await tx.events.record(
                         "system",
                         "atom_evicted",
@@ -132,6 +132,7 @@ class StoreBudget:
                             "retention": round(score, 6),
                             "reason": f"store over {self._settings.max_size_mb:g} MB",
                         },
+                        owner=owner,  # eviction acts for nobody; what it took was this person's
                     )
             evicted += len(batch)
             await self._store.release_space()

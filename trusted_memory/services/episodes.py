@@ -149,10 +149,11 @@ class EpisodesService:
                 "episode_held" if session.untrusted else "episode_added",
                 f"episode:{episode.id}",
                 {"session_id": session.id, "turns": session.turns, "reason": session.untrusted_reason},
+                owner=session.owner,
             )
             for gone in await tx.sessions.evict_episodes(self._settings.sessions.max_episodes, ts):
                 await tx.events.record(
-                    "system", "episode_evicted", f"episode:{gone.id}", {"session_id": gone.session_id}
+                    "system", "episode_evicted", f"episode:{gone.id}", {"session_id": gone.session_id}, owner=gone.owner
                 )
         proposals, notes = await self._reflect(session, out)
         await self._close(session, episode, "episode written")
@@ -248,6 +249,7 @@ class EpisodesService:
                 "session_ended",
                 f"session:{session.id}",
                 {"episode": episode.id if episode else None, "why": why},
+                owner=session.owner,
             )
 
     async def _vectors(self) -> tuple[list[str], npt.NDArray[np.float32] | None]:

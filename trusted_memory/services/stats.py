@@ -1,7 +1,7 @@
 """Statistics shared by the agent and admin sides.
 
-In a team's store a person's statistics count only what that person may see: the events about their
-own records, their facts. The store's size stays, as the whole store's (the cap everyone shares);
+In a team's store a person's statistics count only what that person may see: their own events (each
+event names its owner), their facts. The store's size stays, as the whole store's (the cap everyone shares);
 the write counter and the memory model's call counters, which count everyone's activity, are left
 out of a person's figures.
 """

@@ -329,18 +329,19 @@ class AtomsRepo:
 
     async def eviction_candidates(
         self,
-    ) -> builtins.list[tuple[int, str, str, float, float, float | None, float | None]]:
+    ) -> builtins.list[tuple[int, str, str, float, float, float | None, float | None, str]]:
         """Atoms that may be evicted: all of the quarantine, and live atoms neither pinned nor critical.
 
         A quarantined atom is never protected: anyone can declare `critical` on untrusted text.
-        Rows: (num, id, status, confidence, created, last recalled, expires).
+        Rows: (num, id, status, confidence, created, last recalled, expires, owner).
         """
         async with self._conn.execute(
-            "SELECT num, id, status, confidence, created_at, last_recalled_at, expires_at FROM atoms "
+            "SELECT num, id, status, confidence, created_at, last_recalled_at, expires_at, owner FROM atoms "
             "WHERE status = 'quarantined' OR (pinned = 0 AND importance != 'critical')"
         ) as cur:
             return [
-                (int(r[0]), str(r[1]), str(r[2]), float(r[3]), float(r[4]), r[5], r[6]) for r in await cur.fetchall()
+                (int(r[0]), str(r[1]), str(r[2]), float(r[3]), float(r[4]), r[5], r[6], str(r[7]))
+                for r in await cur.fetchall()
             ]
 
     async def protected_usage(self) -> tuple[int, int]:

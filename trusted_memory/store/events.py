@@ -29,7 +29,11 @@ _RARE = "kind NOT IN ('turn_observed', 'atom_added')"  # exactly the index's con
 _DERIVED_KIND = "atom_added"
 _ATOM_SUBJECT = "atom:"
 _CHUNK = 500  # ids per IN (...) look-up
-_INSERT = "INSERT INTO events(ts, actor, kind, subject, detail, derived_preview) VALUES (?, ?, ?, ?, ?, ?)"
+_INSERT = "INSERT INTO events(ts, actor, kind, subject, detail, derived_preview, owner) VALUES (?, ?, ?, ?, ?, ?, ?)"
+_INSERT_RAW = (
+    "INSERT OR IGNORE INTO events(id, ts, actor, kind, subject, detail, derived_preview, owner) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 def kind_sql(kinds: Sequence[str]) -> str:
@@ -44,36 +48,26 @@ def subject_sql() -> str:
     return "substr(subject, -12) IS substr(?, -12) AND +subject IS ?"
 
 
-# Events carry no owner column: an event is a person's when its subject is one of their records.
-_OWNED_SUBJECTS = (
-    "(substr(events.subject, 1, 5) = 'atom:' AND EXISTS (SELECT 1 FROM atoms "
-    "WHERE atoms.id = substr(events.subject, 6) AND atoms.owner = ?) "
-    "OR substr(events.subject, 1, 8) = 'session:' AND EXISTS (SELECT 1 FROM sessions "
-    "WHERE sessions.id = substr(events.subject, 9) AND sessions.owner = ?) "
-    "OR substr(events.subject, 1, 8) = 'episode:' AND EXISTS (SELECT 1 FROM episodes "
-    "WHERE episodes.id = substr(events.subject, 9) AND episodes.owner = ?) "
-    "OR substr(events.subject, 1, 5) = 'fact:' AND EXISTS (SELECT 1 FROM facts "
-    "WHERE CAST(facts.id AS TEXT) = substr(events.subject, 6) AND facts.owner = ?) "
-    "OR substr(events.subject, 1, 8) = 'pending:' AND (EXISTS (SELECT 1 FROM pending_reviews "
-    "WHERE pending_reviews.id = substr(events.subject, 9) AND pending_reviews.owner = ?) "
-    "OR json_extract(detail, '$.owner') = ?))"
-)
+# The implicit owner's events are most of a single person's store and no person's query: the owner
+# index leaves them out (migration 20), and a person's query names the same condition to use it.
+_NOT_LOCAL = f"events.owner <> '{LOCAL}'"
 
 
-def owned_events_sql() -> tuple[str, list[object]] | None:
-    """The clause keeping events (table `events`) to those about the acting person's own records;
-    None when nothing is hidden.
+def owned_events_sql(*, indexed: bool = True) -> tuple[str, list[object]] | None:
+    """The clause keeping events (table `events`) to the acting person's own; None when nothing is hidden.
 
-    An event counts as the person's when its subject is one of their atoms, facts entries, sessions,
-    episodes or pending inferences that is still stored (a rejected inference's event names its owner).
-    Events of a record since deleted, of a shared record someone else owns, and of the store itself
-    (compaction, reindex, people) are left out: they may be another person's activity, so a member's
-    figures under-count rather than leak.
+    Every event names its owner (migration 20): the person it was written for, or the owner of the
+    record an admin or the store's own work acted on. An event of another person, or of the store
+    itself (compaction, reindex, people), is not the person's. `indexed=False` leaves out the owner
+    index's condition, for a query that reads in id order: the newest 100 are found sooner walking
+    ids back than by sorting all of the person's events.
     """
     viewer = restricting_viewer()
     if viewer is None:
         return None
-    return _OWNED_SUBJECTS, [viewer.name] * 6
+    if viewer.name == LOCAL or not indexed:
+        return "events.owner = ?", [viewer.name]
+    return f"events.owner = ? AND {_NOT_LOCAL}", [viewer.name]
 
 
 def _dumps(detail: Mapping[str, object]) -> str:
@@ -103,6 +97,7 @@ def _event(row: aiosqlite.Row, previews: Mapping[int, str]) -> Event:
         kind=row["kind"],
         subject=row["subject"],
         detail=detail,
+        owner=row["owner"],
     )
 
 
@@ -131,13 +126,15 @@ class EventsRepo:
         ts: float | None = None,
         *,
         atom_text: str | None = None,
+        owner: str | None = None,
     ) -> int:
         """Record one event; returns its id.
 
         `atom_text` is the text of the subject atom as this transaction wrote it, when the caller
-        has it at hand (it is read back otherwise).
+        has it at hand (it is read back otherwise). `owner` is whose event it is: the acting person's
+        unless given (an act on another person's record passes that record's owner).
         """
-        row_values = await self._row(actor, kind, subject, detail, ts, atom_text)
+        row_values = await self._row(actor, kind, subject, detail, ts, atom_text, owner)
         async with self._conn.execute(f"{_INSERT} RETURNING id", row_values) as cur:
             row = await cur.fetchone()
         return int(row[0])
@@ -151,9 +148,10 @@ class EventsRepo:
         ts: float | None = None,
         *,
         atom_text: str | None = None,
+        owner: str | None = None,
     ) -> None:
         """`append` for a caller that needs no id: on PostgreSQL's writer, no round trip of its own."""
-        await self._conn.send(_INSERT, await self._row(actor, kind, subject, detail, ts, atom_text))
+        await self._conn.send(_INSERT, await self._row(actor, kind, subject, detail, ts, atom_text, owner))
 
     async def _row(
         self,
@@ -163,18 +161,19 @@ class EventsRepo:
         detail: Mapping[str, object] | None,
         ts: float | None,
         atom_text: str | None,
+        owner: str | None,
     ) -> tuple[object, ...]:
         """The values of one new event's row, in _INSERT's order."""
         stored, derived = await self._stored_detail(kind, subject, detail or {}, atom_text)
-        return (time.time() if ts is None else ts, actor, kind, subject, _dumps(stored), derived)
+        who = acting_owner() if owner is None else owner
+        return (time.time() if ts is None else ts, actor, kind, subject, _dumps(stored), derived, who)
 
     async def insert_raw(self, event: Event) -> bool:
         """Insert an event with its original id (import); False if that id already exists."""
         stored, derived = await self._stored_detail(event.kind, event.subject, event.detail)
         cur = await self._conn.execute(
-            "INSERT OR IGNORE INTO events(id, ts, actor, kind, subject, detail, derived_preview) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (event.id, event.ts, event.actor, event.kind, event.subject, _dumps(stored), derived),
+            _INSERT_RAW,
+            (event.id, event.ts, event.actor, event.kind, event.subject, _dumps(stored), derived, event.owner),
         )
         return bool(cur.rowcount > 0)
 
@@ -183,14 +182,12 @@ class EventsRepo:
         rows = []
         for event in events:
             stored, derived = await self._stored_detail(event.kind, event.subject, event.detail)
-            rows.append((event.id, event.ts, event.actor, event.kind, event.subject, _dumps(stored), derived))
+            rows.append(
+                (event.id, event.ts, event.actor, event.kind, event.subject, _dumps(stored), derived, event.owner)
+            )
         if not rows:
             return 0
-        cur = await self._conn.executemany(
-            "INSERT OR IGNORE INTO events(id, ts, actor, kind, subject, detail, derived_preview) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
+        cur = await self._conn.executemany(_INSERT_RAW, rows)
         return max(int(cur.rowcount), 0)
 
     async def _stored_detail(
@@ -287,11 +284,12 @@ class EventsRepo:
     ) -> builtins.list[Event]:
         """Events matching every given filter, oldest first (with `newest`, the last `limit` of them).
 
-        With `owned`, in a team's store, only the events about the acting person's records (owned_events_sql).
+        With `owned`, in a team's store, only the acting person's own events (owned_events_sql).
         """
         clauses: builtins.list[str] = ["id > ?"]
         params: builtins.list[object] = [after_id]
-        mine = owned_events_sql() if owned else None
+        # By owner and kind the owner index serves; otherwise the ids (or the subject index) do.
+        mine = owned_events_sql(indexed=bool(kind) and not subject) if owned else None
         if mine is not None:
             clauses.append(mine[0])
             params.extend(mine[1])
@@ -314,7 +312,7 @@ class EventsRepo:
         return events[::-1] if newest else events
 
     async def count(self, kind: str | None = None, *, owned: bool = False) -> int:
-        """How many events there are (of one kind); with `owned`, about the acting person's records only."""
+        """How many events there are (of one kind); with `owned`, the acting person's own only."""
         clauses: builtins.list[str] = [kind_sql([kind])] if kind else []
         params: builtins.list[object] = [kind] if kind else []
         mine = owned_events_sql() if owned else None

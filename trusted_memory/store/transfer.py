@@ -6,9 +6,12 @@ reads everything, ids and times included, and an import writes rows back as they
 
 When a person acts in a team's store (`restricting_viewer()`), the reads keep to what that person
 may see, in the SQL itself: their own sessions and what hangs off a session (notes, transcript
-turns, nudges shown in it, chat-import keys of it), their own episodes, and the links and vectors
+turns, nudges shown in it), their own episodes and chat-import keys, and the links and vectors
 of the atoms `AtomsRepo` shows them (a link only when both its ends are). The operator (nobody
-acting, or an admin) reads every row, so a backup or a migration stays lossless.
+acting, or an admin) reads every row, so a backup or a migration stays lossless. A person's import
+writes only under their records in the same way: notes into their own sessions, links and vectors
+onto atoms they see. Import keys are each owner's own: another person's import of the same chat is
+not a duplicate of theirs.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import json
 from collections.abc import Sequence
 
 from ..model import Episode, Session, SessionNote
-from ..people import restricting_viewer
+from ..people import acting_owner, restricting_viewer
 from .atoms import visibility_sql
 from .conn import Connection, rows_in
 from .recall import link_kind_sql, link_weight_sql, stored_link
@@ -125,7 +128,15 @@ class TransferRepo:
             ]
 
     async def insert_note(self, note: SessionNote) -> bool:
-        """Insert a note under its id, or a new id when that one is taken; False if the session has its text."""
+        """Insert a note under its id, or a new id when that one is taken; False if the session has its text
+        (or, while a person acts, is not theirs: a file may not add to another person's session)."""
+        viewer = restricting_viewer()
+        if viewer is not None:
+            async with self._conn.execute(
+                "SELECT 1 FROM sessions WHERE id = ? AND owner = ?", (note.session_id, viewer.name)
+            ) as cur:
+                if await cur.fetchone() is None:
+                    return False
         async with self._conn.execute(
             "SELECT 1 FROM session_notes WHERE session_id = ? AND text = ?", (note.session_id, note.text)
         ) as cur:
@@ -200,9 +211,16 @@ class TransferRepo:
         return bool(cur.rowcount > 0)
 
     async def atom_nums(self, atom_ids: Sequence[str]) -> dict[str, int]:
-        """The num of each of these atoms that is stored, by id."""
-        rows = await rows_in(self._conn, "SELECT id, num FROM atoms WHERE id IN ({keys})", sorted(set(atom_ids)))
-        return {str(r[0]): int(r[1]) for r in rows}
+        """The num of each of these atoms that is stored (and the acting person sees), by id."""
+        rows = await rows_in(
+            self._conn,
+            "SELECT id, num, owner, scope, project, status FROM atoms WHERE id IN ({keys})",
+            sorted(set(atom_ids)),
+        )
+        viewer = restricting_viewer()
+        return {
+            str(r[0]): int(r[1]) for r in rows if viewer is None or viewer.sees(str(r[2]), str(r[3]), r[4], str(r[5]))
+        }
 
     async def insert_links(self, links: Sequence[tuple[int, int, str, float]]) -> int:
         """Store (src num, dst num, kind, weight) links in one statement run; how many were new."""
@@ -246,11 +264,13 @@ class TransferRepo:
         """vector_target of many atoms at once: (num, has a vector already) of each live one, by id."""
         rows = await rows_in(
             self._conn,
-            "SELECT id, num, EXISTS(SELECT 1 FROM vectors WHERE atom_num = atoms.num) FROM atoms "
+            "SELECT id, num, EXISTS(SELECT 1 FROM vectors WHERE atom_num = atoms.num), owner FROM atoms "
             "WHERE status = 'live' AND id IN ({keys})",
             sorted(set(atom_ids)),
         )
-        return {str(r[0]): (int(r[1]), bool(r[2])) for r in rows}
+        # A person's file gives vectors to their own atoms only.
+        viewer = restricting_viewer()
+        return {str(r[0]): (int(r[1]), bool(r[2])) for r in rows if viewer is None or str(r[3]) == viewer.name}
 
     # nudges --------------------------------------------------------------------------------
     async def nudges(self) -> builtins.list[NudgeRow]:
@@ -282,31 +302,35 @@ class TransferRepo:
         return True
 
     # chat import keys ----------------------------------------------------------------------
-    async def import_keys(self) -> builtins.list[tuple[str, str, float]]:
-        """Every (key, session id, imported at) of chat imports, in key order (a person: of their sessions)."""
-        where, params = _where(_own(_OF_OWN_SESSION))
+    async def import_keys(self) -> builtins.list[tuple[str, str, float, str]]:
+        """Every (key, session id, imported at, owner) of chat imports, in key order (a person: their own)."""
+        where, params = _where(_own("owner = ?"))
         async with self._conn.execute(
-            f"SELECT key, session_id, imported_at FROM chat_imports{where} ORDER BY key", params
+            f"SELECT key, session_id, imported_at, owner FROM chat_imports{where} ORDER BY owner, key", params
         ) as cur:
-            return [(str(r[0]), str(r[1]), float(r[2])) for r in await cur.fetchall()]
+            return [(str(r[0]), str(r[1]), float(r[2]), str(r[3])) for r in await cur.fetchall()]
 
     async def known_keys(self, keys: Sequence[str]) -> set[str]:
-        """Which of these import keys are recorded."""
+        """Which of these import keys the acting person (the implicit owner, for nobody) has recorded."""
         found: set[str] = set()
+        owner = acting_owner()
         for start in range(0, len(keys), 500):
             chunk = list(keys[start : start + 500])
             async with self._conn.execute(
-                f"SELECT key FROM chat_imports WHERE key IN ({', '.join('?' * len(chunk))})", chunk
+                f"SELECT key FROM chat_imports WHERE owner = ? AND key IN ({', '.join('?' * len(chunk))})",
+                (owner, *chunk),
             ) as cur:
                 found.update(str(r[0]) for r in await cur.fetchall())
         return found
 
-    async def record_keys(self, rows: Sequence[tuple[str, str, float]]) -> int:
-        """Record (key, session id, imported at) rows; returns how many were new."""
+    async def record_keys(self, rows: Sequence[tuple[str, str, float]], *, owner: str | None = None) -> int:
+        """Record (key, session id, imported at) rows of `owner` (the acting person); how many were new."""
+        who = acting_owner() if owner is None else owner
         added = 0
-        for row in rows:
+        for key, session_id, imported_at in rows:
             cur = await self._conn.execute(
-                "INSERT OR IGNORE INTO chat_imports(key, session_id, imported_at) VALUES (?, ?, ?)", row
+                "INSERT OR IGNORE INTO chat_imports(owner, key, session_id, imported_at) VALUES (?, ?, ?, ?)",
+                (who, key, session_id, imported_at),
             )
             added += max(cur.rowcount, 0)
         return added

@@ -8,10 +8,11 @@ stripped from the user's words, and a turn with a tool call or an attached file 
 untrusted, which holds the episode for review (chats.py says what counts).
 
 Re-importing is idempotent: every turn and conversation leaves an import key (`chat_imports`), and
-a key already recorded is skipped. Turns a later export adds to a conversation imported before are
-replayed into a session of their own (`<product>:<id>+<n>`), since the first one already has its
-episode. Each turn's key is recorded right after its turn, so an interrupted import resumes where
-it stopped.
+a key the same person already recorded is skipped (another person's keys are not looked at, and
+their session of the same chat is not touched: a person's session id names them). Turns a later
+export adds to a conversation imported before are replayed into a session of their own
+(`<product>:<id>+<n>`, and `@<person>`), since the first one already has its episode. Each turn's key
+is recorded right after its turn, so an interrupted import resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...heuristics import extract, strip_untrusted
+from ...people import LOCAL, acting_owner
 from ...store.base import now
 from ...timefmt import iso_utc
 from ..runtime import Runtime
@@ -88,7 +90,9 @@ class ChatReport:
 
 
 async def plan_chats(runtime: Runtime, chats: ChatFile) -> ChatPlan:
-    """Which turns of the file are new to this store (by import key)."""
+    """Which turns of the file are new to the acting person (by their import keys: another person's
+    import of the same chat is neither skipped nor told of)."""
+    person = acting_owner()
     keys = [t.key for c in chats.conversations for t in c.turns] + [c.key for c in chats.conversations]
     async with runtime.store.read() as rx:
         known = await rx.transfer.known_keys(keys)
@@ -105,7 +109,7 @@ async def plan_chats(runtime: Runtime, chats: ChatFile) -> ChatPlan:
             seen.add(turn.key)
         if not fresh:
             continue
-        session_id = conv.session_id(fresh[0] if conv.key in known else 0)
+        session_id = conv.session_id(fresh[0] if conv.key in known else 0, None if person == LOCAL else person)
         events = [e for i in fresh for e in conv.turns[i].tool_events]
         planned.append(PlannedConversation(conv, session_id, tuple(fresh), indirect_reason(events, None)))
     return ChatPlan(chats, tuple(planned), already)

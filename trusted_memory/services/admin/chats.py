@@ -86,9 +86,14 @@ class Conversation:
         """The import key of the conversation itself."""
         return f"{self.product}:{self.id}"
 
-    def session_id(self, part: int = 0) -> str:
-        """The session a conversation is replayed into (`part` > 0: turns added since a previous import)."""
-        base = _SESSION_CHARS.sub("-", f"{self.product}:{self.id}") + (f"+{part}" if part else "")
+    def session_id(self, part: int = 0, owner: str | None = None) -> str:
+        """The session a conversation is replayed into (`part` > 0: turns added since a previous import).
+
+        A person's (`owner`) session names them, so two people importing the same chat each get a
+        session of their own; the implicit owner's keeps the name it always had.
+        """
+        mine = f"@{owner}" if owner is not None else ""
+        base = _SESSION_CHARS.sub("-", f"{self.product}:{self.id}") + (f"+{part}" if part else "") + mine
         if len(base) <= 128:
             return base
         return base[:111] + "~" + hashlib.sha256(base.encode()).hexdigest()[:16]

@@ -150,7 +150,9 @@ async def repair_related(runtime: Runtime, admin: Housekeeping) -> int:
             atom = await tx.atoms.get(atom_id)
             assert atom is not None
             await tx.atoms.set_related(atom_id, [r for r in atom.related if r not in missing])
-            await tx.events.append("admin", "atom_related_repaired", f"atom:{atom_id}", {"dropped": missing})
+            await tx.events.append(
+                "admin", "atom_related_repaired", f"atom:{atom_id}", {"dropped": missing}, owner=atom.owner
+            )
     return len(dangling)
 
 

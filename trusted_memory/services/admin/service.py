@@ -156,6 +156,7 @@ class AdminService:
                 "atom_promoted",
                 f"atom:{atom.id}",
                 {"from_source_class": current.source_class, "reason": current.quarantine_reason},
+                owner=current.owner,
             )
             promoted = await tx.atoms.get(atom.id)
         if promoted is None:
@@ -190,6 +191,7 @@ class AdminService:
                     "edited": True,
                     "original_text": current.text,
                 },
+                owner=current.owner,
             )
             promoted = await tx.atoms.get(atom.id)
         if promoted is None:
@@ -214,7 +216,7 @@ class AdminService:
             return atom
         async with self._store.write() as tx:
             await PrivilegedOps(tx.conn).unpin_atom(atom.id, now())
-            await tx.events.append("admin", "atom_unpinned", f"atom:{atom.id}", {})
+            await tx.events.append("admin", "atom_unpinned", f"atom:{atom.id}", {}, owner=atom.owner)
             unpinned = await tx.atoms.get(atom.id)
         assert unpinned is not None
         return unpinned
@@ -251,6 +253,7 @@ class AdminService:
                 "pending_confirmed",
                 f"pending:{item.id}",
                 {"field_path": item.field_path, "value": item.value},
+                owner=item.owner,
             )
         return item
 
@@ -289,6 +292,7 @@ class AdminService:
                     "quarantine_expired",
                     f"atom:{atom.id}",
                     {"source_class": atom.source_class, "reason": atom.quarantine_reason, "text": atom.text},
+                    owner=atom.owner,
                 )
             expired = [p for p in await tx.pending.list(now=ts, include_expired=True) if p.expires_at <= ts]
             for item in expired:
@@ -298,6 +302,7 @@ class AdminService:
                     "pending_expired",
                     f"pending:{item.id}",
                     {"field_path": item.field_path, "value": item.value},
+                    owner=item.owner,
                 )
         return PruneReport(len(atoms), len(expired))
 
@@ -350,6 +355,7 @@ class AdminService:
                 "episode_promoted",
                 f"episode:{episode.id}",
                 {"session_id": episode.session_id, "from_source_class": episode.source_class},
+                owner=episode.owner,
             )
             promoted = await tx.sessions.episode(episode.id)
         assert promoted is not None

@@ -48,7 +48,17 @@ holds data merges, and importing the same file twice changes nothing:
   is the one this store embeds in and its atom is live without one; otherwise the atom waits on
   the embed queue (a server or `reindex` embeds it). Episode vectors of another space are
   recomputed during the import.
-- nudge, import_key: skipped when the same one is present.
+- nudge, import_key: skipped when the same one is present (an import key: the same owner's).
+- owners: the operator's import keeps every record's owner as the file names it; an event or import
+  key from a file written before they named one gets the owner of the record it is about in the
+  file (its subject, its session), else the implicit owner. `--as MEMBER import` makes every record
+  the member's, whatever the file names: a member's file is their own memory (their own export, or
+  a single-person store's, where every record is `local`'s), and refusing other owners would refuse
+  both; keeping them would let a member plant records under another person's name. Their `project`
+  atoms must be of projects they belong to (otherwise nothing is imported, and the error names the
+  project), and their live `global` atoms wait for an admin (`team_review`), as their agent's
+  writes do. Their notes go only into their own sessions, links and vectors only onto atoms they see
+  (vectors: their own).
 - facts and user-model fields are always-on trusted context with no quarantine of their own, so
   one that fails the content scan fails the import, naming its line.
 
@@ -85,11 +95,12 @@ from typing import cast
 
 from ...errors import InvalidInput, MemoryServerError
 from ...model import LIVE_EPISODE_SOURCES, Atom, Event, FactEntry, PendingReview, SessionNote
+from ...people import LOCAL, Viewer, acting_owner, restricting_viewer
 from ...scan import describe, normalize_for_dedup, redact_credentials, scan
 from ...store.base import Tx, now
 from ...store.events import same_key
 from ...store.privileged import PrivilegedOps
-from ...trust import is_trusted
+from ...trust import TEAM_REVIEW, is_trusted
 from ...usermodel import normalize
 from ..atoms import DAY
 from ..facts import preview
@@ -98,6 +109,7 @@ from .transfer_export import PAGE, dumps, export_jsonl, to_record
 from .transfer_records import (
     FORMAT,
     NATIVE_KINDS,
+    UNSTATED,
     VERSION,
     BadLine,
     EpisodeRecord,
@@ -342,6 +354,9 @@ class _Importer:
                 held = self.hold(atom, "scan_rejected", describe(findings))
             elif not is_trusted(atom.source_class):
                 held = self.hold(atom, "tainted", None)
+            elif atom.scope == "global" and restricting_viewer() is not None:
+                # The team's memory: a member's file waits for an admin, as their agent's write does.
+                held = self.hold(atom, TEAM_REVIEW, None)
         else:
             # Held as the file says, but as the write path holds: unpinned, for one review window.
             held = dataclasses.replace(
@@ -367,6 +382,7 @@ class _Importer:
                 "preview": preview(atom.text, 80),
                 "import": self.plan.source,
             },
+            owner=atom.owner,
         )
 
     async def pending(self, item: PendingReview) -> None:
@@ -434,7 +450,9 @@ class _Importer:
 
     async def renumber_deferred(self) -> None:
         for event in self.deferred:
-            await self.tx.events.append(event.actor, event.kind, event.subject, event.detail, ts=event.ts)
+            await self.tx.events.append(
+                event.actor, event.kind, event.subject, event.detail, ts=event.ts, owner=event.owner
+            )
             self.renumbered += 1
             self.count("event", True)
         self.deferred.clear()
@@ -445,6 +463,7 @@ class _Importer:
             self.count("atom", False)
             return
         atom = graph_atom(item, self.ts, trusted=self.trust_graph, quarantine_until=self.ts + self.ttl_s)
+        atom = dataclasses.replace(atom, owner=acting_owner())
         findings = scan(_scan_text(atom))
         if findings:
             atom = self.hold(atom, "scan_rejected", describe(findings))
@@ -520,10 +539,11 @@ class _Importer:
         await self.tx.sessions.add_episode(episode, scale, vec)
         if reason is not None:
             await self.tx.events.append(
-                "admin",
-                "episode_held",
-                f"episode:{episode.id}",
-                {"session_id": episode.session_id, "reason": reason, "import": self.plan.source},
+                owner=episode.owner,
+                actor="admin",
+                kind="episode_held",
+                subject=f"episode:{episode.id}",
+                detail={"session_id": episode.session_id, "reason": reason, "import": self.plan.source},
             )
         self.count("episode", True)
 
@@ -584,7 +604,7 @@ class _Importer:
         self.count("nudge", await self.tx.transfer.insert_nudge(row))
 
     async def import_key(self, item: ImportKey) -> None:
-        added = await self.tx.transfer.record_keys([(item.key, item.session_id, item.imported_at)])
+        added = await self.tx.transfer.record_keys([(item.key, item.session_id, item.imported_at)], owner=item.owner)
         self.count("import_key", added > 0)
 
     async def apply(self, rec: Record) -> None:
@@ -707,6 +727,7 @@ async def apply_import(
                 f"{plan.source} was exported from a newer store (schema {plan.header.schema_version}); "
                 "upgrade trusted-memory before importing it"
             )
+        plan = dataclasses.replace(plan, records=_owned(plan, restricting_viewer()))
         importer = _Importer(runtime, plan, tx, now(), trust_graph=trust_graph, episode_vectors=episode_vectors)
         await importer.load()
         # Events first, so the few events the import itself appends number after the file's own.
@@ -748,6 +769,58 @@ async def apply_import(
         importer.recomputed,
         importer.held_episodes,
     )
+
+
+def _subject_owners(records: Sequence[Record]) -> dict[str, str]:
+    """The owner of each record of a file, by the subject an event names it with."""
+    owners: dict[str, str] = {}
+    for rec in records:
+        value = rec.value
+        if isinstance(value, Atom):
+            owners[f"atom:{value.id}"] = value.owner
+        elif isinstance(value, FactEntry):
+            owners[f"fact:{value.id}"] = value.owner
+        elif isinstance(value, PendingReview):
+            owners[f"pending:{value.id}"] = value.owner
+        elif isinstance(value, SessionRecord):
+            owners[f"session:{value.session.id}"] = value.session.owner
+        elif isinstance(value, EpisodeRecord):
+            owners[f"episode:{value.episode.id}"] = value.episode.owner
+    return owners
+
+
+def _as_member(rec: Record, person: Viewer, source: str) -> Value:
+    """A record of a member's import as theirs; refuses an atom shared with a project they are not in."""
+    value = rec.value
+    if isinstance(value, SessionRecord):
+        return dataclasses.replace(value, session=dataclasses.replace(value.session, owner=person.name))
+    if isinstance(value, EpisodeRecord):
+        return dataclasses.replace(value, episode=dataclasses.replace(value.episode, owner=person.name))
+    if isinstance(value, Atom) and value.scope == "project" and not person.may_share_with(value.project or ""):
+        raise InvalidInput(
+            f"{source} line {rec.line}: atom {value.id} is shared with project {value.project!r}, which "
+            f"{person.name} is not a member of; an admin can add them (`trusted-memory-admin users grant "
+            f'{person.name} {value.project}`), or give the atom scope "user" in the file; nothing was imported'
+        )
+    if isinstance(value, (Atom, FactEntry, PendingReview, UserModelField, Event, ImportKey)):
+        return dataclasses.replace(value, owner=person.name)
+    return value
+
+
+def _owned(plan: ImportPlan, person: Viewer | None) -> tuple[Record, ...]:
+    """The plan's records with the owners this import writes (the module docstring's "owners")."""
+    if person is not None:
+        return tuple(dataclasses.replace(rec, value=_as_member(rec, person, plan.source)) for rec in plan.records)
+    subjects = _subject_owners(plan.records)
+    out: list[Record] = []
+    for rec in plan.records:
+        value = rec.value
+        if isinstance(value, Event) and value.owner == UNSTATED:
+            value = dataclasses.replace(value, owner=subjects.get(value.subject or "", LOCAL))
+        elif isinstance(value, ImportKey) and value.owner == UNSTATED:
+            value = dataclasses.replace(value, owner=subjects.get(f"session:{value.session_id}", LOCAL))
+        out.append(rec if value is rec.value else dataclasses.replace(rec, value=value))
+    return tuple(out)
 
 
 def _ordered(counts: dict[str, int]) -> dict[str, int]:

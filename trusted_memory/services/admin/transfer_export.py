@@ -5,8 +5,9 @@ records with their owners, so a backup or a migration loses nothing. A member of
 (`--as NAME export`) exports what they may see: the atoms their agent sees (their own, and the live
 shared project and global ones), the links and vectors of those atoms only, and of everything else
 their own: facts, pending inferences, user-model fields, sessions with their buffers, transcripts,
-notes, nudges and chat-import keys, episodes, and the events about their own records
-(store/events.py::owned_events_sql). Each read applies that view in the store's SQL.
+notes, nudges and chat-import keys, episodes, and their own events, those of their user model
+and of records since deleted included (store/events.py::owned_events_sql). Each read applies that
+view in the store's SQL.
 """
 
 from __future__ import annotations

@@ -51,6 +51,9 @@ ACCEPTED_FORMATS = frozenset({FORMAT, "mcp-memory-export"})
 VERSION = 2
 READABLE_VERSIONS = (1, 2)
 _HEX_ID = re.compile(r"^[0-9a-f]{32}$")
+# The owner of an event or import key from a file written before they had one (never a person's
+# name): the import gives it the owner of its record (services/admin/transfer.py).
+UNSTATED = ""
 ImportFormat = Literal["trusted-memory", "reference-graph"]
 
 
@@ -155,6 +158,7 @@ class ImportKey:
     key: str
     session_id: str
     imported_at: float
+    owner: str = "local"  # whose import it was (migration 20)
 
 
 Value = (
@@ -236,7 +240,7 @@ def as_imported(event: Event) -> Event:
     if event.actor == "system" and event.kind == IMPORTED_EVENT:
         return event
     detail: dict[str, object] = {"actor": event.actor, "kind": event.kind, "detail": event.detail}
-    return Event(event.id, event.ts, "system", IMPORTED_EVENT, event.subject, detail)
+    return Event(event.id, event.ts, "system", IMPORTED_EVENT, event.subject, detail, event.owner)
 
 
 def quarantine_expiry(claimed: float | None, ts: float, ttl_s: float) -> float:
@@ -419,6 +423,9 @@ def _event(body: dict[str, object]) -> Event:
     _in("actor", event.actor, ("agent", "admin", "system"))
     if event.id < 1:
         raise BadLine("id must be 1 or more")
+    if "owner" not in body:
+        return dataclasses.replace(event, owner=UNSTATED)
+    _owner(event.owner)
     return event
 
 
@@ -539,6 +546,9 @@ def _import_key(body: dict[str, object]) -> ImportKey:
     key: ImportKey = _build(ImportKey, body)
     _text("key", key.key, 512)
     _session_id("session_id", key.session_id)
+    if "owner" not in body:
+        return dataclasses.replace(key, owner=UNSTATED)
+    _owner(key.owner)
     return key
 
 

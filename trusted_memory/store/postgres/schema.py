@@ -2,7 +2,8 @@
 
 A PostgreSQL store starts at the SQLite schema's latest shape (nobody has an old one to upgrade),
 so its first migration is numbered 19, as the SQLite version it equals: both backends share one
-numbering, which exports record, and a later SQLite migration N comes with a PostgreSQL one N.
+numbering, which exports record, and a later SQLite migration N comes with a PostgreSQL one N
+(20: events' and chat-import keys' owners).
 `meta.schema_version` keeps the applied version (SQLite keeps it in `PRAGMA user_version`).
 Keyword search uses a stored `tsvector` per live atom and episode with a GIN index (SQLite: FTS5);
 its weights are FTS5's bm25 column weights. The triggers do what SQLite's do: queue live atoms for
@@ -269,4 +270,37 @@ P019_SCHEMA = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (P019_SCHEMA,)
+# SQLite's migration 20 (store/migrations.py says why), in PostgreSQL's words.
+_SUBJECT_OWNER = (
+    "CASE WHEN substr(subject, 1, 5) = 'atom:' THEN "
+    "(SELECT owner FROM atoms WHERE atoms.id = substr(events.subject, 6)) "
+    "WHEN substr(subject, 1, 8) = 'session:' THEN "
+    "(SELECT owner FROM sessions WHERE sessions.id = substr(events.subject, 9)) "
+    "WHEN substr(subject, 1, 8) = 'episode:' THEN "
+    "(SELECT owner FROM episodes WHERE episodes.id = substr(events.subject, 9)) "
+    "WHEN substr(subject, 1, 5) = 'fact:' THEN "
+    "(SELECT owner FROM facts WHERE CAST(facts.id AS TEXT) = substr(events.subject, 6)) "
+    "WHEN substr(subject, 1, 8) = 'pending:' THEN COALESCE((SELECT owner FROM pending_reviews "
+    "WHERE pending_reviews.id = substr(events.subject, 9)), detail::jsonb ->> 'owner') END"
+)
+
+P020_EVENT_OWNERS = Migration(
+    20,
+    "events and chat-import keys name their owner",
+    (
+        "ALTER TABLE events ADD COLUMN owner TEXT NOT NULL DEFAULT 'local'",
+        # The append-only trigger is lifted for the backfill only, inside this transaction.
+        "ALTER TABLE events DISABLE TRIGGER events_append_only",
+        f"UPDATE events SET owner = {_SUBJECT_OWNER} WHERE subject IS NOT NULL AND EXISTS (SELECT 1 FROM people) "
+        f"AND {_SUBJECT_OWNER} <> 'local'",
+        "ALTER TABLE events ENABLE TRIGGER events_append_only",
+        "CREATE INDEX events_owner ON events(owner, kind, ts) WHERE owner <> 'local'",
+        "ALTER TABLE chat_imports ADD COLUMN owner TEXT NOT NULL DEFAULT 'local'",
+        "UPDATE chat_imports SET owner = sessions.owner FROM sessions "
+        "WHERE sessions.id = chat_imports.session_id AND sessions.owner <> 'local'",
+        "ALTER TABLE chat_imports DROP CONSTRAINT chat_imports_pkey",
+        "ALTER TABLE chat_imports ADD PRIMARY KEY (owner, key)",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (P019_SCHEMA, P020_EVENT_OWNERS)
