@@ -330,3 +330,27 @@ def test_rejects_tiny_dims() -> None:
 def test_base_module_does_not_import_numpy() -> None:
     code = "import sys; import trusted_memory.embed.base; sys.exit(1 if 'numpy' in sys.modules else 0)"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO_ROOT, env={"PYTHONPATH": str(REPO_ROOT)})
+
+
+def test_the_token_memo_holds_no_ngram_strings() -> None:
+    # A long-running server meets tens of thousands of distinct words; its memo holds a token's
+    # facts and slots. With the n-gram strings kept as well a token took ~2.5 KB; now ~1 KB.
+    import random
+    import string
+    import tracemalloc
+
+    rng = random.Random(11)
+    words = ["".join(rng.choice(string.ascii_lowercase) for _ in range(9)) for _ in range(3000)]
+    emb = HashingEmbedder(512)
+    emb.embed_sync(["warm the lexicon and the code paths"])
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(0, len(words), 10):
+            emb.embed_sync([" ".join(words[i : i + 10])])
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    tokens = len(emb._tokens)
+    assert tokens >= 2900
+    assert held / tokens < 1200, f"{held / tokens:.0f} bytes a token"
