@@ -54,8 +54,9 @@ _COSINE_FLOOR = 0.1
 _COSINE_FULL = 0.6
 _HASH_PERSON = b"mcp-memory-hash1"  # BLAKE2b personalisation: our hashes, not anyone else's
 # Memo entries per instance before a cache is dropped wholesale. A token's entries (its facts and
-# its n-grams' slots) take ~1.6 KB of RSS, so the limit bounds a long-running server's memo to ~55 MB
-# however varied its users' words (200,000 allowed ~320 MB); a chat's vocabulary stays under it.
+# its n-grams' slots, not the n-gram strings) take ~0.9 KB of RSS (2.3 KB while the strings were kept),
+# so the limit bounds a long-running server's memo to ~30 MB however varied its users' words
+# (benchmarks/RESULTS.md, issue 13, seventh pass); a chat's vocabulary stays under it.
 # Feature slots are mostly one-off bigrams ("b:x_y") that rarely come back: at 200,000 they held
 # ~12 MB after 30,000 conversational memories for no measurable CPU (benchmarks/RESULTS.md, issue 13,
 # fifth pass).
@@ -196,6 +197,11 @@ def _char_ngrams(token: str) -> list[str]:
     return [padded[i : i + n] for n in CHAR_NGRAM_SIZES for i in range(len(padded) - n + 1)]
 
 
+def _ngram_count(token: str) -> int:
+    """len(_char_ngrams(token)), without building them."""
+    return sum(max(0, len(token) + 3 - n) for n in CHAR_NGRAM_SIZES)
+
+
 _CONCEPTS = _parse_concepts(_CONCEPTS_SRC)
 
 
@@ -206,7 +212,7 @@ class _Token:
     stem: str | None  # None for stop words: no word/bigram features
     concepts: tuple[str, ...]
     meaning: int | None  # lexicon row of the word (or of its stem); None for stop and unknown words
-    grams: tuple[str, ...]
+    grams: int  # how many char n-grams (their strings are rebuilt when needed: see _char_ngrams)
     gram_weight: float  # weight of each char n-gram: its n-grams have norm CHAR_WEIGHT × rarity
     rarity: float  # weight of its word feature (see rarity)
 
@@ -243,10 +249,9 @@ def _analyse(token: str, *, meaning: bool) -> _Token:
     concepts = _CONCEPTS.get(token) or (_CONCEPTS.get(s, ()) if s else ())
     # Stop words get no char n-grams either: measured on benchmarks/data, they only add noise.
     # Short numbers ("10", "3") have no useful sub-structure.
-    if is_stop or (token.isdigit() and len(token) < 4):
-        grams: tuple[str, ...] = ()
-    else:
-        grams = tuple(_char_ngrams(token))
+    # Only their count is kept: the strings were ~40 % of the memo's bytes, and the slots they hash
+    # to are memoised per token (HashingEmbedder._grams).
+    grams = 0 if is_stop or (token.isdigit() and len(token) < 4) else _ngram_count(token)
     row = None
     rare = 1.0
     if meaning and s is not None:
@@ -254,7 +259,7 @@ def _analyse(token: str, *, meaning: bool) -> _Token:
         found = table.rows((token, s))
         row = found[0] if found else None
         rare = rarity(row, len(table))
-    weight = CHAR_WEIGHT * rare / math.sqrt(len(grams)) if grams else 0.0
+    weight = CHAR_WEIGHT * rare / math.sqrt(grams) if grams else 0.0
     return _Token(s, concepts, row, grams, weight, rare)
 
 
@@ -314,7 +319,7 @@ class HashingEmbedder:
     def _grams(self, token: str, info: _Token) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         cached = self._gram_slots.get(token)
         if cached is None:
-            slots = [self._slot("c:" + g) for g in info.grams]
+            slots = [self._slot("c:" + g) for g in _char_ngrams(token)]
             idx = np.fromiter((s[0] for s in slots), dtype=np.int64, count=len(slots))
             val = np.fromiter((s[1] for s in slots), dtype=np.float64, count=len(slots))
             cached = (idx, val * info.gram_weight)
@@ -338,7 +343,7 @@ class HashingEmbedder:
             out["k:" + k] = CONCEPT_WEIGHT * (1.0 + math.log(c))
         for tok, c in Counter(tokens).items():
             info = self._token(tok)
-            for g in info.grams:
+            for g in _char_ngrams(tok) if info.grams else ():
                 key = "c:" + g
                 out[key] = out.get(key, 0.0) + info.gram_weight * (1.0 + math.log(c))
         return out

@@ -172,6 +172,11 @@ class RecallService:
         await self.drain_queue()
         async with self._store.read() as rx:
             await self._refresh(rx)
+        from ..embed.index import release_freed_memory  # lazy: numpy
+
+        # Reading the word table and building the index leave ~3 MB of freed scratch (decompressed
+        # data, the sketch projection's float64 draw) that malloc would otherwise keep for good.
+        release_freed_memory()
 
     def start_background(self) -> None:
         """Warm up in the background so the first search does not pay for it."""
