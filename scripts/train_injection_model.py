@@ -87,6 +87,7 @@ AUTHORS = {
     "heldout5": DATA / "corpus_heldout5.json",
     "heldout6": DATA / "corpus_heldout6.json",
     "heldout7": DATA / "corpus_heldout7.json",
+    "heldout8": DATA / "corpus_heldout8.json",
 }
 AUTHORS = {name: path for name, path in AUTHORS.items() if path.exists()}
 COLUMN = {name: (1 << BITS) + k for k, name in enumerate(CONCEPTS)}
