@@ -77,7 +77,6 @@ TUNING_MISSES: dict[tuple[str, str], str] = {
     ("round4_a", "injections"): "tuning part round4_a, round-8 freeze: 233/263 injections (88.6 %), target 90 %",
     ("round5_b", "injections"): "tuning part round5_b, round-8 freeze: 226/256 injections (88.3 %), target 90 %",
     ("heldout8", "injections"): "tuning part heldout8, round-8 freeze: 305/350 injections (87.1 %), target 90 %",
-    ("heldout8", "benign"): "tuning part heldout8, round-8 freeze: 12/624 benign flagged (1.9 %), target 1 %",
 }
 
 

@@ -110,6 +110,13 @@ class Concept:
                 stem = False
             (self.prefixes if stem else self.words).append((pieces[k].encode(), _term_regex(words, prefix)))
 
+    def end_of_term_at(self, low: str, pos: int) -> int | None:
+        """Where the longest term of this concept that starts at ``pos`` ends, or None if none does."""
+        sources = [s for _, s in self.words] + [s for _, s in self.prefixes] + [s for _, _, s in self.subs]
+        sources += [s for s, _ in self.patterns]
+        ends = [m.end() for s in sources if (m := compile_rx(s, re.MULTILINE).match(low, pos)) is not None]
+        return max(ends, default=None)
+
 
 def _term_regex(words: list[str], prefix: bool) -> str:
     # The word boundary before the term is checked after its first word, as a lookbehind over it,
@@ -221,7 +228,8 @@ _PROHIBITION = (
 )
 # "Someone committed an API key to our public repo last night": a report of a leak, not a request.
 _LEAK_REPORT = (
-    r"\b(?:someone|somebody|we|i|he|she|they|a\s+colleague|accidentally|by\s+mistake|mistakenly)\s+(?:\w+\s+)?"
+    r"\b(?:someone|somebody|we|i|he|she|they|a\s+colleague|accidentally|by\s+mistake|mistakenly"
+    r"|(?:a|an|one|our)\s+(?:developer|engineer|contractor|intern|employee|teammate|dev|colleague))\s+(?:\w+\s+)?"
     r"(?:committed|pushed|leaked|posted|published|exposed|pasted|uploaded|checked\s+in)\b"
 )
 

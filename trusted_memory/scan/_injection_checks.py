@@ -88,7 +88,11 @@ _IMPERATIVE_LEAD = frozenset(
 )
 
 
-_NAMED_TAG = re.compile(r"\s*(?:(?:and|or|,)\s*\S{1,20}\s+)?(?:tags?|tokens?|markers?|delimit\w*)\b", re.IGNORECASE)
+_NAMED_TAG = re.compile(
+    r"\s*(?:(?:and|or|,)\s*\S{1,20}\s+)?(?:(?:is|are)\s+(?:the\s+|a\s+)?(?:[\w-]+\s+){0,2})?"
+    r"(?:tags?|tokens?|markers?|delimit\w*|special\s+tokens?)\b",
+    re.IGNORECASE,
+)
 
 
 def tag_check(m: re.Match[str]) -> bool:
@@ -330,8 +334,19 @@ _EXFIL_PARAMS = frozenset(
 )
 
 
+_MENTIONED = r"\b(?:like|e\.g\.?|such\s+as|for\s+example|for\s+instance)[\s:,]*$"
+# "attackers can exfiltrate data via markdown image URLs like ![x](https://attacker/?q=...)": the
+# shape shown as an example, its value elided.
+_ELIDED = ("...", "…")
+
+
 def exfil_image_check(m: re.Match[str]) -> bool:
     # Badges ("?style=flat") are fine; a query that names data or carries a template slot is a beacon.
+    query = m.group("url").partition("?")[2]
+    if query.rstrip(")").endswith(_ELIDED) and compile_rx(_MENTIONED).search(
+        m.string, max(0, m.start() - 12), m.start()
+    ):
+        return False
     for part in m.group("url").partition("?")[2].split("&"):
         name, _, value = part.partition("=")
         if name in _EXFIL_PARAMS or any(w in name for w in ("secret", "token", "passw", "histor", "memor")):

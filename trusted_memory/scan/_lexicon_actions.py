@@ -485,7 +485,8 @@ DANGEROUS = Concept(
             8,
         ),
         (r"\bchmod\s+(?:-r\s+)?777\s+/|\bmkfs\b|\bdd\s+if=", ("chmod", "mkfs", "dd "), 0),
-        (r"\bpush\s+(?:-f|--force)\b|--force\b", ("--force", "push -f"), 8),
+        # Not "npm audit fix --force", the advice npm itself prints under every audit.
+        (r"\bpush\s+(?:-f|--force)\b|(?<!audit\sfix\s)--force\b", ("--force", "push -f"), 8),
         (r"\bauthorized_keys\b", ("authorized_keys",), 0),
         (r"\bretry\s+it\s+with\s+sudo\b", ("sudo",), 20),
     ),

@@ -159,6 +159,9 @@ _MENTION_CUE = compile_rx(
     r"|example|called|named|flags?|detects?|matches|matching|wording|messages?\s+like|why|how|about|explaining"
     r"|tricked\s+with|fooled\s+with|attacks?\s+with)\s*[:,]?\s*$"
     r"|[\"”']\s*(?:,|or|and|/)\s*$|\bexamples?\b[^\"'“\n]{0,40}:\s*$"
+    # Code that lists phrases to catch: 'patterns = ["ignore previous instructions", …]'.
+    r"|\b(?:patterns?|phrases?|keywords?|blocklist|denylist|blacklist|banned\w*|signatures?|triggers?|needles?"
+    r"|markers?|bad_\w+|suspicious\w*)\s*(?::\s*[\w\[\], ]{1,30})?=\s*[\[({]\s*$"
 )
 _OPENING = "\"“'‘«"
 _CLOSING = {'"': '"', "“": "”", "'": "'", "‘": "’", "«": "»"}
@@ -176,7 +179,7 @@ _TALK = compile_rx(
 # "Ignore previous instructions is a classic phrase", "The DAN jailbreak was popular in 2023": the
 # phrase is the subject of a sentence about it.
 _AS_SUBJECT = compile_rx(
-    r"\w*\s*['\"”’]?\s*(?:is|was)\s+(?:(?:a|an|the)\s+(?:classic|common|famous|well-known|known|popular|typical|first"
+    r"\w*\s*['\"”’]?\s*(?:is|was)\s+(?:(?:a|an|the)\s+(?:(?:most|best|least)\s+)?(?:classic|common|famous|well-known|known|popular|typical|first"
     r"|oldest|best-known)|still\s+(?:popular|common|used)|one\s+of|popular|classic|common|famous|widely)\b"
 )
 _LINE_REACH = 200  # how far along its line a quoted phrase looks for words about attacks
