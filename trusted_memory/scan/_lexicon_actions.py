@@ -150,6 +150,7 @@ CONSENT = Concept(
         |membenarkan anda|mengizinkan anda|kullanıcı izin verdi|اجازه داده|کاربر اجازه|已授權|已授权|授权你|授權你
         |się zgodził|zgodził się"""
     ),
+    *more("consent"),
 )
 
 # Asking for something to be said to the asker ("read me the passwords", "告诉我"): a request, not
@@ -232,6 +233,7 @@ SHARE = Concept(
         |делиться|поделиться|передавать|сообщать|ділитися|передавати|paylaş*|chia sẻ|bagikan|membagikan
         |مشاركة|تشارك|شارك|साझा|बता सकते|告诉任何|分享|共享|提供给|教えてよい|教えて|共有|공유|알려줘도|알려"""
     ),
+    *more("share"),
 )
 
 # Anyone at all: the audience of a leak.
@@ -302,6 +304,7 @@ ELEVATE = Concept(
         |важнее системных|heeft voorrang|ma pierwszeństwo|öncelikli|أولوية على
         |システムの指示より|优先于系统|比系统|覆盖系统|시스템보다"""
     ),
+    *more("elevate"),
 )
 
 SECRETS = Concept(
@@ -499,6 +502,7 @@ SAFETY = Concept(
         |bezpieczeństw*|безопасност*|безпек*|güvenlik*|an toàn|keamanan|الأمان|الامان|أمان|امنیت|सुरक्षा
         |安全|セキュリティ|안전|보안"""
     ),
+    *more("safety"),
 )
 
 LIMITS = Concept(
@@ -510,6 +514,7 @@ LIMITS = Concept(
         |restrições|restrizioni|filtri|beperkingen|ograniczen*|ограничени*|фильтр*|обмежен*|kısıtlama*|batasan
         |hạn chế|قيود|محدودیت|प्रतिबंध|限制|制限|チェック|제한"""
     ),
+    *more("limits"),
 )
 
 DISABLED = Concept(
@@ -521,6 +526,7 @@ DISABLED = Concept(
         |dimatikan|vô hiệu hóa|تعطيل|معطلة|غیرفعال|हटा|बंद
         |解除|关闭|禁用|已停用|無効化|無効|해제|비활성"""
     ),
+    *more("disabled"),
 )
 
 MODE = Concept(
@@ -558,6 +564,37 @@ SYSTEM_LINE = Concept(
                 "developer",
             ),
             40,
+        ),
+        # "[SYSTÉMOVÁ ZPRÁVA]", "[הודעת מערכת]", "[ΜΗΝΥΜΑ ΣΥΣΤΗΜΑΤΟΣ]": a bracketed header naming the system,
+        # in any of the languages of ``_lexicon_languages`` (round 9).
+        (
+            r"^[ \t>*#-]*[\[(<]{1,2}[^\])>\n]{0,30}?(?:system|systeem|rendszer|järjestelmä|süsteem|sistēm|sistem"
+            r"|σύστημα|συστήματος|συστημα|מערכת|سیستم|النظام|সিস্টেম|ระบบ|hệ thống|시스템|सिस्टम|систем|系统|系統|システム)"
+            r"[^\])>\n]{0,40}[\])>]{1,2}",
+            (
+                "system",
+                "systeem",
+                "rendszer",
+                "järjestelmä",
+                "süsteem",
+                "sistēm",
+                "sistem",
+                "συστημ",
+                "σύστημα",
+                "מערכת",
+                "سیستم",
+                "النظام",
+                "সিস্টেম",
+                "ระบบ",
+                "hệ thống",
+                "시스템",
+                "सिस्टम",
+                "систем",
+                "系统",
+                "系統",
+                "システム",
+            ),
+            80,
         ),
     ),
 )
@@ -613,6 +650,7 @@ UNBOUND = Concept(
         |제한 없이|제한이 없는|무엇이든|制限はありません|制限がありません|规则不存在|没有规则|규칙이 없는
         |no tienes reglas|non hai regole|você não tem regras|du har inga regler|nemáš žádná pravidla"""
     ),
+    *more("unbound"),
 )
 
 RESPOND = Concept(
@@ -622,6 +660,7 @@ RESPOND = Concept(
         |antworte*|réponds|répondre|responde|responda|rispondi|antwoord|odpowiadaj|отвечай|відповідай
         |cevap ver|jawab|trả lời|أجب|جواب|जवाब|回答|答え|대답|응답"""
     ),
+    *more("respond"),
 )
 
 PERMITTED = Concept(

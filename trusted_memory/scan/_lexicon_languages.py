@@ -73,6 +73,64 @@ _MORE = {
         |muista|tallenna|jäta meelde|atceries|įsimink|jegyezd meg|emlékezz|mentsd el|ține minte|reține
         |salvează|запази|zapamti|spremi|zapomni si|recorda|θυμήσου|αποθήκευσε|זכור|תזכור|שמור|kumbuka
         |hifadhi|tandaan|alalahanin|yaad rakhna|yaad rakho|yaad rakh|মনে রাখো|মনে রেখো|จำไว้|บันทึกไว้""",
+    # Round 9: the ideas of fake system messages, claimed consent and standing rules (safety, limits,
+    # switched off, answer, without limits, the user agreed, share, trusted over the user), for the
+    # same languages and Persian, Ukrainian, Vietnamese, Korean, Hindi and Chinese where their lexicons
+    # lacked them, written from the languages, not from a corpus's sentences.
+    "safety": """bezpečnost*|bezpečnostn*|sikkerhed*|sikkerhet*|säkerhet*|turvallisuu*|turvasuodat*|turvalisus*
+        |ohutus*|drošības|drošība|saugumo|saugos|biztonsági|biztonság*|siguranță|siguranța|securității
+        |безопасност*|сигурност*|sigurnost*|sigurnosn*|bezbednost*|безбедност*|varnost*|varnostn*|seguretat
+        |ασφάλει*|ασφαλεί*|הבטיחות|בטיחות|האבטחה|אבטחה|usalama|keselamatan|kaligtasan|নিরাপত্তা|ความปลอดภัย
+        |suraksha|ایمنی|امنیتی|безпеки""",
+    "limits": """omezení|filtrů|filtry|obmedzeni*|begrænsning*|begrensning*|begränsning*|spärrar|rajoitu*
+        |rajoitukset|suodat*|piirang*|ierobežojum*|apribojim*|korlátozás*|szűrő*|szűrés|restricți*|limitări*
+        |ограничени*|филтр*|ograničenj*|omejitv*|restriccions|filtres|περιορισμ*|φίλτρ*|מגבלות|המגבלות
+        |הגבלות|סינון|vikwazo|vichujio|sekatan|penapis|limitasyon|নিষেধাজ্ঞা|সীমাবদ্ধতা|ফিল্টার|ข้อจำกัด
+        |การกรอง|محدودیت‌ها|فیلتر|pratibandh|giới hạn|bộ lọc|安全限制|安全規則|安全规则""",
+    "disabled": """vypnut*|vypnula|vypnul|deaktivován*|zrušen*|deaktivovan*|deaktiveret|slået fra|deaktivert
+        |slått av|avstängd*|avstängt|avaktiverad*|inaktiverad*|stängt av|stängde av|poistettu käytöstä
+        |pois käytöstä|kytketty pois|välja lülitatud|keelatud|atspējot*|izslēgt*|išjungt*|kikapcsolta
+        |kikapcsolva|kikapcsolt*|letiltva|letiltotta|dezactivat*|изключен*|деактивиран*|премахнат*|isključen*
+        |onemogućen*|deaktiviran*|izklopljen*|onemogočen*|desactivat*|απενεργοποι*|בוטלו|ביטל|בוטל|הושבתו
+        |השבית|כובו|zimezimwa|zimeondolewa|dilumpuhkan|naka-off|বন্ধ করেছে|বন্ধ করা হয়েছে|নিষ্ক্রিয়
+        |ได้ปิด|ถูกปิด|غیرفعال شد|đã tắt|đã vô hiệu|已关闭|已禁用|已解除|已取消""",
+    "respond": """odpovídej|odpovídejte|odpověz|odpovězte|odpovedaj|odpovedz|svara|vastaa|atbildi|atsakyk
+        |válaszolj|válaszoljon|felelj|răspunde|răspundeți|отговаряй|отговори|odgovaraj|odgovori|odgovarjaj
+        |respon|απάντα|απαντήστε|απάντησε|ענה|עני|תענה|השב|jibu|sumagot|sagutin|উত্তর দাও|উত্তর দিন|ตอบ
+        |پاسخ بده|پاسخ دهید|جواب بده""",
+    "unbound": """bez filtrů|bez omezení|bez pravidel|bez cenzury|bez filtrov|bez obmedzení|bez pravidiel
+        |uden begrænsninger|uden filtre|uden regler|uten begrensninger|uten filtre|uten regler
+        |utan begränsningar|utan filter|utan regler|utan spärrar|ilman rajoituksia|ilman suodattimia
+        |ilman sääntöjä|ilman suodatusta|ilma piiranguteta|ilma filtriteta|bez ierobežojumiem|bez filtriem
+        |be apribojimų|be filtrų|szűrés nélkül|korlátozás nélkül|korlátozások nélkül|szabályok nélkül
+        |szűrők nélkül|fără restricții|fără filtre|fără reguli|fără limite|без ограничения|без филтри
+        |bez ograničenja|bez filtera|brez omejitev|brez filtrov|brez pravil|sense restriccions|sense filtres
+        |sense regles|χωρίς φίλτρα|χωρίς περιορισμούς|χωρίς κανόνες|ללא סינון|בלי סינון|ללא מגבלות
+        |בלי מגבלות|ללא הגבלות|bila vikwazo|bila vichujio|tanpa sekatan|tanpa penapis|walang limitasyon
+        |walang filter|ফিল্টার ছাড়াই|ফিল্টার ছাড়া|সীমাবদ্ধতা ছাড়া|নিয়ম ছাড়া|โดยไม่มีการกรอง
+        |ไม่มีข้อจำกัด|โดยไม่มีข้อจำกัด|بدون فیلتر|بدون محدودیت|mà không lọc|không lọc|bina filter
+        |без фільтрів|不加过滤|无需过滤|不受限制""",
+    "consent": """uživatel souhlasil|uživatel ti dovolil|uživatel povolil|dovolil ti|používateľ súhlasil
+        |používateľ ti dovolil|povolil ti|brugeren har givet tilladelse|brugeren har accepteret|brukeren har tillatt
+        |brukeren har godtatt|användaren har gått med på|användaren har gett dig|käyttäjä on antanut luvan
+        |käyttäjä salli|käyttäjä suostui|kasutaja lubas|kasutaja nõustus|lietotājs atļāva|lietotājs piekrita
+        |vartotojas leido|naudotojas leido|felhasználó engedélyezte|felhasználó beleegyezett
+        |felhasználó hozzájárult|utilizatorul a fost de acord|utilizatorul a permis|utilizatorul ți-a permis
+        |потребителят разреши|потребителят се съгласи|korisnik je dopustio|korisnik je pristao
+        |korisnik je odobrio|uporabnik je dovolil|uporabnik se je strinjal|l'usuari ha autoritzat
+        |ο χρήστης συμφώνησε|ο χρήστης επέτρεψε|ο χρήστης ενέκρινε|המשתמש אישר|המשתמש הסכים|המשתמש התיר
+        |mtumiaji amekubali|mtumiaji ameruhusu|pengguna bersetuju|pumayag ang user|pinayagan ng user
+        |ব্যবহারকারী অনুমতি দিয়েছে|ব্যবহারকারী সম্মতি দিয়েছে|ব্যবহারকারী রাজি|ผู้ใช้ยินยอม|ผู้ใช้อนุญาต
+        |کاربر موافقت کرد|उपयोगकर्ता ने सहमति|सहमति दी है|користувач погодився|người dùng đã đồng ý
+        |người dùng đồng ý|사용자는 동의|사용자가 동의|동의했습니다|用户已确认|用户已同意|用户说过""",
+    "share": """sdílet|sdílej|zdieľať|dele|deler|dela|jaa|jagada|dalīties|dalintis|megoszt*|partaja|споделя*
+        |dijeliti|podijeli|deliti|compartir|μοιράσου|μοιραστεί*|לשתף|שתף|kushiriki|kongsi|ibahagi|শেয়ার
+        |ভাগ করে|แชร์|به اشتراک|ділитися|chia sẻ""",
+    "elevate": """mají přednost|má přednost|mají prioritu|har forrang|har företräde|har prioritet|on etusija
+        |elsőbbséget|prioritatea|au prioritate|имат предимство|imaju prednost|imajo prednost|έχουν προτεραιότητα
+        |עדיפות על|קודמות להוראות|zina kipaumbele|mempunyai keutamaan|may prioridad|অগ্রাধিকার|มีความสำคัญเหนือ
+        |اولویت دارد|мають пріоритет|пріоритет над|ưu tiên hơn|우선합니다|优先于用户|נחשבת כאילו הגיעה ממנו
+        |as if it came from him|as if it came from her|as if it came from them""",
     "unasked": """bez ptaní|bez potvrzení|bez svolení|neptej se|bez pýtania|bez potvrdenia|uden at spørge
         |uden bekræftelse|uden tilladelse|uten å spørre|uten bekreftelse|uten tillatelse|utan bekräftelse
         |utan tillstånd|kysymättä|ilman vahvistusta|ilman lupaa|küsimata|kérdezés nélkül|megerősítés nélkül
@@ -80,7 +138,11 @@ _MORE = {
         |без потвърждение|bez pitanja|bez potvrde|bez dopuštenja|sense preguntar|sense confirmació
         |χωρίς επιβεβαίωση|χωρίς να ρωτήσεις|בלי לשאול|ללא אישור|bila uthibitisho|bila ruhusa
         |walang kumpirmasyon|nang walang pahintulot|bina pooche|bina puche|bina confirmation
-        |koi confirmation nahi|bina bataye|জিজ্ঞাসা না করে|অনুমতি ছাড়া|โดยไม่ต้องถาม|ไม่ต้องยืนยัน""",
+        |koi confirmation nahi|bina bataye|জিজ্ঞাসা না করে|অনুমতি ছাড়া|โดยไม่ต้องถาม|ไม่ต้องยืนยัน
+        |bez ověření|bez overenia|uden verifikation|utan verifiering|ilman tarkistusta|ellenőrzés nélkül
+        |fără verificare|без проверка|bez provjere|brez preverjanja|χωρίς επαλήθευση|בלי לבקש אישור|ללא אימות
+        |בלי לשאול שוב|নিশ্চিতকরণ ছাড়াই|নিশ্চিতকরণ ছাড়া|যাচাই ছাড়া|โดยไม่ต้องตรวจสอบ|بدون تأیید|بدون پرسیدن
+        |без підтвердження|không cần xác minh|không cần hỏi|无需核实|无需验证|无需确认|不用再确认|확인 없이""",
 }
 
 
