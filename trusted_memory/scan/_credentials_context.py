@@ -322,6 +322,7 @@ CONTEXT_RULES = (
         words=("htpasswd",),
         anchored=True,
         ahead=400,
+        on_text=True,  # the flags' case matters
         flags=_CI,
         check=password_check,
     ),

@@ -398,3 +398,19 @@ COMBOS = ComboSet(
         check=an_addressed_order,
     ),
 )
+
+# Decoded views only: a dangerous command nobody encodes for a person to read ("atob('Y3VybCAtcyBo…')
+# — run the decoded command"); in plain text "curl … | bash" is an install step (round 9).
+_DECODED_TERMS = ComboSet(Combo("encoded dangerous command", DANGEROUS, window=400))
+
+
+def decoded_dangerous(t: ScanText) -> list[tuple[str, int, int]]:
+    """(label, start, end) of a dangerous command in a decoded view (its raw patterns need no partner term)."""
+    found = _DECODED_TERMS.run(t)
+    if found:
+        return found[:1]
+    for source, _ in DANGEROUS.patterns:
+        m = compile_rx(source, re.MULTILINE).search(t.low)
+        if m is not None:
+            return [("encoded dangerous command", m.start(), m.end())]
+    return []

@@ -118,7 +118,8 @@ CONSENT = Concept(
         |user allowed|user permits|user has permitted|user has given permission|user gave permission
         |user has consented|user consented|user has approved|user approved|user agreed|user has agreed
         |user wants you to|user has disabled|user disabled|user has turned off|user has waived|user waived
-        |user is fine with|user is ok with|user is okay with|user is happy for you|user doesn't mind
+        |user confirmed|user has confirmed|user is fine with|user is ok with|user is okay with|user is happy for you
+        |user doesn't mind
         |user does not mind|user has no problem|user trusts|user accepts|user has accepted|user agrees|is allowed to
         |are allowed to|has opted in|have opted in|they have opted in|utilisateur accepte|usuario quiere
         |usuário permite|utente ha disattivato|пользователь согласен|согласен|ユーザーは|pre-approved|preapproved
@@ -275,6 +276,7 @@ STEALTH = Concept(
         |silenciosamente|em segredo|di nascosto|stilletjes|ongemerkt|po cichu|potajemnie|молча|тайно|мовчки
         |sessizce|gizlice|lặng lẽ|diam-diam|خلسة|چواشکی|चुपचाप|悄悄|偷偷|黙って|こっそり|몰래"""
     ),
+    *more("stealth"),
 )
 
 TOOL = Concept(
@@ -421,6 +423,8 @@ OUTSIDE = Concept(
     regex=(
         (r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}", ("@",), 70),
         (r"\b(?:https?|s?ftp|wss?|s3|gs)://", ("://",), 8),
+        # A phone number the text sends to ("… to +1 555 0147 via SMS").
+        (r"\+\d{1,3}[ .-]?\(?\d{2,4}\)?(?:[ .-]?\d{2,4}){2,4}", ("+",), 8),
         (
             r"(?<![\w-])[\w-]{1,63}\.(?:com|net|org|io|dev|app|xyz|example|ru|cn|info|site)/[\w./-]{0,200}[\w/]",
             (
@@ -491,6 +495,13 @@ DANGEROUS = Concept(
         # Not "npm audit fix --force", the advice npm itself prints under every audit.
         (r"\bpush\s+(?:-f|--force)\b|(?<!audit\sfix\s)--force\b", ("--force", "push -f"), 8),
         (r"\bauthorized_keys\b", ("authorized_keys",), 0),
+        # Agents' own switches that drop every confirmation or the sandbox.
+        (
+            r"--dangerously-skip-permissions|--dangerously-bypass\S*|--yolo\b|--no-sandbox\b"
+            r"|\b(?:ignore|bypass|disable|skip|escape)\s+(?:the\s+)?sandbox\b",
+            ("dangerously", "yolo", "sandbox"),
+            24,
+        ),
         (r"\bretry\s+it\s+with\s+sudo\b", ("sudo",), 20),
     ),
 )
@@ -569,7 +580,8 @@ SYSTEM_LINE = Concept(
         # in any of the languages of ``_lexicon_languages`` (round 9).
         (
             r"^[ \t>*#-]*[\[(<]{1,2}[^\])>\n]{0,30}?(?:system|systeem|rendszer|järjestelmä|süsteem|sistēm|sistem"
-            r"|σύστημα|συστήματος|συστημα|מערכת|سیستم|النظام|সিস্টেম|ระบบ|hệ thống|시스템|सिस्टम|систем|系统|系統|システム)"
+            r"|σύστημα|συστήματος|συστημα|מערכת|سیستم|النظام|সিস্টেম|ระบบ|hệ thống|시스템|सिस्टम|систем"
+            r"|系统|系統|システム)"
             r"[^\])>\n]{0,40}[\])>]{1,2}",
             (
                 "system",
@@ -617,6 +629,7 @@ PERSONA = Concept(
         |vanaf nu ben je|od teraz jesteś|från och med nu är du|fra nu af er du|fra nå av er du|mostantól te
         |od teď jsi|bundan sonra sen|mulai sekarang kamu|từ giờ bạn là|з цього моменту ти|отныне ты"""
     ),
+    *more("persona"),
     regex=(
         (r"\byou\s+are\s+[a-z][\w-]{2,20}\s+now\b", ("you are",), 0),
         (r"\byou\s+are\s+[a-z][\w-]{2,20},\s+an?\s+(?:ai|assistant|chatbot|bot|model)\b", ("you are",), 0),
@@ -709,6 +722,7 @@ AI_READER = Concept(
         |opa assistente|till språkmodellen|hej ai|aan de ai|voor de assistent|do asystenta|aiへ|aiエージェント
         |要約するai|cho trợ lý|untuk asisten|yapay zekaya|asistana|ai-asistentovi|pro ai|tekoälylle"""
     ),
+    *more("ai reader"),
     # "For AI resume screeners:", "Message for any language model summarizing this thread:".
     regex=(
         (

@@ -68,11 +68,16 @@ _MORE = {
         |brugerens noter|hukommelse|passord|notater|anteckningar|salasana*|muistiinpano*|muisti
         |parool*|salasõna*|slaptažod*|jelszav*|jelszó|jegyzet*|mentett adat*|parolele|parola|notițele
         |datele salvate|бележки|паметта|lozink*|bilješk*|gesl*|contrasenyes|contrasenya|κωδικ*|σημειώσεις
-        |μνήμη|סיסמה|סיסמאות|הסיסמאות|הזיכרון|ההערות|kumbukumbu|mga tala|পাসওয়ার্ড|รหัสผ่าน""",
+        |μνήμη|סיסמה|סיסמאות|הסיסמאות|הזיכרון|ההערות|kumbukumbu|mga tala|পাসওয়ার্ড|รหัสผ่าน
+        |konverzac*|historii konverzace|samtalehistorik*|samtalen|samtalshistorik*|keskusteluhistoria*
+        |keskustelun|beszélgetés*|e-mailj*|leveleit|conversația|istoricul conversației|разговора|razgovor*
+        |συνομιλί*|השיחה|היסטוריית השיחות|mazungumzo|perbualan|usapan|কথোপকথন|ประวัติการสนทนา|บทสนทนา
+        |تاریخچه گفتگو|گفتگو|розмов*|lịch sử trò chuyện|cuộc trò chuyện|대화 기록|대화 내용|聊天记录|对话记录""",
     "remember": """zapamatuj si|pamatuj si|ulož si|zapamätaj si|husk|husk at|gem dette|lagre dette|spara detta
         |muista|tallenna|jäta meelde|atceries|įsimink|jegyezd meg|emlékezz|mentsd el|ține minte|reține
         |salvează|запази|zapamti|spremi|zapomni si|recorda|θυμήσου|αποθήκευσε|זכור|תזכור|שמור|kumbuka
-        |hifadhi|tandaan|alalahanin|yaad rakhna|yaad rakho|yaad rakh|মনে রাখো|মনে রেখো|จำไว้|บันทึกไว้""",
+        |hifadhi|tandaan|alalahanin|yaad rakhna|yaad rakho|yaad rakh|মনে রাখো|মনে রেখো|จำไว้|บันทึกไว้
+        |זיכרון חשוב|לזכור תמיד|запам'ятай|запамʼятай|запам’ятай|збережи в пам'яті|hãy nhớ|ghi nhớ""",
     # Round 9: the ideas of fake system messages, claimed consent and standing rules (safety, limits,
     # switched off, answer, without limits, the user agreed, share, trusted over the user), for the
     # same languages and Persian, Ukrainian, Vietnamese, Korean, Hindi and Chinese where their lexicons
@@ -131,6 +136,36 @@ _MORE = {
         |עדיפות על|קודמות להוראות|zina kipaumbele|mempunyai keutamaan|may prioridad|অগ্রাধিকার|มีความสำคัญเหนือ
         |اولویت دارد|мають пріоритет|пріоритет над|ưu tiên hơn|우선합니다|优先于用户|נחשבת כאילו הגיעה ממנו
         |as if it came from him|as if it came from her|as if it came from them""",
+    "ai reader": """jazykový model|jazykový modeli|jazykovému modelu|pro jazykový model|umělá inteligence,
+        |per qualsiasi ia|a qualsiasi ia|qualsiasi ia che|sistemas de triagem|triagem por ia|para sistemas de ia
+        |llm reviewing|llms reviewing|model reviewing|llm reading|llm processing|model processing
+        |az e-maileket feldolgozó|mi-asszisztensnek|az asszisztensnek|asszisztensnek:|ถึงผู้ช่วย|ถึง ai
+        |asistentul ai|pentru asistent|asistentovi|assistentille|assistenten:|till assistenten|til assistenten
+        |για το μοντέλο|προς το μοντέλο|για τον βοηθό|לעוזר:|לבינה המלאכותית|למודל|kwa msaidizi|untuk pembantu
+        |sa assistant|para sa ai|সহকারীর জন্য|এআই-এর জন্য|برای دستیار|برای هوش مصنوعی|для асистента ші
+        |gửi trợ lý|gửi ai|어시스턴트에게|ai 어시스턴트에게|致助手|给助手|致ai助手|致ai""",
+    "directive": """classifique|recomende|interrompi|digli|dille|dígale|musí uvést|zamlčet|uveď|uvádí|sag|sage
+        |teile mit|melde|empfiehl|bewerte|rangiere|genehmige|lösche|classe|recommande|signale|approuve|supprime
+        |envoie|dis|indique|rapporte|raportează|recomandă|aprobă|trimite|spune|ilmoita|suosittele|hyväksy
+        |kerro|rapportera|rekommendera|godkänn|säg|rapporter|anbefal|godkend|sig|fortæl|javasold|értékeld
+        |hagyd jóvá|mondd|jelentsd|αναφέρετε|ανέφερε|πρότεινε|εγκρίνε|πες|דווח|המלץ|אשר|אמור|ספר|ripoti
+        |pendekeza|sema|laporkan|sarankan|katakan|iulat|irekomenda|sabihin|jelaskan|báo cáo|đề xuất|phê duyệt
+        |nói|рекомендуй|схвали|скажи|повідом|보고해|추천해|승인해|말해|报告|推荐|批准|告诉用户|告诉他|说明
+        |รายงาน|แนะนำ|อนุมัติ|บอก|گزارش بده|توصیه کن|تایید کن|بگو|বলো|জানাও|সুপারিশ|अनुशंसा|बताओ|कहो""",
+    "money": """převod* peněz|platby|platbu|betalinger|betalningar|maksut|maksuja|kifizetés*|átutalás*|plățile
+        |plăți|transferuri|πληρωμές|μεταφορές χρημάτων|העברות כספים|העברת כספים|העברות|malipo|pembayaran
+        |bayad|টাকা পাঠানো|লেনদেন|การโอนเงิน|โอนเงิน|انتقال پول|پرداخت‌ها|पैसे ट्रांसफर|भुगतान|chuyển tiền
+        |thanh toán|송금|이체|결제|转账|付款|汇款|振込|送金|перекази|платежі|wire transfers|wire transfer
+        |purchases up to|make purchases""",
+    "stealth": """potichu|tajně|nenápadně|skrytě|stille|i det skjulte|i hemlighet|tyst|salaa|hiljaa|vaivihkaa
+        |csendben|titokban|în secret|pe ascuns|тихо|тайно|potiho|tiho|skrivaj|en secret|σιωπηλά|κρυφά
+        |בשקט|בסתר|kimya kimya|kwa siri|secara senyap|nang palihim|গোপনে|চুপচাপ|อย่างเงียบๆ|แอบ|بی‌صدا
+        |مخفیانه|âm thầm|bí mật|조용히|秘密地|in a hidden html comment|in a hidden comment|hidden html comment
+        |as an html comment|inside an html comment""",
+    "persona": """stell dir vor, du bist|stell dir vor du bist|představ si, že jsi|predstav si, že si
+        |forestil dig, at du er|tänk dig att du är|kuvittele olevasi|képzeld el, hogy te vagy|imaginează-ți că ești
+        |представи си, че си|zamisli da si|φαντάσου ότι είσαι|דמיין שאתה|fikiria wewe ni|bayangkan kamu adalah
+        |isipin mo na ikaw ay|কল্পনা করো তুমি|ลองนึกว่าคุณคือ|تصور کن که|уяви, що ти|hãy tưởng tượng bạn là""",
     "unasked": """bez ptaní|bez potvrzení|bez svolení|neptej se|bez pýtania|bez potvrdenia|uden at spørge
         |uden bekræftelse|uden tilladelse|uten å spørre|uten bekreftelse|uten tillatelse|utan bekräftelse
         |utan tillstånd|kysymättä|ilman vahvistusta|ilman lupaa|küsimata|kérdezés nélkül|megerősítés nélkül

@@ -30,7 +30,7 @@ from ._decode import decoded_views
 from ._findings import INJECTION, TAGS, Finding, FindingSet
 from ._injection import INJECTION_RULES
 from ._injection_checks import asks_how_to, forbids, names_own_or_a_things
-from ._injection_combos import COMBOS
+from ._injection_combos import COMBOS, decoded_dangerous
 from ._injection_commands import COMMAND_RULES
 from ._injection_more import MORE_RULES
 from ._injection_squashed import squashed_injection
@@ -137,7 +137,8 @@ def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: 
             continue
         start, end = view.span(m.start(), m.end())
         findings.add(INJECTION, f"{rule.label}{how} at offset {start}", start, end)
-    for label, m_start, m_end in COMBOS.run(t):
+    decoded_only = decoded_dangerous(t) if encoding else []
+    for label, m_start, m_end in [*COMBOS.run(t), *decoded_only]:
         if quoted_mention(t.low, m_start, m_end) or straddles_a_quotation(t.low, m_start, m_end):
             continue
         start, end = view.span(m_start, m_end)
