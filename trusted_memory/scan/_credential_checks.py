@@ -108,7 +108,7 @@ def secretish(value: str) -> bool:
         return False  # a path, a URL or URL-encoded words ("token=Root%20CA%20Certificates")
     if _WORD_PATH.fullmatch(value):
         return False  # "secret/data/payments/stripe": a Vault or key-vault path of words
-    parts = value.split(".")
+    parts = value.replace("?.", ".").split(".")  # optional chaining: req.headers?.authorization
     if len(parts) > 1 and all(p.isidentifier() for p in parts) and not any(_RANDOM_PART.fullmatch(p) for p in parts):
         return False  # settings.DB_PASSWORD (but a Discord token's "MTE4Mzc0…" part is no attribute name)
     if value.isidentifier() and (value.isupper() or not any(c.isdigit() for c in value)):

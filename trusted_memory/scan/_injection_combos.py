@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ._concepts import Combo, ComboSet, not_a_leak_report, not_first_person, not_negated, not_prohibited, unscoped
-from ._injection_checks import names_own_or_a_things
+from ._injection_checks import names_own_or_a_things, not_on_an_ordinary_topic
 from ._lexicon_actions import (
     ACT,
     AGAINST_USER,
@@ -153,24 +153,6 @@ def not_a_chore(t: ScanText, start: int, end: int) -> bool:
     if compile_rx(_CHORE).search(t.low, max(0, start - _CHORE_REACH), hi) is None:
         return True
     return compile_rx(_BROAD).search(t.low, max(0, start - _CHORE_REACH), hi) is not None
-
-
-# "Drop the previous instructions about the Python style": earlier instructions on one ordinary
-# topic, which the user replaces; not when the topic is the agent's safety, secrets or setup.
-_ON_A_TOPIC = (
-    r"\w*\s+(?:about|on|regarding|concerning|for)\s+(?:the\s+|my\s+|our\s+)?(?P<topic>[\w-]+(?:\s+[\w-]+){0,3})"
-)
-_GUARDED_TOPIC = (
-    r"safe|secur|secret|passw|credential|key|token|rule|restrict|filter|guard|confiden|priva|polic|system|prompt"
-    r"|content|harm|ethic|moderat|limit|refus|disclos|reveal|shar|data|access|permiss|approv|confirm|ask|tool|command"
-    r"|memor|user|anything|everything|what"
-)
-
-
-def not_on_an_ordinary_topic(t: ScanText, start: int, end: int) -> bool:
-    """A check for ``Combo``: the dismissed instructions are not scoped to an ordinary topic ("… about the style")."""
-    m = compile_rx(_ON_A_TOPIC).match(t.low, end)
-    return m is None or compile_rx(_GUARDED_TOPIC).search(m.group("topic")) is not None
 
 
 COMBOS = ComboSet(

@@ -29,7 +29,7 @@ from ._credentials import credential_findings
 from ._decode import decoded_views
 from ._findings import INJECTION, TAGS, Finding, FindingSet
 from ._injection import INJECTION_RULES
-from ._injection_checks import asks_how_to, forbids, names_own_or_a_things
+from ._injection_checks import asks_how_to, forbids, names_own_or_a_things, on_an_ordinary_topic
 from ._injection_combos import COMBOS, decoded_dangerous
 from ._injection_commands import COMMAND_RULES
 from ._injection_more import MORE_RULES
@@ -146,7 +146,7 @@ def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: 
     for label, m_start, m_end in squashed_injection(view.low, REPORTED):
         if quoted_mention(t.low, m_start, m_end) or asks_how_to(t.low, m_start) or forbids(t.low, m_start):
             continue
-        if names_own_or_a_things(t.low, m_end):
+        if names_own_or_a_things(t.low, m_end) or on_an_ordinary_topic(t.low, m_end):
             continue
         start, end = view.span(m_start, m_end)
         findings.add(INJECTION, f"{label}{how} at offset {start}", start, end)
