@@ -171,7 +171,8 @@ PUBLISH = Concept(
     "publish",
     *terms(
         """publicly|public issue|public github issue|public comment|public gist|public channel|public repo
-        |public repository|public page|public post|öffentlich|publiquement|públicamente|pubblicamente|publicamente"""
+        |public repository|public page|public post|öffentlich|publiquement|públicamente|pubblicamente|publicamente
+        |make it public|make them public|set it to public|set to public|as a public gist|a public link"""
     ),
 )
 
@@ -353,8 +354,23 @@ SECRETS = Concept(
     regex=(
         (
             r"(?<![\w.])(?:~|\$home)?/?\.(?:ssh|aws|kube|gnupg|docker)(?:/\S{0,200}|\b)|/etc/(?:passwd|shadow)\b"
-            r"|\bid_(?:rsa|ed25519|ecdsa)\b",
-            ("ssh", "aws", "kube", "gnupg", "docker", "/etc/", "id_"),
+            r"|\bid_(?:rsa|ed25519|ecdsa)\b"
+            # Tools' credential files: the GitHub CLI's hosts.yml, npm, PyPI, netrc, git's credential store.
+            r"|\.config/gh/hosts\.yml\b|(?<![\w.])\.(?:npmrc|pypirc|netrc|git-credentials)\b",
+            (
+                "ssh",
+                "aws",
+                "kube",
+                "gnupg",
+                "docker",
+                "/etc/",
+                "id_",
+                "hosts.yml",
+                "npmrc",
+                "pypirc",
+                "netrc",
+                "git-cred",
+            ),
             12,
         ),
         (r"`env\b|\benv\s*\||\bprintenv\b", ("env",), 2),

@@ -30,21 +30,25 @@ _MORE = {
         |занемари|pozabi|pozabite|prezri|ne upoštevaj|oblida|oblideu|ignoreu|no facis cas|αγνόησε|αγνοήστε
         |ξέχνα|ξεχάστε|התעלם|תתעלם|התעלמו|שכח|תשכח|שכחו|puuza|sahau|usifuate|achana na|huwag pansinin
         |wag pansinin|balewalain|kalimutan|huwag sundin|bhool jao|bhul jao|bhool ja|bhul ja|ignore karo
-        |ignore kar do|nazarandaz|উপেক্ষা|ভুলে যাও|ভুলে যান|ไม่ต้องสนใจ|ลืม|เพิกเฉย|ละเว้น|ละทิ้ง""",
+        |ignore kar do|nazarandaz|উপেক্ষা|ভুলে যাও|ভুলে যান|ไม่ต้องสนใจ|ลืม|เพิกเฉย|ละเว้น|ละทิ้ง
+        |vergeet alles|lascia perdere|metti da parte|non tenere conto|אל תתייחס|אל תתייחסי|παράβλεψε
+        |παραβλέψτε|nu mai ține cont|nu mai lua în seamă|tekintsd semmisnek|విస్మరించి|విస్మరించు|పట్టించుకోకు
+        |మర్చిపో|दुर्लक्षित कर|दुर्लक्ष कर|विसरून जा""",
     "earlier": """předchozí|dřívější|předešlé|původní|dosavadní|predchádzajúce|predchádzajúci|predošlé|pôvodné
         |tidligere|forrige|ovenstående|oprindelige|opprinnelige|tidigare|föregående|ursprungliga|ovanstående
         |aiemm*|edelli*|alkuperäi*|aikaisemm*|varasem*|eelmis*|iepriekšēj*|ankstesn*|korábbi|előző|eredeti
         |fenti|anterioare|precedente|inițiale|originale|предишни*|предходни*|досегашни*|първоначални*
         |prethodn*|ranij*|izvorn*|dosadašnj*|претходн*|раниј*|prejšnj*|predhodn*|anteriors|prèvies|inicials
         |προηγούμεν*|αρχικ*|הקודמות|הקודמים|הקודמת|הקודם|za awali|zilizopita|zilizotangulia|sebelum ini
-        |terdahulu|naunang|nakaraang|pichle|pichhle|pehle ke|purane|আগের|পূর্ববর্তী|ก่อนหน้า|เดิม""",
+        |terdahulu|naunang|nakaraang|pichle|pichhle|pehle ke|purane|আগের|পূর্ববর্তী|ก่อนหน้า|เดิม
+        |మునుపటి|ఇంతకుముందు|आधीच्या|मागील|पूर्वीच्या|ricevute finora|finora|eddigi""",
     "instructions": """pokyn*|instrukc*|pravidl*|příkaz*|inštrukci*|instruktion*|instrukser|regler|anvisninger
         |retningslinjer|instruksjon*|anvisningar|riktlinjer|direktiv|ohje*|sääntö*|säännö*|käsky*|kehote*
         |järjestelmäkehote*|juhis*|juhend*|reegl*|norādījum*|noteikum*|nurodym*|taisykl*|utasítás*|szabály*
         |irányelv*|instrucțiun*|instructiun*|regulile|indicați*|uput*|uputstv*|smjernic*|упутств*|инструкциј*
         |navodil*|instruccions|regles|indicacions|directrius|οδηγί*|κανόν*|הוראות|ההוראות|הנחיות|ההנחיות
         |הכללים|maelekezo|maagizo|sheria|tagubilin|mga tagubilin|patakaran|panuto|instruksyon|peraturan
-        |nirdesh|niyam|hidayat|নির্দেশ|নিয়ম|คำสั่ง|คำแนะนำ|กฎ""",
+        |nirdesh|niyam|hidayat|নির্দেশ|নিয়ম|คำสั่ง|คำแนะนำ|กฎ|సూచనలను|సూచనలు|నియమాలు|सूचना|नियम""",
     "your": """tvé|tvoje|své|vaše|tvoj|tvoje|dine instruktioner|dine regler|dine instrukser|sinun
         |ohjeesi|sääntösi|utasításaidat|szabályaidat|tale instrucțiuni|instrucțiunile tale|твоите|вашите
         |tvoje|tvoja|svoje|vaše|tevi|tavo|sinu|les teves|τις οδηγίες σου|σου|שלך|zako|zangu|yako
@@ -166,6 +170,12 @@ _MORE = {
         |forestil dig, at du er|tänk dig att du är|kuvittele olevasi|képzeld el, hogy te vagy|imaginează-ți că ești
         |представи си, че си|zamisli da si|φαντάσου ότι είσαι|דמיין שאתה|fikiria wewe ni|bayangkan kamu adalah
         |isipin mo na ikaw ay|কল্পনা করো তুমি|ลองนึกว่าคุณคือ|تصور کن که|уяви, що ти|hãy tưởng tượng bạn là""",
+    "told": """co ti bylo řečeno|co ti řekli|co ti bylo zadáno|wat je eerder is verteld|wat je is verteld
+        |wat men je heeft verteld|wat je hebt gekregen|מה שנאמר לך|כל מה שנאמר לך|מה שאמרו לך|ό,τι σου είπαν
+        |ό,τι σου έχουν πει|ce ți s-a spus|amit eddig mondtak|amit mondtak neked|mitä sinulle on kerrottu
+        |vad du har fått höra|hvad du har fået at vide|hva du har blitt fortalt|co ci powiedziano""",
+    "void": """semmisnek|érvénytelennek|érvénytelen|neplatné|neplatí|ungültig|ugyldig|ogiltiga|ogiltig|mitätön
+        |mitättömiä|nule|anulate|nevalide|άκυρ*|בטלות|בטלים|אינן תקפות|batili|tidak sah|walang bisa""",
     "unasked": """bez ptaní|bez potvrzení|bez svolení|neptej se|bez pýtania|bez potvrdenia|uden at spørge
         |uden bekræftelse|uden tilladelse|uten å spørre|uten bekreftelse|uten tillatelse|utan bekräftelse
         |utan tillstånd|kysymättä|ilman vahvistusta|ilman lupaa|küsimata|kérdezés nélkül|megerősítés nélkül
