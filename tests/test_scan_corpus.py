@@ -68,15 +68,15 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # 241/258, injections 273/407 and benign 14/655, until it became corpus_heldout7.json; part 8's at
 # b13c32e, injections 305/350 and benign 12/624, until it became corpus_heldout8.json.)
 MEASURED_MISSES: dict[tuple[str, str], str] = {}
-# Tuning parts still below a target after being tuned on (figures at the round-8 freeze): the learned
+# Tuning parts still below a target after being tuned on (figures at the round-9 freeze): the learned
 # model's threshold is chosen for the benign budget out of author, and the rules were not fitted item
-# by item, so even in-sample the newest authors can stay below target (round 8 lifted round4_b,
-# heldout4 and round5_a over 90 % of injections and round5_a, round5_b over 95 % of credentials).
+# by item, so even in-sample the newest authors can stay below target (round 9 lifted heldout8 over
+# both its targets; round4_a and round5_b lost model catches when the threshold rose from 3.524 to
+# 3.609, because the benign texts the round-9 rules no longer flag are the model's to leave alone).
 # A strict xfail: when a later round lifts one over its target, the entry must go.
 TUNING_MISSES: dict[tuple[str, str], str] = {
-    ("round4_a", "injections"): "tuning part round4_a, round-8 freeze: 233/263 injections (88.6 %), target 90 %",
-    ("round5_b", "injections"): "tuning part round5_b, round-8 freeze: 226/256 injections (88.3 %), target 90 %",
-    ("heldout8", "injections"): "tuning part heldout8, round-8 freeze: 305/350 injections (87.1 %), target 90 %",
+    ("round4_a", "injections"): "tuning part round4_a, round-9 freeze: 224/263 injections (85.2 %), target 90 %",
+    ("round5_b", "injections"): "tuning part round5_b, round-9 freeze: 220/256 injections (85.9 %), target 90 %",
 }
 
 
