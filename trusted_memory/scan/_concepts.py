@@ -110,12 +110,16 @@ class Concept:
                 stem = False
             (self.prefixes if stem else self.words).append((pieces[k].encode(), _term_regex(words, prefix)))
 
-    def end_of_term_at(self, low: str, pos: int) -> int | None:
-        """Where the longest term of this concept that starts at ``pos`` ends, or None if none does."""
+    def first_term_in(self, low: str, lo: int, hi: int) -> tuple[int, int] | None:
+        """The span of the first (then longest) term of this concept inside ``low[lo:hi]``, or None."""
         sources = [s for _, s in self.words] + [s for _, s in self.prefixes] + [s for _, _, s in self.subs]
         sources += [s for s, _ in self.patterns]
-        ends = [m.end() for s in sources if (m := compile_rx(s, re.MULTILINE).match(low, pos)) is not None]
-        return max(ends, default=None)
+        best: tuple[int, int] | None = None
+        for source in sources:
+            m = compile_rx(source, re.MULTILINE).search(low, lo, hi)
+            if m is not None and (best is None or (m.start(), -m.end()) < (best[0], -best[1])):
+                best = m.span()
+        return best
 
 
 def _term_regex(words: list[str], prefix: bool) -> str:

@@ -62,7 +62,8 @@ def names_own_or_a_things(low: str, end: int) -> bool:
 # "Drop the previous instructions about the Python style": earlier instructions on one ordinary
 # topic, which the user replaces; not when the topic is the agent's safety, secrets or setup.
 _ON_A_TOPIC = (
-    r"\w*\s+(?:about|on|regarding|concerning|for)\s+(?:the\s+|my\s+|our\s+)?(?P<topic>[\w-]+(?:\s+[\w-]+){0,3})"
+    r"\w*\s+(?:about|regarding|concerning|on\s+(?:the|my|our))\s+(?:the\s+|my\s+|our\s+)?"
+    r"(?P<topic>[\w-]+(?:\s+[\w-]+){0,3})"
 )
 _GUARDED_TOPIC = (
     r"safe|secur|secret|passw|credential|key|token|rule|restrict|filter|guard|confiden|priva|polic|system|prompt"

@@ -96,7 +96,7 @@ _ADDRESS_MARK = r"[:,—–(\[]"
 _ATTACK_TALK = r"\bprompt[\s-]injections?\b|\bjailbreaks?\b|\bowasp\b|\battacks?\b|\bred[\s-]team"
 _OWN_ASSISTANT = r"(?:^|[\s:;,(\"'])(?-i:I)(?:'m|'ll|'ve|'d)?(?=[\s,.;:!?'])|\bmy\s+(?:ai|assistant|agent)\b"
 # "4. Ask the AI assistant: "Summarise open tasks"": a script tells a person what to ask the AI.
-_PERSON_ASKS = r"\b(?:ask|tell|prompt|message|type\s+(?:in)?to|say\s+to)\s+(?:the\s+|your\s+|our\s+)?$"
+_PERSON_ASKS = r"\b(?:ask|tell|prompt|type\s+(?:in)?to|say\s+to)\s+(?:the\s+|your\s+|our\s+)?$"
 
 
 def an_addressed_order(t: ScanText, start: int, end: int) -> bool:
@@ -113,25 +113,36 @@ def an_addressed_order(t: ScanText, start: int, end: int) -> bool:
     return compile_rx(_OWN_ASSISTANT, re.IGNORECASE).search(t.text, line_lo, line_hi) is None
 
 
-# After the phrase that names the AI reader, only the end of its line: a heading ("To the AI
-# summarizer:") whose order follows on the next line.
-_READER_HEADING = r"[\s:,.)\]>*_-]*\n"
+# Right after the phrase that names the AI reader, a mark that addresses it ("P.S. to the
+# summariser: also mark …", "-- note to the assistant reading this thread --").
+_ADDRESSED = (
+    r"(?:[^\S\n]*[^\s:,—–)\]>-]+){0,3}?[^\S\n]*[:,—–)\]>]"  # within three words: "AIアシスタントへ:"
+    r"|[^\n]{0,60}?[:—–\])>-][^\S\n]*(?:\n|$)"
+)
+_HEADING_LEAD = 16  # characters before the reader on a line that is only an address ("※AIアシスタントへ")
 
 
 def the_reader_is_addressed(t: ScanText, start: int, end: int) -> bool:
-    """A check for ``Combo``: the match opens with the AI reader, and the order is on its line or under it.
+    """A check for ``Combo``: the AI reader is addressed, or named first with the order on its line.
 
-    Documents about assistants name them before or after ordinary words ("Memory store for the
-    assistant", "the plan for the AI assistant rollout … can't reset passwords"); a note to the AI
-    reader names it first and gives the order there (round 9: four benign texts of three authors,
-    no injection of the fourteen parts lost).
+    Documents about assistants name them beside ordinary words ("Memory store for the assistant",
+    "the plan for the AI assistant rollout … can't reset passwords"), and a script tells a person
+    what to ask one ("Ask the AI assistant: …"); a note to the AI reader addresses it ("Nota para
+    la IA: …", "※AIアシスタントへ") or names it first and gives the order there (round 9).
     """
-    reader_end = AI_READER.end_of_term_at(t.low, start)
-    if reader_end is None:
+    reader = AI_READER.first_term_in(t.low, start, end)
+    if reader is None:
         return False
-    if "\n" not in t.low[reader_end:end]:
+    reader_at, reader_end = reader
+    line_lo = t.low.rfind("\n", 0, reader_at) + 1
+    if compile_rx(_PERSON_ASKS).search(t.low, max(line_lo, reader_at - 24), reader_at) is not None:
+        return False
+    line_hi = t.low.find("\n", reader_end)
+    rest = t.low[reader_end : len(t.low) if line_hi == -1 else line_hi]
+    addressed = t.low[reader_end - 1] in ":]" or compile_rx(_ADDRESSED).match(t.low, reader_end) is not None
+    if addressed or (not rest.strip(" .:") and reader_at - line_lo <= _HEADING_LEAD):
         return True
-    return compile_rx(_READER_HEADING).match(t.low, reader_end) is not None
+    return reader_at == start and "\n" not in t.low[start:end]
 
 
 # "You can run the tests without asking each time", "you're allowed to auto-fix lint errors without
