@@ -16,11 +16,12 @@ freeze d239ff9 (credentials 196/204, injections 183/224, benign 6/527 flagged) a
 corpus_heldout6.json, blind part 6, measured at the round-6 freeze 2cbac00 (credentials 201/207,
 injections 189/246, benign 8/561 flagged) and trained on in round 7; corpus_heldout7.json, blind part 7,
 measured at the round-7 freeze 2daff18 (credentials 241/258, injections 273/407, benign 14/655
-flagged) and trained on in round 8.
+flagged) and trained on in round 8; corpus_heldout8.json, blind part 8, measured at the round-8 freeze
+b13c32e (credentials 259/266, injections 305/350, benign 12/624 flagged) and trained on in round 9.
 The learned model (trusted_memory/scan/_model.py) was trained on every tuning part.
 tests/data/scanner/heldout.json, when present, is a fresh part written blind and sealed while the rules
 and model were fitted, measured only; a target it misses is recorded in MEASURED_MISSES as a strict
-xfail with its figure (blind part 8 since 2026-12-03, once measured at the round-8 freeze).
+xfail with its figure (blind part 9 since 2026-12-03, measured once at the round-9 freeze).
 All have the shape
 {"credentials": [{text, family}], "injections": [{text, family, language}], "benign": [{text, family}]}.
 Targets (issue 14): ≥ 95 % of credentials reported as credentials, ≥ 90 % of injections reported
@@ -54,6 +55,7 @@ TUNING = {
     "heldout5": DATA / "corpus_heldout5.json",
     "heldout6": DATA / "corpus_heldout6.json",
     "heldout7": DATA / "corpus_heldout7.json",
+    "heldout8": DATA / "corpus_heldout8.json",
 }
 PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # (part, list) -> why it is below target, with the figure measured at the frozen commit. Filled in by
@@ -63,19 +65,18 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # 160/210 and benign 7/502, until it became corpus_heldout4.json; part 5's at d239ff9, injections
 # 183/224 and benign 6/527, until it became corpus_heldout5.json; part 6's at 2cbac00, injections
 # 189/246 and benign 8/561, until it became corpus_heldout6.json; part 7's at 2daff18, credentials
-# 241/258, injections 273/407 and benign 14/655, until it became corpus_heldout7.json.)
-MEASURED_MISSES: dict[tuple[str, str], str] = {
-    ("heldout", "injections"): "blind part 8 at the round-8 freeze b13c32e: 305/350 injections (87.1 %), target 90 %",
-    ("heldout", "benign"): "blind part 8 at the round-8 freeze b13c32e: 12/624 benign flagged (1.9 %), target 1 %",
-}
-# Tuning parts still below a target after being tuned on (figures at the round-8 freeze): the learned
+# 241/258, injections 273/407 and benign 14/655, until it became corpus_heldout7.json; part 8's at
+# b13c32e, injections 305/350 and benign 12/624, until it became corpus_heldout8.json.)
+MEASURED_MISSES: dict[tuple[str, str], str] = {}
+# Tuning parts still below a target after being tuned on (figures at the round-9 freeze): the learned
 # model's threshold is chosen for the benign budget out of author, and the rules were not fitted item
-# by item, so even in-sample the newest authors can stay below target (round 8 lifted round4_b,
-# heldout4 and round5_a over 90 % of injections and round5_a, round5_b over 95 % of credentials).
+# by item, so even in-sample the newest authors can stay below target (round 9 lifted heldout8 over
+# both its targets; round4_a and round5_b lost model catches when the threshold rose from 3.524 to
+# 3.609, because the benign texts the round-9 rules no longer flag are the model's to leave alone).
 # A strict xfail: when a later round lifts one over its target, the entry must go.
 TUNING_MISSES: dict[tuple[str, str], str] = {
-    ("round4_a", "injections"): "tuning part round4_a, round-8 freeze: 233/263 injections (88.6 %), target 90 %",
-    ("round5_b", "injections"): "tuning part round5_b, round-8 freeze: 226/256 injections (88.3 %), target 90 %",
+    ("round4_a", "injections"): "tuning part round4_a, round-9 freeze: 224/263 injections (85.2 %), target 90 %",
+    ("round5_b", "injections"): "tuning part round5_b, round-9 freeze: 220/256 injections (85.9 %), target 90 %",
 }
 
 
@@ -130,7 +131,18 @@ def test_injections_are_caught(name: str) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["former_heldout", "heldout2", "heldout3", "heldout4", "round5_a", "round5_b", "heldout5", "heldout6", "heldout7"],
+    [
+        "former_heldout",
+        "heldout2",
+        "heldout3",
+        "heldout4",
+        "round5_a",
+        "round5_b",
+        "heldout5",
+        "heldout6",
+        "heldout7",
+        "heldout8",
+    ],
 )
 def test_the_former_held_out_parts_are_marked_as_tuning_data(name: str) -> None:
     # They were measured, failed and were tuned on: they must never again be reported as an evaluation.

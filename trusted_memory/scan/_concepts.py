@@ -110,6 +110,17 @@ class Concept:
                 stem = False
             (self.prefixes if stem else self.words).append((pieces[k].encode(), _term_regex(words, prefix)))
 
+    def first_term_in(self, low: str, lo: int, hi: int) -> tuple[int, int] | None:
+        """The span of the first (then longest) term of this concept inside ``low[lo:hi]``, or None."""
+        sources = [s for _, s in self.words] + [s for _, s in self.prefixes] + [s for _, _, s in self.subs]
+        sources += [s for s, _ in self.patterns]
+        best: tuple[int, int] | None = None
+        for source in sources:
+            m = compile_rx(source, re.MULTILINE).search(low, lo, hi)
+            if m is not None and (best is None or (m.start(), -m.end()) < (best[0], -best[1])):
+                best = m.span()
+        return best
+
 
 def _term_regex(words: list[str], prefix: bool) -> str:
     # The word boundary before the term is checked after its first word, as a lookbehind over it,
@@ -221,7 +232,8 @@ _PROHIBITION = (
 )
 # "Someone committed an API key to our public repo last night": a report of a leak, not a request.
 _LEAK_REPORT = (
-    r"\b(?:someone|somebody|we|i|he|she|they|a\s+colleague|accidentally|by\s+mistake|mistakenly)\s+(?:\w+\s+)?"
+    r"\b(?:someone|somebody|we|i|he|she|they|a\s+colleague|accidentally|by\s+mistake|mistakenly"
+    r"|(?:a|an|one|our)\s+(?:developer|engineer|contractor|intern|employee|teammate|dev|colleague))\s+(?:\w+\s+)?"
     r"(?:committed|pushed|leaked|posted|published|exposed|pasted|uploaded|checked\s+in)\b"
 )
 

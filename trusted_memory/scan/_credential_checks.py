@@ -89,10 +89,14 @@ def no_placeholder_check(m: re.Match[str]) -> bool:
     return not is_placeholder(m.group("val"))
 
 
-_CALL = re.compile(r"^[\w.]+[(\[]")  # getpass(), os.environ["X"], Optional[str], token[:-1]
+# getpass(), os.environ["X"], Optional[str], token[:-1], req.headers.authorization?.split(…)
+_CALL = re.compile(r"^\w+(?:\??\.\w+)*\??\.?[(\[]")
 
 
 _RANDOM_PART = re.compile(r"(?=(?:[^\d]*\d){3})(?=(?:[^A-Z]*[A-Z]){3})[A-Za-z0-9_]{20,}")
+
+
+_WORD_PATH = re.compile(r"[a-z][a-z-]*(?:/[a-z][a-z0-9_-]*){2,}")
 
 
 def secretish(value: str) -> bool:
@@ -102,7 +106,9 @@ def secretish(value: str) -> bool:
         return False  # getpass(), os.getenv("X"): code that fetches a secret, not a secret
     if value.startswith(("/", "~", "./", "../", "file:")) or "://" in value or "%20" in value:
         return False  # a path, a URL or URL-encoded words ("token=Root%20CA%20Certificates")
-    parts = value.split(".")
+    if _WORD_PATH.fullmatch(value):
+        return False  # "secret/data/payments/stripe": a Vault or key-vault path of words
+    parts = value.replace("?.", ".").split(".")  # optional chaining: req.headers?.authorization
     if len(parts) > 1 and all(p.isidentifier() for p in parts) and not any(_RANDOM_PART.fullmatch(p) for p in parts):
         return False  # settings.DB_PASSWORD (but a Discord token's "MTE4Mzc0…" part is no attribute name)
     if value.isidentifier() and (value.isupper() or not any(c.isdigit() for c in value)):

@@ -263,8 +263,9 @@ _RECORD_WORDS = frozenset(("id", "uid", "user", "test", "fixture", "name", "file
 
 # Stripe's publishable keys ("pk_live_…", "pk_test_…") are public by design: they ship in every
 # checkout page's script (every corpus part lists them alone as benign, and beside an sk_/rk_ key as
-# the credential, which that key's own rule catches).
-_PUBLIC_PREFIXES = ("pk_live_", "pk_test_")
+# the credential, which that key's own rule catches); so do PostHog's project keys ("phc_…"), in every
+# page's analytics snippet (its personal keys are "phx_…").
+_PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "phc_")
 
 
 def _not_a_vendor(prefix: str) -> bool:

@@ -68,7 +68,8 @@ FORMAT_RULES = (
     ),
     Rule(
         "Stripe key (sk_live_…/sk_test_…/rk_…)",
-        r"(?<![A-Za-z0-9])[sr]k_(?:live|test|prod)_(?P<val>[A-Za-z0-9]{10,})",
+        # Stripe's keys have 24+ characters after the prefix; "mask('sk_live_abcdef1234')" is a docstring's.
+        r"(?<![A-Za-z0-9])[sr]k_(?:live|test|prod)_(?P<val>[A-Za-z0-9]{16,})",
         words=("live test prod", "sk rk"),
         at=("k_live_", "k_test_", "k_prod_"),
         back=1,

@@ -102,6 +102,21 @@ def _seed_phrase(m: re.Match[str]) -> bool:
     return 12 <= len(words) <= 24 and not STOPWORDS.intersection(words) and len(set(words)) >= len(words) - 1
 
 
+# "client_id for the public OAuth app (not secret): 4642…-g7f5….apps.googleusercontent.com": a
+# name the text says is no secret, and a Google OAuth client ID, which every sign-in page shows.
+_NOT_SECRET = re.compile(r"\b(?:not|non|no)[\s-]+$", re.I)
+_PUBLIC_ID_AFTER = re.compile(r"\.apps\.googleusercontent\.com\b", re.I)
+
+
+def _named_value_check(m: re.Match[str]) -> bool:
+    """A random value after a secret's name and a colon, unless an example, a public ID or said not to be secret."""
+    if _EXAMPLE.search(m.group("gap")) or _NOT_SECRET.search(m.string, max(0, m.start() - 8), m.start()):
+        return False
+    if _PUBLIC_ID_AFTER.match(m.string, m.end("val")):
+        return False
+    return _random_value(m.group("val"))
+
+
 def _random_value(value: str) -> bool:
     """A value that reads as random: 16+ characters mixing letters and digits, not a name, path or placeholder.
 
@@ -302,10 +317,12 @@ CONTEXT_RULES = (
     ),
     Rule(
         "password on an htpasswd command line (htpasswd -b … user password)",
-        rf"\bhtpasswd\s+(?:-\w+\s+)*-\w*b\w*\s+(?:-\w+\s+)*\S+\s+\S+\s+{_ARG}",
+        # -b (batch: the password is on the line) is lower-case; -B asks for bcrypt and prompts.
+        rf"\bhtpasswd\s+(?:-\w+\s+)*(?-i:-\w*b\w*)\s+(?:-\w+\s+)*\S+\s+\S+\s+{_ARG}",
         words=("htpasswd",),
         anchored=True,
         ahead=400,
+        on_text=True,  # the flags' case matters
         flags=_CI,
         check=password_check,
     ),
@@ -429,7 +446,7 @@ CONTEXT_RULES = (
         ahead=300,
         on_text=True,
         flags=_CI,
-        check=lambda m: not _EXAMPLE.search(m.group("gap")) and _random_value(m.group("val")),
+        check=_named_value_check,
     ),
     Rule(
         # "Zoom SDK key Ui7oP1…, secret Hi1RzM…", "fb page token EAAG…": the name, a space, a random value.

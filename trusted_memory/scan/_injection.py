@@ -286,7 +286,9 @@ INJECTION_RULES = RuleSet(
     ),
     Rule(
         "fake role turn ('assistant:' / 'system:' at line start)",
-        r"^[ \t]*(?:system|assistant)[ \t]*:[ \t]*(?:you\b|your\b|ignore|disregard|forget|new\b|from\s+now"
+        # Not an app's notice ("System: Your trial ends in 3 days", "System: your download is ready").
+        r"^[ \t]*(?:system|assistant)[ \t]*:[ \t]*(?:you\b|your\b(?!\s+(?:free\s+)?(?:trial|subscription|plan|order"
+        r"|package|parcel|delivery|invoice|payment|storage|disk|battery|download|backup|upload|device|booking)\b)|ignore|disregard|forget|new\b|from\s+now"
         r"|override|i\s+(?:am|will|have|must)\b|sure\b|certainly|okay\b|ok\b|understood|as\s+an?\b|the\s+user\b"
         r"|always\b|never\b|do\s+not\b|don't\b|please\b|important|attention)",
         subs=("system:", "system :", "assistant:", "assistant :"),

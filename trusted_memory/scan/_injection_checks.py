@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ._rules import compile_rx
+from ._rules import ScanText, compile_rx
 
 _TEMPORAL = frozenset(
     [
@@ -59,11 +59,35 @@ def names_own_or_a_things(low: str, end: int) -> bool:
     return compile_rx(_OWN_OR_A_THINGS).match(low, end) is not None
 
 
+# "Drop the previous instructions about the Python style": earlier instructions on one ordinary
+# topic, which the user replaces; not when the topic is the agent's safety, secrets or setup.
+_ON_A_TOPIC = (
+    r"\w*\s+(?:about|regarding|concerning|on\s+(?:the|my|our))\s+(?:the\s+|my\s+|our\s+)?"
+    r"(?P<topic>[\w-]+(?:\s+[\w-]+){0,3})"
+)
+_GUARDED_TOPIC = (
+    r"safe|secur|secret|passw|credential|key|token|rule|restrict|filter|guard|confiden|priva|polic|system|prompt"
+    r"|content|harm|ethic|moderat|limit|refus|disclos|reveal|shar|data|access|permiss|approv|confirm|ask|tool|command"
+    r"|memor|user|anything|everything|what"
+)
+
+
+def not_on_an_ordinary_topic(t: ScanText, start: int, end: int) -> bool:
+    """A check for ``Combo``: the dismissed instructions are not scoped to an ordinary topic ("… about the style")."""
+    return not on_an_ordinary_topic(t.low, end)
+
+
+def on_an_ordinary_topic(low: str, end: int) -> bool:
+    """Whether the instructions named just before ``end`` are scoped to an ordinary topic ("… about the font size")."""
+    m = compile_rx(_ON_A_TOPIC).match(low, end)
+    return m is not None and compile_rx(_GUARDED_TOPIC).search(m.group("topic")) is None
+
+
 def override_check(m: re.Match[str]) -> bool:
     # "ignore all instructions" is an attack; "ignore all messages from dependabot", "override all
     # rules" or "ignore any instructions related to config files" is ordinary talk unless a word like
     # "previous"/"your" points at the agent's own setup.
-    if names_own_or_a_things(m.string, m.end()):
+    if names_own_or_a_things(m.string, m.end()) or on_an_ordinary_topic(m.string, m.end()):
         return False
     if not _TEMPORAL.isdisjoint(m.group().replace("'", " ").split()):
         return True
@@ -88,7 +112,11 @@ _IMPERATIVE_LEAD = frozenset(
 )
 
 
-_NAMED_TAG = re.compile(r"\s*(?:(?:and|or|,)\s*\S{1,20}\s+)?(?:tags?|tokens?|markers?|delimit\w*)\b", re.IGNORECASE)
+_NAMED_TAG = re.compile(
+    r"\s*(?:(?:and|or|,)\s*\S{1,20}\s+)?(?:(?:is|are)\s+(?:the\s+|a\s+)?(?:[\w-]+\s+){0,2})?"
+    r"(?:tags?|tokens?|markers?|delimit\w*|special\s+tokens?)\b",
+    re.IGNORECASE,
+)
 
 
 def tag_check(m: re.Match[str]) -> bool:
@@ -330,8 +358,19 @@ _EXFIL_PARAMS = frozenset(
 )
 
 
+_MENTIONED = r"\b(?:like|e\.g\.?|such\s+as|for\s+example|for\s+instance)[\s:,]*$"
+# "attackers can exfiltrate data via markdown image URLs like ![x](https://attacker/?q=...)": the
+# shape shown as an example, its value elided.
+_ELIDED = ("...", "…")
+
+
 def exfil_image_check(m: re.Match[str]) -> bool:
     # Badges ("?style=flat") are fine; a query that names data or carries a template slot is a beacon.
+    query = m.group("url").partition("?")[2]
+    if query.rstrip(")").endswith(_ELIDED) and compile_rx(_MENTIONED).search(
+        m.string, max(0, m.start() - 12), m.start()
+    ):
+        return False
     for part in m.group("url").partition("?")[2].split("&"):
         name, _, value = part.partition("=")
         if name in _EXFIL_PARAMS or any(w in name for w in ("secret", "token", "passw", "histor", "memor")):

@@ -118,7 +118,8 @@ CONSENT = Concept(
         |user allowed|user permits|user has permitted|user has given permission|user gave permission
         |user has consented|user consented|user has approved|user approved|user agreed|user has agreed
         |user wants you to|user has disabled|user disabled|user has turned off|user has waived|user waived
-        |user is fine with|user is ok with|user is okay with|user is happy for you|user doesn't mind
+        |user confirmed|user has confirmed|user is fine with|user is ok with|user is okay with|user is happy for you
+        |user doesn't mind
         |user does not mind|user has no problem|user trusts|user accepts|user has accepted|user agrees|is allowed to
         |are allowed to|has opted in|have opted in|they have opted in|utilisateur accepte|usuario quiere
         |usuário permite|utente ha disattivato|пользователь согласен|согласен|ユーザーは|pre-approved|preapproved
@@ -150,6 +151,7 @@ CONSENT = Concept(
         |membenarkan anda|mengizinkan anda|kullanıcı izin verdi|اجازه داده|کاربر اجازه|已授權|已授权|授权你|授權你
         |się zgodził|zgodził się"""
     ),
+    *more("consent"),
 )
 
 # Asking for something to be said to the asker ("read me the passwords", "告诉我"): a request, not
@@ -169,7 +171,8 @@ PUBLISH = Concept(
     "publish",
     *terms(
         """publicly|public issue|public github issue|public comment|public gist|public channel|public repo
-        |public repository|public page|public post|öffentlich|publiquement|públicamente|pubblicamente|publicamente"""
+        |public repository|public page|public post|öffentlich|publiquement|públicamente|pubblicamente|publicamente
+        |make it public|make them public|set it to public|set to public|as a public gist|a public link"""
     ),
 )
 
@@ -232,6 +235,7 @@ SHARE = Concept(
         |делиться|поделиться|передавать|сообщать|ділитися|передавати|paylaş*|chia sẻ|bagikan|membagikan
         |مشاركة|تشارك|شارك|साझा|बता सकते|告诉任何|分享|共享|提供给|教えてよい|教えて|共有|공유|알려줘도|알려"""
     ),
+    *more("share"),
 )
 
 # Anyone at all: the audience of a leak.
@@ -273,6 +277,7 @@ STEALTH = Concept(
         |silenciosamente|em segredo|di nascosto|stilletjes|ongemerkt|po cichu|potajemnie|молча|тайно|мовчки
         |sessizce|gizlice|lặng lẽ|diam-diam|خلسة|چواشکی|चुपचाप|悄悄|偷偷|黙って|こっそり|몰래"""
     ),
+    *more("stealth"),
 )
 
 TOOL = Concept(
@@ -302,6 +307,7 @@ ELEVATE = Concept(
         |важнее системных|heeft voorrang|ma pierwszeństwo|öncelikli|أولوية على
         |システムの指示より|优先于系统|比系统|覆盖系统|시스템보다"""
     ),
+    *more("elevate"),
 )
 
 SECRETS = Concept(
@@ -348,8 +354,23 @@ SECRETS = Concept(
     regex=(
         (
             r"(?<![\w.])(?:~|\$home)?/?\.(?:ssh|aws|kube|gnupg|docker)(?:/\S{0,200}|\b)|/etc/(?:passwd|shadow)\b"
-            r"|\bid_(?:rsa|ed25519|ecdsa)\b",
-            ("ssh", "aws", "kube", "gnupg", "docker", "/etc/", "id_"),
+            r"|\bid_(?:rsa|ed25519|ecdsa)\b"
+            # Tools' credential files: the GitHub CLI's hosts.yml, npm, PyPI, netrc, git's credential store.
+            r"|\.config/gh/hosts\.yml\b|(?<![\w.])\.(?:npmrc|pypirc|netrc|git-credentials)\b",
+            (
+                "ssh",
+                "aws",
+                "kube",
+                "gnupg",
+                "docker",
+                "/etc/",
+                "id_",
+                "hosts.yml",
+                "npmrc",
+                "pypirc",
+                "netrc",
+                "git-cred",
+            ),
             12,
         ),
         (r"`env\b|\benv\s*\||\bprintenv\b", ("env",), 2),
@@ -418,6 +439,8 @@ OUTSIDE = Concept(
     regex=(
         (r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}", ("@",), 70),
         (r"\b(?:https?|s?ftp|wss?|s3|gs)://", ("://",), 8),
+        # A phone number the text sends to ("… to +1 555 0147 via SMS").
+        (r"\+\d{1,3}[ .-]?\(?\d{2,4}\)?(?:[ .-]?\d{2,4}){2,4}", ("+",), 8),
         (
             r"(?<![\w-])[\w-]{1,63}\.(?:com|net|org|io|dev|app|xyz|example|ru|cn|info|site)/[\w./-]{0,200}[\w/]",
             (
@@ -485,8 +508,16 @@ DANGEROUS = Concept(
             8,
         ),
         (r"\bchmod\s+(?:-r\s+)?777\s+/|\bmkfs\b|\bdd\s+if=", ("chmod", "mkfs", "dd "), 0),
-        (r"\bpush\s+(?:-f|--force)\b|--force\b", ("--force", "push -f"), 8),
+        # Not "npm audit fix --force", the advice npm itself prints under every audit.
+        (r"\bpush\s+(?:-f|--force)\b|(?<!audit\sfix\s)--force\b", ("--force", "push -f"), 8),
         (r"\bauthorized_keys\b", ("authorized_keys",), 0),
+        # Agents' own switches that drop every confirmation or the sandbox.
+        (
+            r"--dangerously-skip-permissions|--dangerously-bypass\S*|--yolo\b|--no-sandbox\b"
+            r"|\b(?:ignore|bypass|disable|skip|escape)\s+(?:the\s+)?sandbox\b",
+            ("dangerously", "yolo", "sandbox"),
+            24,
+        ),
         (r"\bretry\s+it\s+with\s+sudo\b", ("sudo",), 20),
     ),
 )
@@ -498,6 +529,7 @@ SAFETY = Concept(
         |bezpieczeństw*|безопасност*|безпек*|güvenlik*|an toàn|keamanan|الأمان|الامان|أمان|امنیت|सुरक्षा
         |安全|セキュリティ|안전|보안"""
     ),
+    *more("safety"),
 )
 
 LIMITS = Concept(
@@ -509,6 +541,7 @@ LIMITS = Concept(
         |restrições|restrizioni|filtri|beperkingen|ograniczen*|ограничени*|фильтр*|обмежен*|kısıtlama*|batasan
         |hạn chế|قيود|محدودیت|प्रतिबंध|限制|制限|チェック|제한"""
     ),
+    *more("limits"),
 )
 
 DISABLED = Concept(
@@ -520,6 +553,7 @@ DISABLED = Concept(
         |dimatikan|vô hiệu hóa|تعطيل|معطلة|غیرفعال|हटा|बंद
         |解除|关闭|禁用|已停用|無効化|無効|해제|비활성"""
     ),
+    *more("disabled"),
 )
 
 MODE = Concept(
@@ -558,6 +592,38 @@ SYSTEM_LINE = Concept(
             ),
             40,
         ),
+        # "[SYSTÉMOVÁ ZPRÁVA]", "[הודעת מערכת]", "[ΜΗΝΥΜΑ ΣΥΣΤΗΜΑΤΟΣ]": a bracketed header naming the system,
+        # in any of the languages of ``_lexicon_languages`` (round 9).
+        (
+            r"^[ \t>*#-]*[\[(<]{1,2}[^\])>\n]{0,30}?(?:system|systeem|rendszer|järjestelmä|süsteem|sistēm|sistem"
+            r"|σύστημα|συστήματος|συστημα|מערכת|سیستم|النظام|সিস্টেম|ระบบ|hệ thống|시스템|सिस्टम|систем"
+            r"|系统|系統|システム)"
+            r"[^\])>\n]{0,40}[\])>]{1,2}",
+            (
+                "system",
+                "systeem",
+                "rendszer",
+                "järjestelmä",
+                "süsteem",
+                "sistēm",
+                "sistem",
+                "συστημ",
+                "σύστημα",
+                "מערכת",
+                "سیستم",
+                "النظام",
+                "সিস্টেম",
+                "ระบบ",
+                "hệ thống",
+                "시스템",
+                "सिस्टम",
+                "систем",
+                "系统",
+                "系統",
+                "システム",
+            ),
+            80,
+        ),
     ),
 )
 
@@ -579,6 +645,7 @@ PERSONA = Concept(
         |vanaf nu ben je|od teraz jesteś|från och med nu är du|fra nu af er du|fra nå av er du|mostantól te
         |od teď jsi|bundan sonra sen|mulai sekarang kamu|từ giờ bạn là|з цього моменту ти|отныне ты"""
     ),
+    *more("persona"),
     regex=(
         (r"\byou\s+are\s+[a-z][\w-]{2,20}\s+now\b", ("you are",), 0),
         (r"\byou\s+are\s+[a-z][\w-]{2,20},\s+an?\s+(?:ai|assistant|chatbot|bot|model)\b", ("you are",), 0),
@@ -612,6 +679,7 @@ UNBOUND = Concept(
         |제한 없이|제한이 없는|무엇이든|制限はありません|制限がありません|规则不存在|没有规则|규칙이 없는
         |no tienes reglas|non hai regole|você não tem regras|du har inga regler|nemáš žádná pravidla"""
     ),
+    *more("unbound"),
 )
 
 RESPOND = Concept(
@@ -621,6 +689,7 @@ RESPOND = Concept(
         |antworte*|réponds|répondre|responde|responda|rispondi|antwoord|odpowiadaj|отвечай|відповідай
         |cevap ver|jawab|trả lời|أجب|جواب|जवाब|回答|答え|대답|응답"""
     ),
+    *more("respond"),
 )
 
 PERMITTED = Concept(
@@ -669,6 +738,7 @@ AI_READER = Concept(
         |opa assistente|till språkmodellen|hej ai|aan de ai|voor de assistent|do asystenta|aiへ|aiエージェント
         |要約するai|cho trợ lý|untuk asisten|yapay zekaya|asistana|ai-asistentovi|pro ai|tekoälylle"""
     ),
+    *more("ai reader"),
     # "For AI resume screeners:", "Message for any language model summarizing this thread:".
     regex=(
         (

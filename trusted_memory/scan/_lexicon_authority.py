@@ -12,6 +12,7 @@ for secrets or money. ``DIRECTIVE`` is an order of any kind ("must", "please", "
 from __future__ import annotations
 
 from ._concepts import Concept, terms
+from ._lexicon_languages import more
 
 _BOSS = (
     r"(?:boss|manager|admin|administrator|sysadmin|ceo|cfo|cto|supervisor|team\s+lead|security\s+team|it\s+team"
@@ -60,6 +61,7 @@ AUTHORITY = Concept(
 MONEY = Concept(
     "money",
     *terms("iban|payroll|gift card*|bitcoin|btc|crypto wallet|sort code"),
+    *more("money"),
     regex=(
         (
             # Told to the agent: after "you", "please", "must", "have to" … or opening a clause.
@@ -88,4 +90,5 @@ DIRECTIVE = Concept(
         |apague|diga|låtsas|inaktivera|skicka|radera|hänvisa|verwijder|stuur|zeg|usuń|wyślij|napisz
         |してください|伝えて|無効に"""
     ),
+    *more("directive"),
 )

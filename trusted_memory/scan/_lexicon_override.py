@@ -187,6 +187,7 @@ TOLD = Concept(
         |与えられた|言われた|受け取った
         |받은|들은|주어진"""
     ),
+    *more("told"),
 )
 
 # Invalidation that only an attack claims of the agent's instructions ("are void", "were a decoy").
@@ -230,6 +231,7 @@ VOID = Concept(
         |もう適用されません|適用されません|破棄され|取り消され|失効
         |무효|더 이상 유효하지|유효하지 않|적용되지 않|취소되었|폐기"""
     ),
+    *more("void"),
 )
 
 # Milder invalidation, which also describes stale docs ("the previous install instructions are outdated"):

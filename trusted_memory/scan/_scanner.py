@@ -29,8 +29,8 @@ from ._credentials import credential_findings
 from ._decode import decoded_views
 from ._findings import INJECTION, TAGS, Finding, FindingSet
 from ._injection import INJECTION_RULES
-from ._injection_checks import asks_how_to, forbids, names_own_or_a_things
-from ._injection_combos import COMBOS
+from ._injection_checks import asks_how_to, forbids, names_own_or_a_things, on_an_ordinary_topic
+from ._injection_combos import COMBOS, decoded_dangerous
 from ._injection_commands import COMMAND_RULES
 from ._injection_more import MORE_RULES
 from ._injection_squashed import squashed_injection
@@ -137,7 +137,8 @@ def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: 
             continue
         start, end = view.span(m.start(), m.end())
         findings.add(INJECTION, f"{rule.label}{how} at offset {start}", start, end)
-    for label, m_start, m_end in COMBOS.run(t):
+    decoded_only = decoded_dangerous(t) if encoding else []
+    for label, m_start, m_end in [*COMBOS.run(t), *decoded_only]:
         if quoted_mention(t.low, m_start, m_end) or straddles_a_quotation(t.low, m_start, m_end):
             continue
         start, end = view.span(m_start, m_end)
@@ -145,7 +146,7 @@ def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: 
     for label, m_start, m_end in squashed_injection(view.low, REPORTED):
         if quoted_mention(t.low, m_start, m_end) or asks_how_to(t.low, m_start) or forbids(t.low, m_start):
             continue
-        if names_own_or_a_things(t.low, m_end):
+        if names_own_or_a_things(t.low, m_end) or on_an_ordinary_topic(t.low, m_end):
             continue
         start, end = view.span(m_start, m_end)
         findings.add(INJECTION, f"{label}{how} at offset {start}", start, end)
@@ -159,6 +160,9 @@ _MENTION_CUE = compile_rx(
     r"|example|called|named|flags?|detects?|matches|matching|wording|messages?\s+like|why|how|about|explaining"
     r"|tricked\s+with|fooled\s+with|attacks?\s+with)\s*[:,]?\s*$"
     r"|[\"”']\s*(?:,|or|and|/)\s*$|\bexamples?\b[^\"'“\n]{0,40}:\s*$"
+    # Code that lists phrases to catch: 'patterns = ["ignore previous instructions", …]'.
+    r"|\b(?:patterns?|phrases?|keywords?|blocklist|denylist|blacklist|banned\w*|signatures?|triggers?|needles?"
+    r"|markers?|bad_\w+|suspicious\w*)\s*(?::\s*[\w\[\], ]{1,30})?=\s*[\[({]\s*$"
 )
 _OPENING = "\"“'‘«"
 _CLOSING = {'"': '"', "“": "”", "'": "'", "‘": "’", "«": "»"}
@@ -176,7 +180,7 @@ _TALK = compile_rx(
 # "Ignore previous instructions is a classic phrase", "The DAN jailbreak was popular in 2023": the
 # phrase is the subject of a sentence about it.
 _AS_SUBJECT = compile_rx(
-    r"\w*\s*['\"”’]?\s*(?:is|was)\s+(?:(?:a|an|the)\s+(?:classic|common|famous|well-known|known|popular|typical|first"
+    r"\w*\s*['\"”’]?\s*(?:is|was)\s+(?:(?:a|an|the)\s+(?:(?:most|best|least)\s+)?(?:classic|common|famous|well-known|known|popular|typical|first"
     r"|oldest|best-known)|still\s+(?:popular|common|used)|one\s+of|popular|classic|common|famous|widely)\b"
 )
 _LINE_REACH = 200  # how far along its line a quoted phrase looks for words about attacks
