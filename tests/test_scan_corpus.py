@@ -67,7 +67,10 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # 189/246 and benign 8/561, until it became corpus_heldout6.json; part 7's at 2daff18, credentials
 # 241/258, injections 273/407 and benign 14/655, until it became corpus_heldout7.json; part 8's at
 # b13c32e, injections 305/350 and benign 12/624, until it became corpus_heldout8.json.)
-MEASURED_MISSES: dict[tuple[str, str], str] = {}
+MEASURED_MISSES: dict[tuple[str, str], str] = {
+    ("heldout", "injections"): "blind part 9 at the round-9 freeze 44145b2: 263/369 injections (71.3 %), target 90 %",
+    ("heldout", "benign"): "blind part 9 at the round-9 freeze 44145b2: 22/635 benign flagged (3.5 %), target 1 %",
+}
 # Tuning parts still below a target after being tuned on (figures at the round-9 freeze): the learned
 # model's threshold is chosen for the benign budget out of author, and the rules were not fitted item
 # by item, so even in-sample the newest authors can stay below target (round 9 lifted heldout8 over
