@@ -5,8 +5,10 @@ from __future__ import annotations
 import dataclasses
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..config import Settings
 from ..errors import InvalidInput, NotFound, TrustRefused
@@ -24,13 +26,17 @@ from ..people import acting_owner, restricting_viewer
 from ..projects import project_name
 from ..queries import AtomFilter
 from ..scan import describe, normalize_for_dedup, scan
-from ..store.base import Store, now
+from ..store.base import Store, Tx, now
 from ..trust import AGENT_DECLARABLE, TEAM_REVIEW, Placement, is_trusted, place
 from .budget import StoreBudget
 from .facts import check_field, preview
 from .recall import RecallService
 from .recall_types import RecallQuery
 from .turns import CUE_MAX_CHARS
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 ATOM_TEXT_MAX = 300
 NOTE_TEXT_MAX = 4000
@@ -79,6 +85,12 @@ class AtomWrite:
     status: str
     atom: Atom
     message: str
+    embedded: bool = False  # a live atom written with its vector (not left in the embed queue)
+
+
+def footprint(texts: Sequence[str]) -> int:
+    """What writing atoms of these texts may add to the store at most (the size cap is checked against it)."""
+    return sum(WRITE_FOOTPRINT + len(text.encode("utf-8")) * 3 for text in texts)
 
 
 def new_id() -> str:
@@ -262,9 +274,7 @@ class AtomsService:
 
     async def add(self, draft: AtomDraft, *, actor: Actor = "agent", strict: bool | None = None) -> AtomWrite:
         """Validate, scan and place an atom; re-adding the same normalised text returns the existing one."""
-        if strict is None:
-            strict = self._settings.trust.agent_writes == "quarantine"
-        atom, norm = build_atom(draft, self._settings, strict=strict)
+        atom, norm = self.build(draft, strict=strict)
         # Embedding happens before the write lock is taken; if the embedder is down the atom is
         # still stored and waits in the embed queue.
         vector = (
@@ -272,47 +282,109 @@ class AtomsService:
             if self._recall and atom.status == "live"
             else None
         )
-        await self._budget.make_room(WRITE_FOOTPRINT + len(atom.text.encode("utf-8")) * 3)
-        async with self._store.write() as tx:
-            existing = await tx.atoms.find_by_norm(norm)
-            if existing is not None:
-                if existing.status == "quarantined":
-                    message = (
-                        f"this text is already held in quarantine as {existing.id}; adding it again does "
-                        f"not make it trusted. Only the user can: `trusted-memory-admin promote {existing.id}`."
-                    )
-                else:
-                    message = f"already remembered as atom {existing.id}; nothing stored twice."
-                return AtomWrite("existing", existing, message)
-            if actor == "agent" and atom.status == "live" and (atom.pinned or atom.importance == "critical"):
-                self._budget.check_protected(*await tx.atoms.protected_usage(), adding_chars=_protected_chars(atom))
-            num = await tx.atoms.insert(atom, norm)
-            if self._recall is not None and atom.status == "live":
-                await self._recall.index_written(tx, num, vector, atom.session_id)
-            kind = "atom_quarantined" if atom.status == "quarantined" else "atom_added"
-            detail = {
-                "type": atom.type,
-                "source_class": atom.source_class,
-                "reason": atom.quarantine_reason,
-                "findings": atom.findings,
-                "preview": preview(atom.text, 80),
-            }
-            # Absent means none: a live write has no quarantine reason or findings (~35 bytes a turn).
-            await tx.events.record(
-                actor,
-                kind,
-                f"atom:{atom.id}",
-                {k: v for k, v in detail.items() if v is not None},
-                atom_text=atom.text,  # just inserted: no read-back
-            )
-        if self._recall is not None and vector is not None and atom.status == "live":
+        await self._budget.make_room(footprint([atom.text]))
+        async with self.writing() as tx:
+            write = await self._insert(tx, atom, norm, vector, actor)
+        if write.status == "existing":
+            return write
+        if self._recall is not None and vector is not None:
             self._recall.note_indexed_write()
         await self._budget.settle()
-        return AtomWrite(atom.status if atom.status == "quarantined" else "added", atom, _write_message(atom))
+        return write
+
+    def build(self, draft: AtomDraft, *, strict: bool | None = None) -> tuple[Atom, str]:
+        """Validate and place a draft (build_atom with this store's strict mode unless `strict` says)."""
+        if strict is None:
+            strict = self._settings.trust.agent_writes == "quarantine"
+        return build_atom(draft, self._settings, strict=strict)
+
+    @asynccontextmanager
+    async def writing(self) -> AsyncIterator[Tx]:
+        """A write transaction for atom writes (Store.write): if it rolls back, the vectors its writes put
+        in the in-memory index leave it again."""
+        held: Tx | None = None
+        try:
+            async with self._store.write() as tx:
+                held = tx
+                yield tx
+        except BaseException:
+            if self._recall is not None and held is not None:
+                self._recall.discard_staged(held)
+            raise
+        if self._recall is not None and held is not None:
+            self._recall.commit_staged(held)
+
+    async def add_in(self, tx: Tx, atom: Atom, norm: str, *, actor: Actor = "agent") -> AtomWrite:
+        """Store a built atom inside the caller's write transaction (opened with `writing`, the size cap
+        checked before it for `footprint` of what it writes); embedded in that transaction's view."""
+        vector = (
+            await self._recall.vector_in(tx, atom.embedding_input, atom.session_id)
+            if self._recall and atom.status == "live"
+            else None
+        )
+        return await self._insert(tx, atom, norm, vector, actor)
+
+    async def _insert(
+        self,
+        tx: Tx,
+        atom: Atom,
+        norm: str,
+        vector: tuple[str, float, bytes, npt.NDArray[np.float32]] | None,
+        actor: Actor,
+    ) -> AtomWrite:
+        existing = await tx.atoms.find_by_norm(norm)
+        if existing is not None:
+            if existing.status == "quarantined":
+                message = (
+                    f"this text is already held in quarantine as {existing.id}; adding it again does "
+                    f"not make it trusted. Only the user can: `trusted-memory-admin promote {existing.id}`."
+                )
+            else:
+                message = f"already remembered as atom {existing.id}; nothing stored twice."
+            return AtomWrite("existing", existing, message)
+        if actor == "agent" and atom.status == "live" and (atom.pinned or atom.importance == "critical"):
+            self._budget.check_protected(*await tx.atoms.protected_usage(), adding_chars=_protected_chars(atom))
+        num = await tx.atoms.insert(atom, norm)
+        if self._recall is not None and atom.status == "live":
+            await self._recall.index_written(tx, num, vector, atom.session_id)
+        kind = "atom_quarantined" if atom.status == "quarantined" else "atom_added"
+        detail = {
+            "type": atom.type,
+            "source_class": atom.source_class,
+            "reason": atom.quarantine_reason,
+            "findings": atom.findings,
+            "preview": preview(atom.text, 80),
+        }
+        # Absent means none: a live write has no quarantine reason or findings (~35 bytes a turn).
+        await tx.events.record(
+            actor,
+            kind,
+            f"atom:{atom.id}",
+            {k: v for k, v in detail.items() if v is not None},
+            atom_text=atom.text,  # just inserted: no read-back
+        )
+        status = atom.status if atom.status == "quarantined" else "added"
+        return AtomWrite(status, atom, _write_message(atom), embedded=vector is not None)
+
+    async def prepare(self, texts: Sequence[str]) -> None:
+        """Before a transaction that will add atoms of these texts with add_in (RecallService.prepare)."""
+        if self._recall is not None:
+            await self._recall.prepare(texts)
+
+    @property
+    def budget(self) -> StoreBudget:
+        """The size cap these writes are checked against."""
+        return self._budget
 
     def note_write_without_atoms(self) -> None:
         """After a write of this process that changed no atom or vector (a turn's session write)."""
         if self._recall is not None:
+            self._recall.note_indexed_write()
+
+    def note_turn_written(self, writes: Sequence[AtomWrite]) -> None:
+        """After one committed transaction that held a turn and these atom writes (see note_indexed_write):
+        the index is still current unless a live atom went to the embed queue instead."""
+        if self._recall is not None and all(w.embedded for w in writes if w.status == "added"):
             self._recall.note_indexed_write()
 
     async def supersede(self, newer: Atom, statement: str, *, actor: Actor = "agent") -> Atom | None:
