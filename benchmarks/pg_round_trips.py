@@ -141,7 +141,9 @@ def main() -> None:
     print(f"trusted_memory from {result['trusted_memory']}")
     for name in ("observe", "add_atom"):
         r = result[name]
-        print(f"{name:9} {r['calls']} calls: {r['round_trips']:.2f} round trips, {r['statements']:.2f} statements a call")
+        print(
+            f"{name:9} {r['calls']} calls: {r['round_trips']:.2f} round trips, {r['statements']:.2f} statements a call"
+        )
         print("          messages a call: " + ", ".join(f"{k} {v:.2f}" for k, v in r["messages"].items()))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))

@@ -30,7 +30,7 @@ from ..store.base import Store, Tx, now
 from ..trust import AGENT_DECLARABLE, TEAM_REVIEW, Placement, is_trusted, place
 from .budget import StoreBudget
 from .facts import check_field, preview
-from .recall import RecallService
+from .recall import SESSION_LINKS, RecallService
 from .recall_types import RecallQuery
 from .turns import CUE_MAX_CHARS
 
@@ -261,6 +261,17 @@ def _write_message(atom: Atom) -> str:
     )
 
 
+def _existing(atom: Atom) -> AtomWrite:
+    if atom.status == "quarantined":
+        message = (
+            f"this text is already held in quarantine as {atom.id}; adding it again does "
+            f"not make it trusted. Only the user can: `trusted-memory-admin promote {atom.id}`."
+        )
+    else:
+        message = f"already remembered as atom {atom.id}; nothing stored twice."
+    return AtomWrite("existing", atom, message)
+
+
 class AtomsService:
     """Agent-side atom use cases."""
 
@@ -317,12 +328,16 @@ class AtomsService:
     async def add_in(self, tx: Tx, atom: Atom, norm: str, *, actor: Actor = "agent") -> AtomWrite:
         """Store a built atom inside the caller's write transaction (opened with `writing`, the size cap
         checked before it for `footprint` of what it writes); embedded in that transaction's view."""
+        # One round trip for what the write reads before its insert: a duplicate ends it there.
+        existing, context, recent = await tx.recall.before_write(norm, atom.session_id, SESSION_LINKS)
+        if existing is not None:
+            return _existing(existing)
         vector = (
-            await self._recall.vector_in(tx, atom.embedding_input, atom.session_id)
+            await self._recall.vector_in(tx, atom.embedding_input, context)
             if self._recall and atom.status == "live"
             else None
         )
-        return await self._insert(tx, atom, norm, vector, actor)
+        return await self._insert(tx, atom, norm, vector, actor, recent=recent, checked=True)
 
     async def _insert(
         self,
@@ -331,22 +346,23 @@ class AtomsService:
         norm: str,
         vector: tuple[str, float, bytes, npt.NDArray[np.float32]] | None,
         actor: Actor,
+        *,
+        recent: Sequence[int] | None = None,
+        checked: bool = False,
     ) -> AtomWrite:
-        existing = await tx.atoms.find_by_norm(norm)
+        """Insert an atom with its vector, links and event (`checked`: the caller found no duplicate)."""
+        existing = None if checked else await tx.atoms.find_by_norm(norm)
         if existing is not None:
-            if existing.status == "quarantined":
-                message = (
-                    f"this text is already held in quarantine as {existing.id}; adding it again does "
-                    f"not make it trusted. Only the user can: `trusted-memory-admin promote {existing.id}`."
-                )
-            else:
-                message = f"already remembered as atom {existing.id}; nothing stored twice."
-            return AtomWrite("existing", existing, message)
+            return _existing(existing)
         if actor == "agent" and atom.status == "live" and (atom.pinned or atom.importance == "critical"):
             self._budget.check_protected(*await tx.atoms.protected_usage(), adding_chars=_protected_chars(atom))
-        num = await tx.atoms.insert(atom, norm)
+        seq = None
+        if checked and vector is not None and self._recall is not None and atom.status == "live":
+            num, seq = await tx.recall.insert_with_vector(atom, norm, *vector[:3])
+        else:
+            num = await tx.atoms.insert(atom, norm)
         if self._recall is not None and atom.status == "live":
-            await self._recall.index_written(tx, num, vector, atom.session_id)
+            await self._recall.index_written(tx, num, vector, atom.session_id, recent, seq)
         kind = "atom_quarantined" if atom.status == "quarantined" else "atom_added"
         detail = {
             "type": atom.type,

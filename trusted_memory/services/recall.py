@@ -73,6 +73,7 @@ SEMANTIC_LINK_EVIDENCE = 0.5
 LINK_SHORTLIST = 256
 LINK_SHORTLIST_SHARE = 200
 FULL_CHECK_EVERY_S = 30.0
+SESSION_LINKS = 5  # a new memory's temporal and same-task links: its session's latest live atoms
 MAX_QUERY_TERMS = 12
 # Document frequencies are counted up to this many atoms: a term in more says little (idf ~ ln(N/n)).
 DOC_COUNT_CAP = 2000
@@ -321,11 +322,11 @@ class RecallService:
         return self.embedder().space.fingerprint(), scale, blob, vectors[0]
 
     async def vector_in(
-        self, tx: Tx, text: str, session_id: str | None = None
+        self, tx: Tx, text: str, context: str | None
     ) -> tuple[str, float, bytes, npt.NDArray[np.float32]] | None:
-        """`vector_for` inside the caller's write transaction: the session's context as the transaction
-        sees it (an earlier memory of the same transaction included), no read or write of its own."""
-        context = await tx.recall.session_context(session_id) if session_id else None
+        """`vector_for` inside the caller's write transaction, given the session's context as that
+        transaction reads it (RecallRepo.before_write: an earlier memory of the same transaction
+        included); the embedding cache, if any, is read and written through the transaction."""
         vectors = await self._in_context([(text, context)], tx)
         if vectors is None:
             return None
@@ -346,18 +347,26 @@ class RecallService:
         num: int,
         vector: tuple[str, float, bytes, npt.NDArray[np.float32]] | None,
         session_id: str | None,
+        recent: Sequence[int] | None = None,
+        stored_seq: int | None = None,
     ) -> None:
-        """Inside the atom's write transaction: store its vector and its associations."""
+        """Inside the atom's write transaction: store its vector and its associations.
+
+        `recent`: the session's SESSION_LINKS latest live atoms before this one, newest first, when the
+        caller has read them already (RecallRepo.before_write); `stored_seq`: the vector's seq when the
+        caller stored it with the atom (RecallRepo.insert_with_vector).
+        """
         links: list[tuple[int, int, str, float]] = []
         if session_id:
-            recent = await tx.recall.recent_in_session(session_id, num, limit=5)  # newest first
+            if recent is None:
+                recent = await tx.recall.recent_in_session(session_id, num, limit=SESSION_LINKS)  # newest first
             for previous in recent[:1]:
                 links.append((num, previous, "temporal", 1.0))
             for same_task in recent:
                 links.append((num, same_task, "task", 0.5))
         if vector is not None:
             space, scale, blob, vec = vector
-            seq = await tx.recall.put_vectors([(num, space, scale, blob)])
+            seq = stored_seq if stored_seq is not None else await tx.recall.put_vectors([(num, space, scale, blob)])
             self._staged.setdefault(tx, []).append((num, seq))
             # Link against everything stored so far, not only what the last search loaded; this
             # transaction's own vector is loaded too (the counter has not moved yet).

@@ -306,19 +306,18 @@ class SessionService:
         writes: list[AtomWrite] = []
         turn_write: AtomWrite | None = None
         async with self._atoms.writing() as tx:
+            # The buffer lines are queued first, so they go out with the session's statements.
+            await tx.sessions.push_lines(session_id, lines, conf.buffer_lines)
+            before, session, previous_reply = await tx.sessions.open_turn(session_id, project, ts)
             resumed = None
             if self._settings.features.return_after_break:
-                before = await tx.sessions.get(session_id)
                 resumed = await self._resume.detect(session_id, before, ts, tx)
-            session = await tx.sessions.touch(session_id, project, ts, turn=True)
             marked = resumed is not None  # the row changed after touch read it back
             if resumed is not None:
                 await tx.sessions.mark_resumed(session_id, turn=session.turns, gap_s=resumed[1], source=resumed[0])
-            await tx.sessions.push_lines(session_id, lines, conf.buffer_lines)
             added = await tx.sessions.add_notes(
                 session_id, notes[:MAX_NOTES_PER_TURN], ts, max_notes=conf.max_notes, max_chars=conf.max_note_chars
             )
-            previous_reply = await tx.sessions.last_text(session_id, "assistant")
             # The extractor's context: the turns before this one (as kept: redacted, clipped).
             earlier = await tx.sessions.recent_turns(session_id, RECENT_TURNS) if self._runs_llm() else []
             await tx.sessions.add_turns(session_id, read.transcript, ts)
