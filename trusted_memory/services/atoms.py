@@ -272,6 +272,14 @@ def _existing(atom: Atom) -> AtomWrite:
     return AtomWrite("existing", atom, message)
 
 
+def _check_proposal(field_path: str, value: str, evidence: str) -> tuple[str, str, str]:
+    return (
+        check_field("field_path", field_path),
+        check_field("value", value),
+        check_field("evidence", evidence, required=False),
+    )
+
+
 class AtomsService:
     """Agent-side atom use cases."""
 
@@ -541,28 +549,36 @@ class AtomsService:
         actor: Actor = "system",
     ) -> PendingReview | None:
         """Queue a speculative inference about the user (re-inferring refreshes it); None if scan-rejected."""
-        field_path = check_field("field_path", field_path)
-        value = check_field("value", value)
-        evidence = check_field("evidence", evidence, required=False)
+        field_path, value, evidence = _check_proposal(field_path, value, evidence)
         if scan(f"{field_path}\n{value}\n{evidence}"):
             return None
+        async with self._store.write() as tx:
+            return await self._queue(tx, field_path, value, evidence, confidence, actor)
+
+    async def propose_in(
+        self, tx: Tx, field_path: str, value: str, *, evidence: str, confidence: float, actor: Actor = "system"
+    ) -> PendingReview | None:
+        """`propose` inside the caller's write transaction."""
+        field_path, value, evidence = _check_proposal(field_path, value, evidence)
+        if scan(f"{field_path}\n{value}\n{evidence}"):
+            return None
+        return await self._queue(tx, field_path, value, evidence, confidence, actor)
+
+    async def _queue(
+        self, tx: Tx, field_path: str, value: str, evidence: str, confidence: float, actor: Actor
+    ) -> PendingReview | None:
         ts = now()
         expires = ts + self._settings.pending_max_age_days * DAY
-        async with self._store.write() as tx:
-            existing = await tx.pending.find(field_path, value)
-            if existing is not None:
-                await tx.pending.refresh(
-                    existing.id, evidence=evidence, confidence=confidence, ts=ts, expires_at=expires
-                )
-                await tx.events.record(actor, "pending_refreshed", f"pending:{existing.id}", {"field_path": field_path})
-                return await tx.pending.get(existing.id)
-            queue = await tx.pending.list(now=ts, include_expired=True)
-            for old in queue[: max(0, len(queue) - MAX_PENDING + 1)]:
-                await tx.pending.delete(old.id)
-                await tx.events.record("system", "pending_evicted", f"pending:{old.id}", {"field_path": old.field_path})
-            item = PendingReview(new_id(), field_path, value, evidence, confidence, ts, ts, expires, acting_owner())
-            await tx.pending.insert(item)
-            await tx.events.record(
-                actor, "pending_added", f"pending:{item.id}", {"field_path": field_path, "value": value}
-            )
+        existing = await tx.pending.find(field_path, value)
+        if existing is not None:
+            await tx.pending.refresh(existing.id, evidence=evidence, confidence=confidence, ts=ts, expires_at=expires)
+            await tx.events.record(actor, "pending_refreshed", f"pending:{existing.id}", {"field_path": field_path})
+            return await tx.pending.get(existing.id)
+        queue = await tx.pending.list(now=ts, include_expired=True)
+        for old in queue[: max(0, len(queue) - MAX_PENDING + 1)]:
+            await tx.pending.delete(old.id)
+            await tx.events.record("system", "pending_evicted", f"pending:{old.id}", {"field_path": old.field_path})
+        item = PendingReview(new_id(), field_path, value, evidence, confidence, ts, ts, expires, acting_owner())
+        await tx.pending.insert(item)
+        await tx.events.record(actor, "pending_added", f"pending:{item.id}", {"field_path": field_path, "value": value})
         return item
