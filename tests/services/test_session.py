@@ -9,13 +9,16 @@ import anyio
 import backdoor
 import pytest
 
-from trusted_memory.errors import InvalidInput, TrustRefused
+from trusted_memory.errors import InvalidInput, StoreError, TrustRefused
+from trusted_memory.model import TURN_TYPE, Atom
 from trusted_memory.services import session as session_service
 from trusted_memory.services.agent import AgentService
+from trusted_memory.services.atoms import AtomsService, AtomWrite
 from trusted_memory.services.recall_types import RecallQuery
 from trusted_memory.services.runtime import Runtime, open_runtime
 from trusted_memory.services.session import ToolEvent
 from trusted_memory.services.wiring import build_services
+from trusted_memory.store.base import Tx
 
 pytestmark = pytest.mark.anyio
 
@@ -248,3 +251,67 @@ async def test_reporting_this_servers_own_tool_or_a_todo_tool_does_not_taint_the
         assert not result.session.untrusted, tool
     tainted = await agent.observe("own-tools", "and this?", tool_events=[ToolEvent("mcp__other-server__fetch")])
     assert tainted.session.untrusted
+
+
+# Every table an observed turn writes, and the change counter its commit moves.
+TURN_TABLES = (
+    "sessions",
+    "session_buffer",
+    "session_notes",
+    "session_turns",
+    "atoms",
+    "vectors",
+    "associations",
+    "embed_queue",
+    "events",
+    "meta",
+)
+
+
+def _store_rows(home: Path) -> dict[str, list[tuple[object, ...]]]:
+    return {table: sorted(map(repr, backdoor.query(home, f"SELECT * FROM {table}"))) for table in TURN_TABLES}
+
+
+async def test_a_turn_that_fails_after_its_memory_is_written_leaves_nothing(
+    agent: AgentService, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await agent.observe("fail", "We decided the ledger lives in Postgres.", assistant_reply="Noted: Postgres.")
+    before = _store_rows(home)
+    written: list[AtomWrite] = []
+    add_in = AtomsService.add_in
+
+    async def fails_after_the_turn(self: AtomsService, tx: Tx, atom: Atom, norm: str, **kwargs: object) -> AtomWrite:
+        write = await add_in(self, tx, atom, norm, **kwargs)  # type: ignore[arg-type]
+        written.append(write)
+        if atom.type == TURN_TYPE:
+            raise StoreError("injected: the store failed after the turn memory was written")
+        return write
+
+    monkeypatch.setattr(AtomsService, "add_in", fails_after_the_turn)
+    message = "I prefer pytest over unittest and we deploy the billing service with Docker on Fridays"
+    with pytest.raises(StoreError, match="injected"):
+        await agent.observe("fail", message, assistant_reply="Which registry do you push the images to?")
+    # The turn got as far as its typed atoms and the turn memory, each with its vector and links ...
+    assert [w.status for w in written] == ["added"] * len(written) and len(written) >= 3
+    assert written[-1].atom.type == TURN_TYPE and all(w.embedded for w in written)
+    # ... and none of it is in the store: no session change, buffer line, note, transcript turn, atom,
+    # vector, link, queue entry or event, and the change counter did not move.
+    assert _store_rows(home) == before
+    monkeypatch.undo()
+
+    # The in-memory index holds what was committed, not the rolled-back vectors, whose nums and seqs
+    # the next write may be given again: the next turn's memories are found by meaning alone ...
+    other = "Our staging cluster runs Kubernetes and I like Grafana dashboards for the latency graphs"
+    later = await agent.observe("fail", other, assistant_reply="Grafana it is.")
+    # ... and the failed turn again is new: nothing of it is found as a duplicate.
+    again = await agent.observe("fail", message, assistant_reply="Which registry do you push the images to?")
+    assert [w.status for w in again.atoms] == ["added"] * len(written)
+    assert again.session.turns == 3
+    for text, turn in ((other, later), (message, again)):
+        best = (await agent.search_atoms(RecallQuery(text, k=1, mode="vector"))).hits
+        assert best and best[0].atom.id in {w.atom.id for w in turn.atoms}
+    live = {int(r[0]) for r in backdoor.query(home, "SELECT num FROM atoms WHERE status = 'live'")}
+    links = backdoor.query(home, "SELECT src, dst FROM associations")
+    assert links and all(src in live and dst in live for src, dst in links)
+    indexed = {int(r[0]) for r in backdoor.query(home, "SELECT atom_num FROM vectors")}
+    assert indexed == live

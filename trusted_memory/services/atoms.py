@@ -5,8 +5,10 @@ from __future__ import annotations
 import dataclasses
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..config import Settings
 from ..errors import InvalidInput, NotFound, TrustRefused
@@ -24,13 +26,17 @@ from ..people import acting_owner, restricting_viewer
 from ..projects import project_name
 from ..queries import AtomFilter
 from ..scan import describe, normalize_for_dedup, scan
-from ..store.base import Store, now
+from ..store.base import Store, Tx, now
 from ..trust import AGENT_DECLARABLE, TEAM_REVIEW, Placement, is_trusted, place
 from .budget import StoreBudget
 from .facts import check_field, preview
-from .recall import RecallService
+from .recall import SESSION_LINKS, RecallService
 from .recall_types import RecallQuery
 from .turns import CUE_MAX_CHARS
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 ATOM_TEXT_MAX = 300
 NOTE_TEXT_MAX = 4000
@@ -79,6 +85,12 @@ class AtomWrite:
     status: str
     atom: Atom
     message: str
+    embedded: bool = False  # a live atom written with its vector (not left in the embed queue)
+
+
+def footprint(texts: Sequence[str]) -> int:
+    """What writing atoms of these texts may add to the store at most (the size cap is checked against it)."""
+    return sum(WRITE_FOOTPRINT + len(text.encode("utf-8")) * 3 for text in texts)
 
 
 def new_id() -> str:
@@ -249,6 +261,25 @@ def _write_message(atom: Atom) -> str:
     )
 
 
+def _existing(atom: Atom) -> AtomWrite:
+    if atom.status == "quarantined":
+        message = (
+            f"this text is already held in quarantine as {atom.id}; adding it again does "
+            f"not make it trusted. Only the user can: `trusted-memory-admin promote {atom.id}`."
+        )
+    else:
+        message = f"already remembered as atom {atom.id}; nothing stored twice."
+    return AtomWrite("existing", atom, message)
+
+
+def _check_proposal(field_path: str, value: str, evidence: str) -> tuple[str, str, str]:
+    return (
+        check_field("field_path", field_path),
+        check_field("value", value),
+        check_field("evidence", evidence, required=False),
+    )
+
+
 class AtomsService:
     """Agent-side atom use cases."""
 
@@ -262,9 +293,7 @@ class AtomsService:
 
     async def add(self, draft: AtomDraft, *, actor: Actor = "agent", strict: bool | None = None) -> AtomWrite:
         """Validate, scan and place an atom; re-adding the same normalised text returns the existing one."""
-        if strict is None:
-            strict = self._settings.trust.agent_writes == "quarantine"
-        atom, norm = build_atom(draft, self._settings, strict=strict)
+        atom, norm = self.build(draft, strict=strict)
         # Embedding happens before the write lock is taken; if the embedder is down the atom is
         # still stored and waits in the embed queue.
         vector = (
@@ -272,47 +301,114 @@ class AtomsService:
             if self._recall and atom.status == "live"
             else None
         )
-        await self._budget.make_room(WRITE_FOOTPRINT + len(atom.text.encode("utf-8")) * 3)
-        async with self._store.write() as tx:
-            existing = await tx.atoms.find_by_norm(norm)
-            if existing is not None:
-                if existing.status == "quarantined":
-                    message = (
-                        f"this text is already held in quarantine as {existing.id}; adding it again does "
-                        f"not make it trusted. Only the user can: `trusted-memory-admin promote {existing.id}`."
-                    )
-                else:
-                    message = f"already remembered as atom {existing.id}; nothing stored twice."
-                return AtomWrite("existing", existing, message)
-            if actor == "agent" and atom.status == "live" and (atom.pinned or atom.importance == "critical"):
-                self._budget.check_protected(*await tx.atoms.protected_usage(), adding_chars=_protected_chars(atom))
-            num = await tx.atoms.insert(atom, norm)
-            if self._recall is not None and atom.status == "live":
-                await self._recall.index_written(tx, num, vector, atom.session_id)
-            kind = "atom_quarantined" if atom.status == "quarantined" else "atom_added"
-            detail = {
-                "type": atom.type,
-                "source_class": atom.source_class,
-                "reason": atom.quarantine_reason,
-                "findings": atom.findings,
-                "preview": preview(atom.text, 80),
-            }
-            # Absent means none: a live write has no quarantine reason or findings (~35 bytes a turn).
-            await tx.events.record(
-                actor,
-                kind,
-                f"atom:{atom.id}",
-                {k: v for k, v in detail.items() if v is not None},
-                atom_text=atom.text,  # just inserted: no read-back
-            )
-        if self._recall is not None and vector is not None and atom.status == "live":
+        await self._budget.make_room(footprint([atom.text]))
+        async with self.writing() as tx:
+            write = await self._insert(tx, atom, norm, vector, actor)
+        if write.status == "existing":
+            return write
+        if self._recall is not None and vector is not None:
             self._recall.note_indexed_write()
         await self._budget.settle()
-        return AtomWrite(atom.status if atom.status == "quarantined" else "added", atom, _write_message(atom))
+        return write
+
+    def build(self, draft: AtomDraft, *, strict: bool | None = None) -> tuple[Atom, str]:
+        """Validate and place a draft (build_atom with this store's strict mode unless `strict` says)."""
+        if strict is None:
+            strict = self._settings.trust.agent_writes == "quarantine"
+        return build_atom(draft, self._settings, strict=strict)
+
+    @asynccontextmanager
+    async def writing(self) -> AsyncIterator[Tx]:
+        """A write transaction for atom writes (Store.write): if it rolls back, the vectors its writes put
+        in the in-memory index leave it again."""
+        held: Tx | None = None
+        try:
+            async with self._store.write() as tx:
+                held = tx
+                yield tx
+        except BaseException:
+            if self._recall is not None and held is not None:
+                self._recall.discard_staged(held)
+            raise
+        if self._recall is not None and held is not None:
+            self._recall.commit_staged(held)
+
+    async def add_in(self, tx: Tx, atom: Atom, norm: str, *, actor: Actor = "agent") -> AtomWrite:
+        """Store a built atom inside the caller's write transaction (opened with `writing`, the size cap
+        checked before it for `footprint` of what it writes); embedded in that transaction's view."""
+        # One round trip for what the write reads before its insert: a duplicate ends it there.
+        existing, context, recent = await tx.recall.before_write(norm, atom.session_id, SESSION_LINKS)
+        if existing is not None:
+            return _existing(existing)
+        vector = (
+            await self._recall.vector_in(tx, atom.embedding_input, context)
+            if self._recall and atom.status == "live"
+            else None
+        )
+        return await self._insert(tx, atom, norm, vector, actor, recent=recent, checked=True)
+
+    async def _insert(
+        self,
+        tx: Tx,
+        atom: Atom,
+        norm: str,
+        vector: tuple[str, float, bytes, npt.NDArray[np.float32]] | None,
+        actor: Actor,
+        *,
+        recent: Sequence[int] | None = None,
+        checked: bool = False,
+    ) -> AtomWrite:
+        """Insert an atom with its vector, links and event (`checked`: the caller found no duplicate)."""
+        existing = None if checked else await tx.atoms.find_by_norm(norm)
+        if existing is not None:
+            return _existing(existing)
+        if actor == "agent" and atom.status == "live" and (atom.pinned or atom.importance == "critical"):
+            self._budget.check_protected(*await tx.atoms.protected_usage(), adding_chars=_protected_chars(atom))
+        seq = None
+        if checked and vector is not None and self._recall is not None and atom.status == "live":
+            num, seq = await tx.recall.insert_with_vector(atom, norm, *vector[:3])
+        else:
+            num = await tx.atoms.insert(atom, norm)
+        if self._recall is not None and atom.status == "live":
+            await self._recall.index_written(tx, num, vector, atom.session_id, recent, seq)
+        kind = "atom_quarantined" if atom.status == "quarantined" else "atom_added"
+        detail = {
+            "type": atom.type,
+            "source_class": atom.source_class,
+            "reason": atom.quarantine_reason,
+            "findings": atom.findings,
+            "preview": preview(atom.text, 80),
+        }
+        # Absent means none: a live write has no quarantine reason or findings (~35 bytes a turn).
+        await tx.events.record(
+            actor,
+            kind,
+            f"atom:{atom.id}",
+            {k: v for k, v in detail.items() if v is not None},
+            atom_text=atom.text,  # just inserted: no read-back
+        )
+        status = atom.status if atom.status == "quarantined" else "added"
+        return AtomWrite(status, atom, _write_message(atom), embedded=vector is not None)
+
+    async def prepare(self, texts: Sequence[str]) -> None:
+        """Before a transaction that will add atoms of these texts with add_in (RecallService.prepare)."""
+        if self._recall is not None:
+            await self._recall.prepare(texts)
+
+    @property
+    def budget(self) -> StoreBudget:
+        """The size cap these writes are checked against."""
+        return self._budget
 
     def note_write_without_atoms(self) -> None:
         """After a write of this process that changed no atom or vector (a turn's session write)."""
         if self._recall is not None:
+            self._recall.note_indexed_write()
+
+    def note_turn_written(self, writes: Sequence[AtomWrite]) -> None:
+        """After one committed transaction that held a turn and these atom writes (see note_indexed_write):
+        the index is still current unless a live atom went to the embed queue instead."""
+        if self._recall is not None and all(w.embedded for w in writes if w.status == "added"):
             self._recall.note_indexed_write()
 
     async def supersede(self, newer: Atom, statement: str, *, actor: Actor = "agent") -> Atom | None:
@@ -455,30 +551,38 @@ class AtomsService:
         actor: Actor = "system",
     ) -> PendingReview | None:
         """Queue a speculative inference about the user (re-inferring refreshes it); None if scan-rejected."""
-        field_path = check_field("field_path", field_path)
-        value = check_field("value", value)
-        evidence = check_field("evidence", evidence, required=False)
+        field_path, value, evidence = _check_proposal(field_path, value, evidence)
         if scan(f"{field_path}\n{value}\n{evidence}"):
             return None
+        async with self._store.write() as tx:
+            return await self._queue(tx, field_path, value, evidence, confidence, actor)
+
+    async def propose_in(
+        self, tx: Tx, field_path: str, value: str, *, evidence: str, confidence: float, actor: Actor = "system"
+    ) -> PendingReview | None:
+        """`propose` inside the caller's write transaction."""
+        field_path, value, evidence = _check_proposal(field_path, value, evidence)
+        if scan(f"{field_path}\n{value}\n{evidence}"):
+            return None
+        return await self._queue(tx, field_path, value, evidence, confidence, actor)
+
+    async def _queue(
+        self, tx: Tx, field_path: str, value: str, evidence: str, confidence: float, actor: Actor
+    ) -> PendingReview | None:
         ts = now()
         expires = ts + self._settings.pending_max_age_days * DAY
-        async with self._store.write() as tx:
-            existing = await tx.pending.find(field_path, value)
-            if existing is not None:
-                await tx.pending.refresh(
-                    existing.id, evidence=evidence, confidence=confidence, ts=ts, expires_at=expires
-                )
-                await tx.events.record(actor, "pending_refreshed", f"pending:{existing.id}", {"field_path": field_path})
-                return await tx.pending.get(existing.id)
-            queue = await tx.pending.list(now=ts, include_expired=True)
-            for old in queue[: max(0, len(queue) - MAX_PENDING + 1)]:
-                await tx.pending.delete(old.id)
-                await tx.events.record(
-                    "system", "pending_evicted", f"pending:{old.id}", {"field_path": old.field_path}, owner=old.owner
-                )
-            item = PendingReview(new_id(), field_path, value, evidence, confidence, ts, ts, expires, acting_owner())
-            await tx.pending.insert(item)
+        existing = await tx.pending.find(field_path, value)
+        if existing is not None:
+            await tx.pending.refresh(existing.id, evidence=evidence, confidence=confidence, ts=ts, expires_at=expires)
+            await tx.events.record(actor, "pending_refreshed", f"pending:{existing.id}", {"field_path": field_path})
+            return await tx.pending.get(existing.id)
+        queue = await tx.pending.list(now=ts, include_expired=True)
+        for old in queue[: max(0, len(queue) - MAX_PENDING + 1)]:
+            await tx.pending.delete(old.id)
             await tx.events.record(
-                actor, "pending_added", f"pending:{item.id}", {"field_path": field_path, "value": value}
+                "system", "pending_evicted", f"pending:{old.id}", {"field_path": old.field_path}, owner=old.owner
             )
+        item = PendingReview(new_id(), field_path, value, evidence, confidence, ts, ts, expires, acting_owner())
+        await tx.pending.insert(item)
+        await tx.events.record(actor, "pending_added", f"pending:{item.id}", {"field_path": field_path, "value": value})
         return item

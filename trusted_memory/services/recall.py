@@ -73,6 +73,7 @@ SEMANTIC_LINK_EVIDENCE = 0.5
 LINK_SHORTLIST = 256
 LINK_SHORTLIST_SHARE = 200
 FULL_CHECK_EVERY_S = 30.0
+SESSION_LINKS = 5  # a new memory's temporal and same-task links: its session's latest live atoms
 MAX_QUERY_TERMS = 12
 # Document frequencies are counted up to this many atoms: a term in more says little (idf ~ ln(N/n)).
 DOC_COUNT_CAP = 2000
@@ -131,6 +132,9 @@ class RecallService:
         self._text_vectors: dict[str, npt.NDArray[np.float32]] = {}  # facts entries are re-compared often
         self._own_vectors: dict[str, npt.NDArray[np.float32]] = {}  # a text's vector alone (see CONTEXT_WEIGHT)
         self._drain_task: asyncio.Task[Any] | None = None
+        # Per open write transaction, the (num, seq) rows index_written put in the index before the
+        # COMMIT: if the transaction rolls back they must leave it again (discard_staged).
+        self._staged: dict[Tx, list[tuple[int, int]]] = {}
         self._worker: ThreadPoolExecutor | None = None  # the matrix product of large indexes
         self.health = EmbedderHealth()
         self.weights = RankWeights(
@@ -230,20 +234,26 @@ class RecallService:
             if progress is not None:
                 progress(len(rows))
 
-    async def _embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32] | None:
-        """Vectors for texts, or None while the embedder is failing (callers degrade)."""
+    async def _embed(self, texts: Sequence[str], tx: Tx | None = None) -> npt.NDArray[np.float32] | None:
+        """Vectors for texts, or None while the embedder is failing (callers degrade).
+
+        Inside a write transaction (`tx`), the content-hash cache is read and written through it: a
+        write of its own would wait for the transaction that waits for it.
+        """
         if not self.health.available():
             return None
         embedder = self.embedder()
         try:
             if embedder.space.provider == "hash":
                 return await embedder.embed_batch(list(texts))  # computing beats a cache look-up
-            return await self._embed_cached(embedder, texts)
+            return await self._embed_cached(embedder, texts, tx)
         except EmbedderError as exc:
             self.health.failed(exc)
             return None
 
-    async def _embed_cached(self, embedder: Embedder, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    async def _embed_cached(
+        self, embedder: Embedder, texts: Sequence[str], tx: Tx | None = None
+    ) -> npt.NDArray[np.float32]:
         """Remote embeddings through the store's content-hash cache: each text is sent once."""
         import numpy as np  # lazy: start-up path
 
@@ -251,23 +261,31 @@ class RecallService:
 
         space = embedder.space.fingerprint()
         hashes = [hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts]
-        async with self._store.read() as rx:
-            cached = await rx.recall.cached_vectors(space, sorted(set(hashes)))
+        if tx is not None:
+            cached = await tx.recall.cached_vectors(space, sorted(set(hashes)))
+        else:
+            async with self._store.read() as rx:
+                cached = await rx.recall.cached_vectors(space, sorted(set(hashes)))
         missing = sorted({h: t for h, t in zip(hashes, texts, strict=True) if h not in cached}.items())
         if missing:
             fresh = await embedder.embed_batch([t for _, t in missing])
             rows = [(h, *quantize(vec)) for (h, _), vec in zip(missing, fresh, strict=True)]
-            async with self._store.write() as tx:
+            if tx is not None:
                 await tx.recall.cache_vectors(space, rows)
+            else:
+                async with self._store.write() as wx:
+                    await wx.recall.cache_vectors(space, rows)
             cached.update({h: (scale, blob) for h, scale, blob in rows})
         return np.stack([dequantize(*cached[h]) for h in hashes])
 
-    async def _in_context(self, items: Sequence[tuple[str, str | None]]) -> list[npt.NDArray[np.float32]] | None:
+    async def _in_context(
+        self, items: Sequence[tuple[str, str | None]], tx: Tx | None = None
+    ) -> list[npt.NDArray[np.float32]] | None:
         """Vectors of (text, context) pairs: the text's own, with CONTEXT_WEIGHT of its context's mixed in."""
         wanted = list(dict.fromkeys(t for pair in items for t in pair if t is not None))
         missing = [t for t in wanted if t not in self._own_vectors]
         if missing:
-            vectors = await self._embed(missing)
+            vectors = await self._embed(missing, tx)
             if vectors is None:
                 return None
             if len(self._own_vectors) + len(missing) > OWN_VECTOR_CACHE:
@@ -276,7 +294,7 @@ class RecallService:
         # Read every vector before the cache can be cleared by a later batch.
         own = {t: self._own_vectors[t] for t in wanted if t in self._own_vectors}
         if len(own) < len(wanted):  # more distinct texts in one batch than the cache holds
-            vectors = await self._embed([t for t in wanted if t not in own])
+            vectors = await self._embed([t for t in wanted if t not in own], tx)
             if vectors is None:
                 return None
             own.update(zip([t for t in wanted if t not in own], vectors, strict=True))
@@ -308,24 +326,53 @@ class RecallService:
         scale, blob = quantize(vectors[0])
         return self.embedder().space.fingerprint(), scale, blob, vectors[0]
 
+    async def vector_in(
+        self, tx: Tx, text: str, context: str | None
+    ) -> tuple[str, float, bytes, npt.NDArray[np.float32]] | None:
+        """`vector_for` inside the caller's write transaction, given the session's context as that
+        transaction reads it (RecallRepo.before_write: an earlier memory of the same transaction
+        included); the embedding cache, if any, is read and written through the transaction."""
+        vectors = await self._in_context([(text, context)], tx)
+        if vectors is None:
+            return None
+        from ..embed.index import quantize  # lazy: numpy
+
+        scale, blob = quantize(vectors[0])
+        return self.embedder().space.fingerprint(), scale, blob, vectors[0]
+
+    async def prepare(self, texts: Sequence[str]) -> None:
+        """Before a write transaction that will embed `texts` (vector_in): a remote embedder is asked
+        now, outside the write lock. The built-in embedder computes faster than a look-up: nothing to do."""
+        if texts and self.embedder().space.provider != "hash":
+            await self._in_context([(text, None) for text in texts])
+
     async def index_written(
         self,
         tx: Tx,
         num: int,
         vector: tuple[str, float, bytes, npt.NDArray[np.float32]] | None,
         session_id: str | None,
+        recent: Sequence[int] | None = None,
+        stored_seq: int | None = None,
     ) -> None:
-        """Inside the atom's write transaction: store its vector and its associations."""
+        """Inside the atom's write transaction: store its vector and its associations.
+
+        `recent`: the session's SESSION_LINKS latest live atoms before this one, newest first, when the
+        caller has read them already (RecallRepo.before_write); `stored_seq`: the vector's seq when the
+        caller stored it with the atom (RecallRepo.insert_with_vector).
+        """
         links: list[tuple[int, int, str, float]] = []
         if session_id:
-            recent = await tx.recall.recent_in_session(session_id, num, limit=5)  # newest first
+            if recent is None:
+                recent = await tx.recall.recent_in_session(session_id, num, limit=SESSION_LINKS)  # newest first
             for previous in recent[:1]:
                 links.append((num, previous, "temporal", 1.0))
             for same_task in recent:
                 links.append((num, same_task, "task", 0.5))
         if vector is not None:
             space, scale, blob, vec = vector
-            seq = await tx.recall.put_vectors([(num, space, scale, blob)])
+            seq = stored_seq if stored_seq is not None else await tx.recall.put_vectors([(num, space, scale, blob)])
+            self._staged.setdefault(tx, []).append((num, seq))
             # Link against everything stored so far, not only what the last search loaded; this
             # transaction's own vector is loaded too (the counter has not moved yet).
             await self._refresh(tx, own=(num, blob, seq))
@@ -394,6 +441,23 @@ class RecallService:
                 self._drain_task = self._background.spawn(self.drain_queue)
             else:
                 self._queue_empty = True
+
+    def commit_staged(self, tx: Tx) -> None:
+        """The write transaction `tx` committed: the vectors it put in the index are the store's now."""
+        self._staged.pop(tx, None)
+
+    def discard_staged(self, tx: Tx) -> None:
+        """The write transaction `tx` rolled back: take its vectors out of the index again.
+
+        Their nums and seqs may be given to the next write, so the index must not keep them: the rows
+        leave it, and the next refresh reads again from below the first seq they took.
+        """
+        staged = self._staged.pop(tx, None)
+        if not staged or self._index is None:
+            return
+        self._index.remove([num for num, _ in staged])
+        self._index.seq = min(self._index.seq, min(seq for _, seq in staged) - 1)
+        self._counter = -1  # whatever the counter says, the next search or write reloads from there
 
     def note_own_write(self) -> None:
         """After a write of this process that stored no vector but those the index already loaded.

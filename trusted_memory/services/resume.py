@@ -15,7 +15,7 @@ from ..grounding import SUMMARY_FRAMING, check_grounded
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..model import Session
 from ..queries import AtomFilter
-from ..store.base import Store, now
+from ..store.base import Reader, Store, now
 from ..timefmt import age
 from ..trust import is_trusted
 from ..usermodel import UserModel
@@ -68,16 +68,22 @@ class ResumeService:
         """How long a gap counts as a break."""
         return self._settings.features.break_hours * 3600
 
-    async def detect(self, session_id: str, session: Session | None, ts: float) -> tuple[str, float] | None:
+    async def detect(
+        self, session_id: str, session: Session | None, ts: float, rx: Reader | None = None
+    ) -> tuple[str, float] | None:
         """(session to recap, gap) when this turn comes after a break; None otherwise.
 
-        A known session resumes itself; a new one resumes the most recently active other session.
+        A known session resumes itself; a new one resumes the most recently active other session
+        (read through `rx` when given: the caller's transaction).
         """
         if session is not None and session.turns > 0:
             gap = ts - session.last_at
             return (session.id, gap) if gap >= self.break_s else None
-        async with self._store.read() as rx:
+        if rx is not None:
             latest = await rx.sessions.latest_other(session_id)
+        else:
+            async with self._store.read() as snapshot:
+                latest = await snapshot.sessions.latest_other(session_id)
         if latest is None:
             return None
         gap = ts - latest.last_at

@@ -28,7 +28,7 @@ from ..projects import project_name
 from ..scan import redact_credentials, scan
 from ..store.base import Store, now
 from .anticipation import AnticipationService
-from .atoms import NOTE_TEXT_MAX, AtomDraft, AtomsService, AtomWrite
+from .atoms import NOTE_TEXT_MAX, AtomDraft, AtomsService, AtomWrite, footprint
 from .background import Background
 from .context import ContextBlock, ContextService
 from .episodes import EndResult, EpisodesService, sentences
@@ -172,6 +172,52 @@ async def read_turn(user_message: str, reply: str, clock: str) -> TurnText:
     return await anyio.to_thread.run_sync(_read_turn, user_message, reply, clock)
 
 
+def _extracted_draft(
+    item: Extracted, session: Session, said_at: float | None, dates: tuple[tuple[str, str], ...]
+) -> AtomDraft:
+    scoped = session.project is not None and item.type in ("convention", "file", "error", "decision")
+    return AtomDraft(
+        content=item.text,
+        source="user_said",
+        atom_type=item.type,
+        confidence=item.confidence,
+        tags=item.tags,
+        session_id=session.id,
+        turn=session.turns,
+        project=session.project,
+        scope="project" if scoped else "user",
+        said_at=said_at,
+        dates=dates,
+    )
+
+
+def _turn_text(own_words: str) -> str:
+    """The user's turn as it is kept: their own words, credentials redacted, at most NOTE_TEXT_MAX."""
+    return redact_credentials(own_words).strip()[:NOTE_TEXT_MAX].strip()
+
+
+def _turn_draft(
+    text: str, previous_reply: str | None, session: Session, said_at: float, dates: tuple[tuple[str, str], ...]
+) -> AtomDraft | None:
+    """The user's turn in their own words, unless it carries nothing to remember."""
+    cue = cue_for(text, strip_untrusted(previous_reply) if previous_reply else None)
+    if not text or is_trivial(text, cue):
+        return None
+    return AtomDraft(
+        content=text,
+        source="user_said",
+        confidence=TURN_CONFIDENCE,
+        session_id=session.id,
+        turn=session.turns,
+        project=session.project,
+        scope="user",
+        said_at=said_at,
+        turn_memory=True,
+        cue=cue,
+        dates=dates,
+    )
+
+
 def _clock(ts: float) -> str:
     return time.strftime("%H:%M", time.localtime(ts))
 
@@ -247,22 +293,31 @@ class SessionService:
         # A file read outside the project folder is judged against the folder as given, not its name.
         reason = indirect_reason(tool_events, given) or (RELAYED_REASON if relayed else None)
         conf = self._settings.sessions
-        resumed = None
-        if self._settings.features.return_after_break:
-            async with self._store.read() as rx:
-                before = await rx.sessions.get(session_id)
-            resumed = await self._resume.detect(session_id, before, ts)
-        async with self._store.write() as tx:
-            session = await tx.sessions.touch(session_id, project, ts, turn=True)
-            self._observed_at[session_id] = time.monotonic()
+        strict = False if trusted_path else None
+        said = datetime.fromtimestamp(ts)
+        dates = time_refs(own_words, said)
+        turn_text = _turn_text(own_words)
+        texts = [e.text.strip() for e in read.extracted] + ([turn_text] if turn_text else [])
+        # The whole turn is one write transaction: the session's rows, its events and every atom
+        # (what the extractor found, then the turn itself), so a failure leaves none of it. What can
+        # wait on anything but the store runs before it: a remote embedder, the size cap.
+        await self._atoms.prepare(texts)
+        await self._atoms.budget.make_room(footprint(texts))
+        writes: list[AtomWrite] = []
+        turn_write: AtomWrite | None = None
+        async with self._atoms.writing() as tx:
+            # The buffer lines are queued first, so they go out with the session's statements.
+            await tx.sessions.push_lines(session_id, lines, conf.buffer_lines)
+            before, session, previous_reply = await tx.sessions.open_turn(session_id, project, ts)
+            resumed = None
+            if self._settings.features.return_after_break:
+                resumed = await self._resume.detect(session_id, before, ts, tx)
             marked = resumed is not None  # the row changed after touch read it back
             if resumed is not None:
                 await tx.sessions.mark_resumed(session_id, turn=session.turns, gap_s=resumed[1], source=resumed[0])
-            await tx.sessions.push_lines(session_id, lines, conf.buffer_lines)
             added = await tx.sessions.add_notes(
                 session_id, notes[:MAX_NOTES_PER_TURN], ts, max_notes=conf.max_notes, max_chars=conf.max_note_chars
             )
-            previous_reply = await tx.sessions.last_text(session_id, "assistant")
             # The extractor's context: the turns before this one (as kept: redacted, clipped).
             earlier = await tx.sessions.recent_turns(session_id, RECENT_TURNS) if self._runs_llm() else []
             await tx.sessions.add_turns(session_id, read.transcript, ts)
@@ -277,17 +332,18 @@ class SessionService:
             await tx.events.record(actor, "turn_observed", f"session:{session_id}", {"turn": session.turns})
             if marked:
                 session = await tx.sessions.get(session_id) or session
-        self._atoms.note_write_without_atoms()
-        said = datetime.fromtimestamp(ts)
-        dates = time_refs(own_words, said)
-        writes = [
-            await self._store_extracted(e, session, actor, trusted_path, ts, time_refs(e.text, said))
-            for e in read.extracted
-        ]
-        # The turn itself, after its typed atoms: a turn that only restates one is found as that atom.
-        turn_write = await self._store_turn(own_words, previous_reply, session, actor, trusted_path, ts, dates)
+            for e in read.extracted:
+                draft = _extracted_draft(e, session, ts, time_refs(e.text, said))
+                writes.append(await self._atoms.add_in(tx, *self._atoms.build(draft, strict=strict), actor=actor))
+            # The turn itself, after its typed atoms: a turn that only restates one is found as that atom.
+            turn_draft = _turn_draft(turn_text, previous_reply, session, ts, dates)
+            if turn_draft is not None:
+                turn_write = await self._atoms.add_in(tx, *self._atoms.build(turn_draft, strict=strict), actor=actor)
+                writes.append(turn_write)
+        self._observed_at[session_id] = time.monotonic()
+        self._atoms.note_turn_written(writes)
+        await self._atoms.budget.settle()
         if turn_write is not None:
-            writes.append(turn_write)
             corrected = correction_of(own_words)
             if corrected is not None and turn_write.status == "added":
                 try:
@@ -326,56 +382,8 @@ class SessionService:
         said_at: float | None = None,
         dates: tuple[tuple[str, str], ...] = (),
     ) -> AtomWrite:
-        scoped = session.project is not None and item.type in ("convention", "file", "error", "decision")
         return await self._atoms.add(
-            AtomDraft(
-                content=item.text,
-                source="user_said",
-                atom_type=item.type,
-                confidence=item.confidence,
-                tags=item.tags,
-                session_id=session.id,
-                turn=session.turns,
-                project=session.project,
-                scope="project" if scoped else "user",
-                said_at=said_at,
-                dates=dates,
-            ),
-            actor=actor,
-            strict=False if trusted_path else None,
-        )
-
-    async def _store_turn(
-        self,
-        own_words: str,
-        previous_reply: str | None,
-        session: Session,
-        actor: Actor,
-        trusted_path: bool,
-        said_at: float,
-        dates: tuple[tuple[str, str], ...],
-    ) -> AtomWrite | None:
-        """Keep the user's turn in their own words (redacted), unless it carries nothing to remember."""
-        text = redact_credentials(own_words).strip()[:NOTE_TEXT_MAX].strip()
-        cue = cue_for(text, strip_untrusted(previous_reply) if previous_reply else None)
-        if not text or is_trivial(text, cue):
-            return None
-        return await self._atoms.add(
-            AtomDraft(
-                content=text,
-                source="user_said",
-                confidence=TURN_CONFIDENCE,
-                session_id=session.id,
-                turn=session.turns,
-                project=session.project,
-                scope="user",
-                said_at=said_at,
-                turn_memory=True,
-                cue=cue,
-                dates=dates,
-            ),
-            actor=actor,
-            strict=False if trusted_path else None,
+            _extracted_draft(item, session, said_at, dates), actor=actor, strict=False if trusted_path else None
         )
 
     async def _llm_extract(

@@ -18,7 +18,7 @@ from ..grounding import check_grounded
 from ..llm.base import LLMStats, MemoryLLM, NullLLM, run_job, runs_background_jobs
 from ..model import Session
 from ..queries import AtomFilter
-from ..store.base import Store, now
+from ..store.base import Store, Tx, now
 from ..trust import is_trusted
 from ..usermodel import MAX_EVIDENCE_CHARS, Inference, UserModel, load_model, normalize, route
 from .atoms import AtomsService
@@ -127,44 +127,34 @@ class UserStateService:
             if held is None or (_RANK[item.kind], -item.confidence) < (_RANK[held.kind], -held.confidence):
                 best[item.path] = item
         relayed = session.relayed if session else False
-        applied: list[str] = []
-        queued: list[str] = []
+        decided: list[tuple[str, Inference, str]] = []
         for item in best.values():
             value = normalize(item.path, item.value)
             if value is None or (item.path, value) in rejected:
                 continue  # a rejected inference is not proposed again
             evidence = item.evidence[:MAX_EVIDENCE_CHARS]
-            decision = route(
-                Inference(item.path, value, evidence, item.confidence, item.kind),
-                model.fields.get(item.path),
-                relayed=relayed,
-            )
-            if decision == "apply" and await self._apply(item.path, value, evidence):
-                applied.append(item.path)
-            elif (
-                decision == "review"
-                and await self._atoms.propose(
-                    item.path,
-                    value,
-                    evidence=evidence,
-                    confidence=item.confidence,
-                )
-                is not None
-            ):
-                queued.append(item.path)
-        return InferenceReport(tuple(applied), tuple(queued), len(best))
-
-    async def _apply(self, path: str, value: str, evidence: str) -> bool:
+            inference = Inference(item.path, value, evidence, item.confidence, item.kind)
+            decision = route(inference, model.fields.get(item.path), relayed=relayed)
+            if decision in ("apply", "review"):
+                decided.append((decision, inference, value))
+        applied: list[str] = []
+        queued: list[str] = []
+        if not decided:
+            return InferenceReport((), (), len(best))
+        # One write transaction for the whole pass (it refreshes on every few turns of every session).
         async with self._store.write() as tx:
-            changed = await tx.pending.set_observed(path, value, source_class="user_said", evidence=evidence, ts=now())
-            if changed:
-                await tx.events.record(
-                    "system",
-                    "user_model_updated",
-                    f"user_model:{path}",
-                    {"field_path": path, "value": value, "evidence": evidence},
-                )
-        return changed
+            for verdict, item, value in decided:
+                if verdict == "apply" and await _apply(tx, item.path, value, item.evidence):
+                    applied.append(item.path)
+                elif (
+                    verdict == "review"
+                    and await self._atoms.propose_in(
+                        tx, item.path, value, evidence=item.evidence, confidence=item.confidence
+                    )
+                    is not None
+                ):
+                    queued.append(item.path)
+        return InferenceReport(tuple(applied), tuple(queued), len(best))
 
     async def _llm_inferences(self, model: UserModel, memories: list[str], messages: list[str]) -> list[Inference]:
         if not runs_background_jobs(self._llm):
@@ -210,6 +200,18 @@ class UserStateService:
         if dropped:
             await self._stats.record("user_state", "ungrounded", dropped, error=last)
         return inferences
+
+
+async def _apply(tx: Tx, path: str, value: str, evidence: str) -> bool:
+    changed = await tx.pending.set_observed(path, value, source_class="user_said", evidence=evidence, ts=now())
+    if changed:
+        await tx.events.record(
+            "system",
+            "user_model_updated",
+            f"user_model:{path}",
+            {"field_path": path, "value": value, "evidence": evidence},
+        )
+    return changed
 
 
 def _plain(text: str) -> str:

@@ -47,6 +47,7 @@ COLUMNS = (
 
 
 _INSERT = f"INSERT INTO atoms({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+INSERT_RETURNING_NUM = f"{_INSERT} RETURNING num"  # a new atom (atom_to_row's parameters), read back by its num
 
 
 def _json_strings(value: str) -> tuple[str, ...]:
@@ -83,6 +84,19 @@ def atom_from_row(row: aiosqlite.Row) -> Atom:
         cue=row["cue"],
         dates=tuple((str(p), str(d)) for p, d in json.loads(row["dates"])) if row["dates"] else (),
         owner=row["owner"],
+    )
+
+
+def norm_lookup(norm: str, owner: str | None = None) -> tuple[str, tuple[object, ...]]:
+    """The statement of AtomsRepo.find_by_norm, and its parameters."""
+    digest = dedup_digest(norm)
+    if owner is None and restricting_viewer() is not None:
+        owner = acting_owner()
+    mine = " AND owner = ?" if owner is not None else ""
+    return (
+        # Atoms stored before the digest was kept as bytes hold it as hex text; both are looked up.
+        f"SELECT * FROM atoms WHERE norm IN (?, ?){mine} ORDER BY status = 'quarantined' DESC, created_at LIMIT 1",
+        (digest, digest.hex(), owner) if owner is not None else (digest, digest.hex()),
     )
 
 
@@ -198,7 +212,7 @@ class AtomsRepo:
 
     async def insert(self, atom: Atom, norm: str) -> int:
         """Store a new atom; returns its num."""
-        async with self._conn.execute(f"{_INSERT} RETURNING num", atom_to_row(atom, norm)) as cur:
+        async with self._conn.execute(INSERT_RETURNING_NUM, atom_to_row(atom, norm)) as cur:
             row = await cur.fetchone()
         return int(row[0])
 
@@ -258,15 +272,7 @@ class AtomsRepo:
         words is theirs, and answering "already remembered" would tell the writer it exists. An import
         names the owner of the record it brings.
         """
-        digest = dedup_digest(norm)
-        if owner is None and restricting_viewer() is not None:
-            owner = acting_owner()
-        mine = " AND owner = ?" if owner is not None else ""
-        async with self._conn.execute(
-            # Atoms stored before the digest was kept as bytes hold it as hex text; both are looked up.
-            f"SELECT * FROM atoms WHERE norm IN (?, ?){mine} ORDER BY status = 'quarantined' DESC, created_at LIMIT 1",
-            (digest, digest.hex(), owner) if owner is not None else (digest, digest.hex()),
-        ) as cur:
+        async with self._conn.execute(*norm_lookup(norm, owner)) as cur:
             row = await cur.fetchone()
         return atom_from_row(row) if row else None
 

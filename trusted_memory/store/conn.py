@@ -52,6 +52,14 @@ class Connection(Protocol):
         """`send` for each parameter set."""
         ...
 
+    async def fetch_each(self, statements: Sequence[tuple[str, Params]]) -> list[list[Any]]:
+        """Run statements in order and return each one's rows (none for a statement without).
+
+        PostgreSQL's writer sends them in one round trip (and what `send` queued with them): for
+        reads a unit needs together, whose statements do not depend on each other's results.
+        """
+        ...
+
 
 # Keys per `IN (...)` look-up: well under SQLite's limit of bound parameters per statement.
 IN_CHUNK = 500
@@ -134,6 +142,15 @@ class SyncReader:
     async def send_many(self, sql: str, parameters: Iterable[Params]) -> None:
         """Run one statement for each parameter set, at once."""
         await self.executemany(sql, parameters)
+
+    async def fetch_each(self, statements: Sequence[tuple[str, Params]]) -> list[list[Any]]:
+        """Run statements in order, at once; each one's rows."""
+        out: list[list[Any]] = []
+        for sql, parameters in statements:
+            cursor = self._conn.execute(sql, tuple(parameters))
+            out.append(cursor.fetchall())
+            cursor.close()
+        return out
 
     def close(self) -> None:
         """Close the connection."""

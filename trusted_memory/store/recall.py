@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from ..errors import InvalidInput
 from ..model import Atom
 from ..queries import AtomFilter
-from .atoms import atom_from_row, filter_sql
+from .atoms import INSERT_RETURNING_NUM, atom_from_row, atom_to_row, filter_sql, norm_lookup
 from .conn import Connection
 from .postgres import search as pg_search
 from .vector_codec import decode_many, encode
@@ -225,6 +225,34 @@ class RecallRepo:
         )
         return int(cur.rowcount)
 
+    async def insert_with_vector(self, atom: Atom, norm: str, space: str, scale: float, blob: bytes) -> tuple[int, int]:
+        """Store a new live atom (AtomsRepo.insert) and its vector (put_vectors) in one round trip;
+        returns its num and the vector's seq."""
+        inserted, stored = await self._conn.fetch_each(
+            [
+                (INSERT_RETURNING_NUM, atom_to_row(atom, norm)),
+                (
+                    "INSERT OR REPLACE INTO vectors(atom_num, space, seq, scale, vec) "
+                    "VALUES ((SELECT num FROM atoms WHERE id = ?), ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM vectors), "
+                    "?, ?) RETURNING atom_num, seq",
+                    (atom.id, space, scale, encode(blob)),
+                ),
+            ]
+        )
+        num, seq = int(inserted[0][0]), int(stored[0][1])
+        await self._after_vectors([(num, space)])
+        return num, seq
+
+    async def _after_vectors(self, rows: Sequence[tuple[int, str]]) -> None:
+        """What storing vectors implies: their atoms leave the embed queue, the first one names the space."""
+        await self._conn.send_many("DELETE FROM embed_queue WHERE atom_num = ?", [(r[0],) for r in rows])
+        if rows:
+            # The first vector ever stored names the store's space (later changes go through switch_space).
+            await self._conn.send(
+                "UPDATE meta SET value = ? WHERE key = 'embedding_space' AND value = ''",
+                (rows[0][1],),
+            )
+
     async def put_vectors(self, rows: Sequence[tuple[int, str, float, bytes]]) -> int:
         """Store (num, space, scale, blob) vectors and take those atoms off the embed queue.
 
@@ -248,13 +276,7 @@ class RecallRepo:
                 "INSERT OR REPLACE INTO vectors(atom_num, space, seq, scale, vec) VALUES (?, ?, ?, ?, ?)",
                 [(num, space, seq + i + 1, scale, encode(blob)) for i, (num, space, scale, blob) in enumerate(rows)],
             )
-        await self._conn.send_many("DELETE FROM embed_queue WHERE atom_num = ?", [(r[0],) for r in rows])
-        if rows:
-            # The first vector ever stored names the store's space (later changes go through switch_space).
-            await self._conn.send(
-                "UPDATE meta SET value = ? WHERE key = 'embedding_space' AND value = ''",
-                (rows[0][1],),
-            )
+        await self._after_vectors([(r[0], r[1]) for r in rows])
         return seq + len(rows)
 
     async def vectors_since(self, space: str, seq: int, limit: int = 50_000) -> list[tuple[int, int, float, bytes]]:
@@ -296,6 +318,26 @@ class RecallRepo:
         ) as cur:
             row = await cur.fetchone()
         return None if row is None else str(row[0])
+
+    async def before_write(
+        self, norm: str, session_id: str | None, recent: int
+    ) -> tuple[Atom | None, str | None, list[int]]:
+        """What an atom write reads before its insert, in one round trip: the atom it would repeat
+        (AtomsRepo.find_by_norm), and its session's `recent` latest live atoms, newest first (their nums
+        for links, the newest one's embedding input as its context: session_context)."""
+        statements: list[tuple[str, Iterable[object]]] = [norm_lookup(norm)]
+        if session_id:
+            statements.append(
+                (
+                    f"SELECT num, {_EMBEDDING_INPUT.format(t='atoms')} FROM atoms INDEXED BY atoms_session "
+                    "WHERE session_id = ? AND status = 'live' ORDER BY num DESC LIMIT ?",
+                    (session_id, recent),
+                )
+            )
+        found, *tail = await self._conn.fetch_each(statements)
+        rows = tail[0] if tail else []
+        existing = atom_from_row(found[0]) if found else None
+        return existing, (str(rows[0][1]) if rows else None), [int(r[0]) for r in rows]
 
     async def queue_size(self) -> int:
         """How many atoms wait for a vector."""

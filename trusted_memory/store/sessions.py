@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import aiosqlite
 
@@ -67,6 +68,26 @@ def _mine(owner: str) -> bool:
     return viewer is None or owner == viewer.name
 
 
+_TOUCH = (
+    "INSERT INTO sessions(id, project, started_at, last_at, owner, turns) VALUES (?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT(id) DO UPDATE SET last_at = excluded.last_at, "
+    "project = COALESCE(sessions.project, excluded.project), ended_at = NULL, "
+    "turns = sessions.turns + excluded.turns "
+    "WHERE sessions.owner = excluded.owner RETURNING *"
+)
+
+
+_LAST_TEXT = "SELECT text FROM session_turns WHERE session_id = ? AND role = ? ORDER BY id DESC LIMIT 1"
+
+
+def _touched(session_id: str, row: Any) -> Session:
+    if row is None:  # the id exists and is another person's: nothing was changed
+        raise InvalidInput(
+            f"session id {session_id[:80]!r} is another person's session; start a new session with an id of its own"
+        )
+    return session_from_row(row)
+
+
 class SessionsRepo:
     """Rows of sessions, their buffer, notes and turns, and episodes."""
 
@@ -86,20 +107,26 @@ class SessionsRepo:
         """Create the session on first sight; count a turn; remember the project once known."""
         owner = acting_owner()
         # One statement, read back by RETURNING: a round trip each on PostgreSQL, where it was three.
-        async with self._conn.execute(
-            "INSERT INTO sessions(id, project, started_at, last_at, owner, turns) VALUES (?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT(id) DO UPDATE SET last_at = excluded.last_at, "
-            "project = COALESCE(sessions.project, excluded.project), ended_at = NULL, "
-            "turns = sessions.turns + excluded.turns "
-            "WHERE sessions.owner = excluded.owner RETURNING *",
-            (session_id, project, ts, ts, owner, int(turn)),
-        ) as cur:
+        async with self._conn.execute(_TOUCH, (session_id, project, ts, ts, owner, int(turn))) as cur:
             row = await cur.fetchone()
-        if row is None:  # the id exists and is another person's: nothing was changed
-            raise InvalidInput(
-                f"session id {session_id[:80]!r} is another person's session; start a new session with an id of its own"
-            )
-        return session_from_row(row)
+        return _touched(session_id, row)
+
+    async def open_turn(
+        self, session_id: str, project: str | None, ts: float
+    ) -> tuple[Session | None, Session, str | None]:
+        """`touch` for a turn, in one round trip with what the turn reads: the session as it was (None
+        if new, or another person's), as touched, and its latest assistant words (`last_text`)."""
+        owner = acting_owner()
+        before, after, reply = await self._conn.fetch_each(
+            [
+                ("SELECT * FROM sessions WHERE id = ?", (session_id,)),
+                (_TOUCH, (session_id, project, ts, ts, owner, 1)),
+                (_LAST_TEXT, (session_id, "assistant")),
+            ]
+        )
+        session = _touched(session_id, after[0] if after else None)
+        previous = session_from_row(before[0]) if before and _mine(before[0]["owner"]) else None
+        return previous, session, (str(reply[0][0]) if reply else None)
 
     async def idle(self, before: float, limit: int) -> builtins.list[Session]:
         """Sessions never ended whose last activity was before `before`, oldest first."""
@@ -153,10 +180,7 @@ class SessionsRepo:
 
     async def last_text(self, session_id: str, role: str) -> str | None:
         """The session's latest kept message of one role (the question a short answer replies to)."""
-        async with self._conn.execute(
-            "SELECT text FROM session_turns WHERE session_id = ? AND role = ? ORDER BY id DESC LIMIT 1",
-            (session_id, role),
-        ) as cur:
+        async with self._conn.execute(_LAST_TEXT, (session_id, role)) as cur:
             row = await cur.fetchone()
         return None if row is None else str(row[0])
 

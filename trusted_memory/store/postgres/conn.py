@@ -276,6 +276,28 @@ class PgConnection:
         if table is not None:
             await self.raw.execute(_sync_identity(table))
 
+    async def fetch_each(self, statements: Sequence[tuple[str, Params]]) -> list[list[Any]]:
+        """Run statements in order and return each one's rows; on the writer in one round trip (pipeline
+        mode: they go out behind whatever `send` queued, and the unit waits once for all of them)."""
+        if not self._pipelined:
+            out: list[list[Any]] = []
+            for sql, parameters in statements:
+                async with self.execute(sql, parameters) as cur:
+                    out.append(await cur.fetchall())
+            return out
+        await self._open()
+        cursors = []
+        for sql, parameters in statements:
+            cursor = self.raw.cursor(row_factory=row_factory)
+            await self.enqueue(cursor, sql, tuple(parameters))
+            cursors.append(cursor)
+        await self.flush()
+        rows = []
+        for cursor in cursors:
+            rows.append(await Cursor(cursor).fetchall())
+            await cursor.close()
+        return rows
+
     async def enqueue(self, cursor: psycopg.AsyncCursor[Row], sql: str, parameters: tuple[Any, ...]) -> None:
         """Queue one statement in the open pipeline (psycopg sends it without waiting for its result)."""
         await cursor.execute(translate(sql), parameters or None)
