@@ -56,7 +56,9 @@ def child_pid(command: Path) -> int:
     return found[0]
 
 
-async def run_size(servers: dict[str, Path], size: int, n: int, work: Path) -> dict[str, dict[str, float]]:
+async def run_size(
+    servers: dict[str, Path], size: int, n: int, work: Path, seeded: Path | None
+) -> dict[str, dict[str, float]]:
     """The phases of one size, both servers interleaved; {server: {call: CPU ms per call, ...}}."""
     from mcp import Client, StdioServerParameters
 
@@ -64,8 +66,8 @@ async def run_size(servers: dict[str, Path], size: int, n: int, work: Path) -> d
     for name in servers:
         home = work / f"{name}-{size}"
         shutil.rmtree(home, ignore_errors=True)
-        if size:
-            shutil.copytree(seeded_store(size, False, LINK_WINDOW)[0], home)
+        if seeded is not None:
+            shutil.copytree(seeded, home)
         else:
             home.mkdir(mode=0o700, parents=True)
         homes[name] = home
@@ -184,7 +186,9 @@ def main() -> None:
     load_start = os.getloadavg()
     started = time.monotonic()
     try:
-        results = {size: asyncio.run(run_size(servers, size, args.n, work)) for size in sizes}
+        # Seeding runs its own event loop, so every store is seeded (or found cached) before ours.
+        seeded = {size: seeded_store(size, False, LINK_WINDOW)[0] if size else None for size in sizes}
+        results = {size: asyncio.run(run_size(servers, size, args.n, work, seeded[size])) for size in sizes}
     finally:
         shutil.rmtree(work, ignore_errors=True)
     load_end = os.getloadavg()
