@@ -600,19 +600,26 @@ M019_PEOPLE_AND_OWNERS = Migration(
     ),
 )
 
-# The owner of the record an event is about, while that record is stored (NULL otherwise).
-_SUBJECT_OWNER = (
-    "CASE WHEN substr(subject, 1, 5) = 'atom:' THEN "
-    "(SELECT owner FROM atoms WHERE atoms.id = substr(events.subject, 6)) "
-    "WHEN substr(subject, 1, 8) = 'session:' THEN "
-    "(SELECT owner FROM sessions WHERE sessions.id = substr(events.subject, 9)) "
-    "WHEN substr(subject, 1, 8) = 'episode:' THEN "
-    "(SELECT owner FROM episodes WHERE episodes.id = substr(events.subject, 9)) "
-    "WHEN substr(subject, 1, 5) = 'fact:' THEN "
-    "(SELECT owner FROM facts WHERE CAST(facts.id AS TEXT) = substr(events.subject, 6)) "
-    "WHEN substr(subject, 1, 8) = 'pending:' THEN COALESCE((SELECT owner FROM pending_reviews "
-    "WHERE pending_reviews.id = substr(events.subject, 9)), json_extract(detail, '$.owner')) END"
-)
+
+# The owner of the record an event is about, while that record is stored (NULL otherwise); a
+# rejected guess's owner is in its event's detail, which each backend reads in its own JSON words.
+def subject_owner_sql(detail_owner: str) -> str:
+    """The backfill's owner expression for an event row, `detail_owner` reading `detail`'s owner."""
+    return (
+        "CASE WHEN substr(subject, 1, 5) = 'atom:' THEN "
+        "(SELECT owner FROM atoms WHERE atoms.id = substr(events.subject, 6)) "
+        "WHEN substr(subject, 1, 8) = 'session:' THEN "
+        "(SELECT owner FROM sessions WHERE sessions.id = substr(events.subject, 9)) "
+        "WHEN substr(subject, 1, 8) = 'episode:' THEN "
+        "(SELECT owner FROM episodes WHERE episodes.id = substr(events.subject, 9)) "
+        "WHEN substr(subject, 1, 5) = 'fact:' THEN "
+        "(SELECT owner FROM facts WHERE CAST(facts.id AS TEXT) = substr(events.subject, 6)) "
+        "WHEN substr(subject, 1, 8) = 'pending:' THEN COALESCE((SELECT owner FROM pending_reviews "
+        f"WHERE pending_reviews.id = substr(events.subject, 9)), {detail_owner}) END"
+    )
+
+
+_SUBJECT_OWNER = subject_owner_sql("json_extract(detail, '$.owner')")
 
 M020_EVENT_OWNERS = Migration(
     20,

@@ -13,7 +13,7 @@ of a session whose context changed, and keep events append-only.
 
 from __future__ import annotations
 
-from ..migrations import Migration
+from ..migrations import Migration, subject_owner_sql
 
 # FTS5 weighs atoms' text, tags and cue 1.0, 0.4, 0.5 (recall.py); tsvector weights A, C, B, with
 # ts_rank's weight array {D, C, B, A} set to match (search.py).
@@ -271,18 +271,7 @@ P019_SCHEMA = Migration(
 )
 
 # SQLite's migration 20 (store/migrations.py says why), in PostgreSQL's words.
-_SUBJECT_OWNER = (
-    "CASE WHEN substr(subject, 1, 5) = 'atom:' THEN "
-    "(SELECT owner FROM atoms WHERE atoms.id = substr(events.subject, 6)) "
-    "WHEN substr(subject, 1, 8) = 'session:' THEN "
-    "(SELECT owner FROM sessions WHERE sessions.id = substr(events.subject, 9)) "
-    "WHEN substr(subject, 1, 8) = 'episode:' THEN "
-    "(SELECT owner FROM episodes WHERE episodes.id = substr(events.subject, 9)) "
-    "WHEN substr(subject, 1, 5) = 'fact:' THEN "
-    "(SELECT owner FROM facts WHERE CAST(facts.id AS TEXT) = substr(events.subject, 6)) "
-    "WHEN substr(subject, 1, 8) = 'pending:' THEN COALESCE((SELECT owner FROM pending_reviews "
-    "WHERE pending_reviews.id = substr(events.subject, 9)), detail::jsonb ->> 'owner') END"
-)
+_SUBJECT_OWNER = subject_owner_sql("detail::jsonb ->> 'owner'")
 
 P020_EVENT_OWNERS = Migration(
     20,
