@@ -400,11 +400,6 @@ class AtomsService:
         """The size cap these writes are checked against."""
         return self._budget
 
-    def note_write_without_atoms(self) -> None:
-        """After a write of this process that changed no atom or vector (a turn's session write)."""
-        if self._recall is not None:
-            self._recall.note_indexed_write()
-
     def note_turn_written(self, writes: Sequence[AtomWrite]) -> None:
         """After one committed transaction that held a turn and these atom writes (see note_indexed_write):
         the index is still current unless a live atom went to the embed queue instead."""
