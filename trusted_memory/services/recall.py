@@ -318,13 +318,7 @@ class RecallService:
         if session_id:
             async with self._store.read() as rx:
                 context = await rx.recall.session_context(session_id)
-        vectors = await self._in_context([(text, context)])
-        if vectors is None:
-            return None
-        from ..embed.index import quantize  # lazy: numpy
-
-        scale, blob = quantize(vectors[0])
-        return self.embedder().space.fingerprint(), scale, blob, vectors[0]
+        return await self._stored_vector(text, context)
 
     async def vector_in(
         self, tx: Tx, text: str, context: str | None
@@ -332,6 +326,12 @@ class RecallService:
         """`vector_for` inside the caller's write transaction, given the session's context as that
         transaction reads it (RecallRepo.before_write: an earlier memory of the same transaction
         included); the embedding cache, if any, is read and written through the transaction."""
+        return await self._stored_vector(text, context, tx)
+
+    async def _stored_vector(
+        self, text: str, context: str | None, tx: Tx | None = None
+    ) -> tuple[str, float, bytes, npt.NDArray[np.float32]] | None:
+        """A text's vector in its context, with the form it is stored in: (space, scale, blob, vector)."""
         vectors = await self._in_context([(text, context)], tx)
         if vectors is None:
             return None
