@@ -154,6 +154,12 @@ class Session:
     relayed: bool = False
     owner: str = "local"  # the person whose conversation it is (people.py)
 
+    @property
+    def key(self) -> str:
+        """The session as one string unique in the store (a session is its owner's id): the id, and for a
+        person the '#' and name that no session id can hold."""
+        return self.id if self.owner == "local" else f"{self.id}#{self.owner}"
+
 
 @dataclass(frozen=True, slots=True)
 class SessionNote:
@@ -164,6 +170,8 @@ class SessionNote:
     category: str
     text: str
     created_at: float
+    # Whose session it is in (migration 21: a session is its owner's id, not the store's).
+    owner: str = "local"
 
 
 # The source of a live episode: a summary written from the user's and the assistant's turns (by

@@ -107,9 +107,9 @@ class AnticipationService:
         self._background.spawn(lambda: self._predict(session, message), "predict")
         return True
 
-    def session_ended(self, session_id: str) -> None:
+    def session_ended(self, session: Session) -> None:
         """A prediction for a session that ended is for a turn that will not come: stop it."""
-        drop_jobs(self._llm, f"predict:{session_id}", "the session ended")
+        drop_jobs(self._llm, f"predict:{session.key}", "the session ended")
 
     async def settle(self, timeout_s: float = 10.0) -> None:
         """Wait for running predictions (tests)."""
@@ -119,13 +119,15 @@ class AnticipationService:
         from ..llm.anticipation_jobs import IntentsOut, intents_prompt  # lazy: pydantic models, LLM path only
         from ..llm.jobs import PROMPT_EXAMPLES
 
-        key = f"predict:{session.id}"  # the next turn's prediction supersedes this one while it waits
+        key = f"predict:{session.key}"  # the next turn's prediction supersedes this one while it waits
         # It settles before its prompt is read: a prediction the next turn supersedes costs no
         # store reads either.
         if not await settled(self._llm, "predict", key, self._settings.llm.settle_s, self._stats):
             return
         async with self._store.read() as rx:
-            recent = (await rx.sessions.user_lines(session.id, 4))[:-1]  # the last one is this message
+            recent = (await rx.sessions.user_lines(session.id, 4, owner=session.owner))[
+                :-1
+            ]  # the last one is this message
         model = await self._user_state.model()
         out = await run_job(
             self._llm,
@@ -151,7 +153,7 @@ class AnticipationService:
         await self._stats.record("predict", "kept", len(kept))
         async with self._store.write() as tx:
             limit = self._settings.features.predictive_intents
-            await tx.sessions.set_predicted(session.id, kept[:limit], session.turns)
+            await tx.sessions.set_predicted(session.id, kept[:limit], session.turns, owner=session.owner)
 
     # recall ------------------------------------------------------------------------------------
     async def recall(self, literal: RecallQuery, intents: Sequence[str], project: str | None) -> Anticipated:

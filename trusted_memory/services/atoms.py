@@ -337,7 +337,7 @@ class AtomsService:
         """Store a built atom inside the caller's write transaction (opened with `writing`, the size cap
         checked before it for `footprint` of what it writes); embedded in that transaction's view."""
         # One round trip for what the write reads before its insert: a duplicate ends it there.
-        existing, context, recent = await tx.recall.before_write(norm, atom.session_id, SESSION_LINKS)
+        existing, context, recent = await tx.recall.before_write(norm, atom.session_id, SESSION_LINKS, atom.owner)
         if existing is not None:
             return _existing(existing)
         vector = (

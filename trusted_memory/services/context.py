@@ -179,7 +179,7 @@ class ContextService:
                 if session is not None:
                     buffer = await rx.sessions.buffer(session.id)
                     if any(line.split(" user ", 1)[1] == own for line in buffer[-3:] if " user " in line[:12]):
-                        formed = await rx.atoms.ids_of_turn(session.id, session.turns)
+                        formed = await rx.atoms.ids_of_turn(session.id, session.turns, session.owner)
         recent_user = [line.split(" user ", 1)[1] for line in buffer if " user " in line[:12]]
         if recent_user and recent_user[-1] == own:
             # observe already recorded this very message (a caller that observes first): the block

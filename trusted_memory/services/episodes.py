@@ -89,8 +89,8 @@ class EpisodesService:
         """Write the session's episode (≥ 3 turns), reflect, and close the session."""
         started = time.monotonic()
         async with self._store.read() as rx:
-            turns = await rx.sessions.turns(session.id)
-            existing = await rx.sessions.episode(session.id)
+            turns = await rx.sessions.turns(session.id, owner=session.owner)
+            existing = await rx.sessions.episode(session.id, owner=session.owner)
         if existing is not None:
             return EndResult(session.id, existing, "the session already has an episode", 0, 0)
         if session.turns < MIN_TURNS:
@@ -169,9 +169,13 @@ class EpisodesService:
         """The episode prompt of a session that would get an episode now, else None."""
         async with self._store.read() as rx:
             session = await rx.sessions.get(session_id.strip())
-            if session is None or session.turns < MIN_TURNS or await rx.sessions.episode(session.id) is not None:
+            if (
+                session is None
+                or session.turns < MIN_TURNS
+                or await rx.sessions.episode(session.id, owner=session.owner) is not None
+            ):
                 return None
-            turns = await rx.sessions.turns(session.id)
+            turns = await rx.sessions.turns(session.id, owner=session.owner)
         return episode_prompt(clip_transcript(turns))
 
     async def _grounded(
@@ -243,7 +247,7 @@ class EpisodesService:
 
     async def _close(self, session: Session, episode: Episode | None, why: str) -> None:
         async with self._store.write() as tx:
-            await tx.sessions.end(session.id, now())
+            await tx.sessions.end(session.id, now(), owner=session.owner)
             await tx.events.record(
                 "system",
                 "session_ended",

@@ -250,7 +250,7 @@ class SessionService:
         self._llm = llm or NullLLM()
         self._stats = stats or LLMStats()
         self._background = background or Background()
-        self._observed_at: dict[str, float] = {}  # session id -> time.monotonic() of its latest turn here
+        self._observed_at: dict[str, float] = {}  # Session.key -> time.monotonic() of its latest turn here
 
     async def session(self, session_id: str) -> Session:
         """A known session."""
@@ -340,7 +340,7 @@ class SessionService:
             if turn_draft is not None:
                 turn_write = await self._atoms.add_in(tx, *self._atoms.build(turn_draft, strict=strict), actor=actor)
                 writes.append(turn_write)
-        self._observed_at[session_id] = time.monotonic()
+        self._observed_at[session.key] = time.monotonic()
         self._atoms.note_turn_written(writes)
         await self._atoms.budget.settle()
         if turn_write is not None:
@@ -396,7 +396,7 @@ class SessionService:
             timeout_s=self._settings.llm.timeout_s,
             stats=self._stats,
             job="extract",
-            key=f"extract:{session.id}",  # the next turn's extraction supersedes this one while it waits
+            key=f"extract:{session.key}",  # the next turn's extraction supersedes this one while it waits
             settle_s=self._settings.llm.settle_s,
         )
         if out is None:
@@ -478,7 +478,7 @@ class SessionService:
     async def end_session(self, session_id: str, *, actor: Actor = "agent") -> EndResult:
         """Summarise the session into an episode (if it has ≥ 3 turns) and close it."""
         session = await self.session(session_id)
-        self._anticipation.session_ended(session.id)
+        self._anticipation.session_ended(session)
         # No wait for the background extractions: the episode job goes ahead of them and stops
         # one in flight (llm/gate.py), so the whole call stays within one llm.timeout_s.
         return await self._episodes.end_session(session, actor=actor)
@@ -495,7 +495,7 @@ class SessionService:
         recent = time.monotonic() - IDLE_GRACE_S
         self._observed_at = {sid: at for sid, at in self._observed_at.items() if at > recent}
         for session in idle:
-            if session.id in self._observed_at:
+            if session.key in self._observed_at:
                 continue
             try:
                 # The sweep acts for nobody; what ending a session writes is its owner's.
@@ -510,4 +510,5 @@ class SessionService:
         """A session with its buffer and notes."""
         session = await self.session(session_id)
         async with self._store.read() as rx:
-            return session, await rx.sessions.buffer(session.id), await rx.sessions.notes(session.id)
+            buffer = await rx.sessions.buffer(session.id, owner=session.owner)
+            return session, buffer, await rx.sessions.notes(session.id, owner=session.owner)

@@ -114,7 +114,7 @@ class UserStateService:
             if session_id:
                 session = await rx.sessions.get(session_id)
                 if session is not None and not session.relayed:
-                    messages = await rx.sessions.user_lines(session.id, RECENT_MESSAGES)
+                    messages = await rx.sessions.user_lines(session.id, RECENT_MESSAGES, owner=session.owner)
             atoms = await rx.atoms.list(AtomFilter(types=_SOURCE_TYPES), now=now(), limit=TRUSTED_ATOMS)
             rejected = await rx.events.rejected_inferences()
         memories = [a.text for a in atoms if is_trusted(a.source_class)][::-1]

@@ -371,10 +371,10 @@ class AtomsRepo:
         await keep_previews(self._conn, texts)
         await self._conn.send_many("DELETE FROM atoms WHERE id = ?", [(i,) for i in atom_ids])
 
-    async def ids_of_turn(self, session_id: str, turn: int) -> set[str]:
-        """Ids of the atoms formed from one turn of a session (the session index narrows it)."""
+    async def ids_of_turn(self, session_id: str, turn: int, owner: str) -> set[str]:
+        """Ids of the atoms formed from one turn of `owner`'s session (the session index narrows it)."""
         async with self._conn.execute(
-            "SELECT id FROM atoms WHERE session_id = ? AND turn = ?", (session_id, turn)
+            "SELECT id FROM atoms WHERE session_id = ? AND owner = ? AND turn = ?", (session_id, owner, turn)
         ) as cur:
             return {str(row[0]) for row in await cur.fetchall()}
 

@@ -45,7 +45,7 @@ async def count_records(conn: Connection) -> StoreCounts:
         atoms = tuple((str(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in await cur.fetchall())
     viewer = restricting_viewer()
     mine, of_mine, who = (
-        (" WHERE owner = ?", " WHERE session_id IN (SELECT id FROM sessions WHERE owner = ?)", (viewer.name,))
+        (" WHERE owner = ?", " WHERE owner = ?", (viewer.name,))
         if viewer is not None
         else ("", "", ())
     )

@@ -656,6 +656,125 @@ M020_EVENT_OWNERS = Migration(
     ),
 )
 
+
+# Rows hanging off a session take its owner: before this version a session id named one session.
+def _owner_of_session(table: str) -> str:
+    return f"COALESCE((SELECT owner FROM sessions WHERE sessions.id = {table}.session_id), 'local')"
+
+
+# The next live atom of the same person's session (migration 14's rule, keyed as sessions now are).
+_NEXT_IN_OWN_SESSION = (
+    "INSERT OR IGNORE INTO embed_queue(atom_num) SELECT num FROM atoms "
+    "WHERE session_id = old.session_id AND owner = old.owner AND status = 'live' AND num > old.num "
+    "ORDER BY num LIMIT 1"
+)
+
+M021_SESSION_OWNERS = Migration(
+    21,
+    "sessions and episodes are keyed by owner and id",
+    (
+        # Hosts pick small session ids ("default", a date): in a team two people's hosts pick the same
+        # one, and each must get a session, buffer, notes, transcript and episode of their own. Before,
+        # the second person's turn was refused with an error that told them the id was taken.
+        # The rows hanging off a session take its owner first, while a session id still names one.
+        """CREATE TABLE session_buffer_owned (
+            owner      TEXT NOT NULL DEFAULT 'local',
+            session_id TEXT NOT NULL,
+            seq        INTEGER NOT NULL,
+            line       TEXT NOT NULL,
+            PRIMARY KEY (owner, session_id, seq)
+        ) WITHOUT ROWID""",
+        "INSERT INTO session_buffer_owned(owner, session_id, seq, line) "
+        f"SELECT {_owner_of_session('session_buffer')}, session_id, seq, line FROM session_buffer",
+        "DROP TABLE session_buffer",
+        "ALTER TABLE session_buffer_owned RENAME TO session_buffer",
+        "ALTER TABLE session_notes ADD COLUMN owner TEXT NOT NULL DEFAULT 'local'",
+        "ALTER TABLE session_turns ADD COLUMN owner TEXT NOT NULL DEFAULT 'local'",
+        # A single person's store (no people) has only the implicit owner's rows: nothing to change.
+        f"UPDATE session_notes SET owner = {_owner_of_session('session_notes')} WHERE EXISTS (SELECT 1 FROM people)",
+        f"UPDATE session_turns SET owner = {_owner_of_session('session_turns')} WHERE EXISTS (SELECT 1 FROM people)",
+        "DROP INDEX session_notes_session",
+        "CREATE INDEX session_notes_session ON session_notes(owner, session_id, id)",
+        "DROP INDEX session_turns_session",
+        "CREATE INDEX session_turns_session ON session_turns(owner, session_id, id)",
+        """CREATE TABLE sessions_owned (
+            id               TEXT NOT NULL,
+            project          TEXT,
+            untrusted        INTEGER NOT NULL DEFAULT 0,
+            untrusted_reason TEXT,
+            turns            INTEGER NOT NULL DEFAULT 0,
+            started_at       REAL NOT NULL,
+            last_at          REAL NOT NULL,
+            ended_at         REAL,
+            frozen_facts     TEXT,
+            resumed_turn     INTEGER,
+            resume_gap_s     REAL,
+            resumed_from     TEXT,
+            predicted        TEXT,
+            predicted_turn   INTEGER,
+            relayed          INTEGER NOT NULL DEFAULT 0,
+            owner            TEXT NOT NULL DEFAULT 'local',
+            PRIMARY KEY (owner, id)
+        )""",
+        "INSERT INTO sessions_owned(id, project, untrusted, untrusted_reason, turns, started_at, last_at, ended_at, "
+        "frozen_facts, resumed_turn, resume_gap_s, resumed_from, predicted, predicted_turn, relayed, owner) "
+        "SELECT id, project, untrusted, untrusted_reason, turns, started_at, last_at, ended_at, frozen_facts, "
+        "resumed_turn, resume_gap_s, resumed_from, predicted, predicted_turn, relayed, owner FROM sessions",
+        "DROP TABLE sessions",
+        "ALTER TABLE sessions_owned RENAME TO sessions",
+        "CREATE INDEX sessions_last_at ON sessions(last_at)",
+        # Episodes keep their `num` (the FTS rowid), so episodes_fts stays as it is; the triggers that
+        # keep it went with the old table and are made again, unchanged.
+        """CREATE TABLE episodes_owned (
+            num          INTEGER PRIMARY KEY,
+            id           TEXT NOT NULL UNIQUE,
+            session_id   TEXT NOT NULL,
+            project      TEXT,
+            summary      TEXT NOT NULL,
+            status       TEXT NOT NULL CHECK (status IN ('live', 'held')),
+            source_class TEXT NOT NULL,
+            turns        INTEGER NOT NULL,
+            created_at   REAL NOT NULL,
+            expires_at   REAL,
+            scale        REAL,
+            vec          BLOB,
+            owner        TEXT NOT NULL DEFAULT 'local',
+            UNIQUE (owner, session_id)
+        )""",
+        "INSERT INTO episodes_owned(num, id, session_id, project, summary, status, source_class, turns, created_at, "
+        "expires_at, scale, vec, owner) SELECT num, id, session_id, project, summary, status, source_class, turns, "
+        "created_at, expires_at, scale, vec, owner FROM episodes",
+        "DROP TABLE episodes",
+        "ALTER TABLE episodes_owned RENAME TO episodes",
+        "CREATE INDEX episodes_created ON episodes(created_at)",
+        """CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes WHEN new.status = 'live' BEGIN
+            INSERT INTO episodes_fts(rowid, summary) VALUES (new.num, new.summary);
+        END""",
+        """CREATE TRIGGER episodes_fts_delete AFTER DELETE ON episodes WHEN old.status = 'live' BEGIN
+            INSERT INTO episodes_fts(episodes_fts, rowid, summary) VALUES ('delete', old.num, old.summary);
+        END""",
+        "CREATE TRIGGER episodes_fts_update_old AFTER UPDATE OF summary, status ON episodes "
+        """WHEN old.status = 'live' BEGIN
+            INSERT INTO episodes_fts(episodes_fts, rowid, summary) VALUES ('delete', old.num, old.summary);
+        END""",
+        "CREATE TRIGGER episodes_fts_update_new AFTER UPDATE OF summary, status ON episodes "
+        """WHEN new.status = 'live' BEGIN
+            INSERT INTO episodes_fts(rowid, summary) VALUES (new.num, new.summary);
+        END""",
+        # An atom's vector mixes in the memory said before it in its own person's session only.
+        "DROP TRIGGER atoms_context_delete",
+        "DROP TRIGGER atoms_context_update",
+        f"""CREATE TRIGGER atoms_context_delete AFTER DELETE ON atoms
+           WHEN old.session_id IS NOT NULL AND old.status = 'live' BEGIN
+            {_NEXT_IN_OWN_SESSION};
+        END""",
+        f"""CREATE TRIGGER atoms_context_update AFTER UPDATE OF text, cue, status ON atoms
+           WHEN old.session_id IS NOT NULL AND (old.status = 'live' OR new.status = 'live') BEGIN
+            {_NEXT_IN_OWN_SESSION};
+        END""",
+    ),
+)
+
 MIGRATIONS = (
     M001_FOUNDATION,
     M002_ATOMS,
@@ -677,4 +796,5 @@ MIGRATIONS = (
     M018_EVENT_PREVIEWS,
     M019_PEOPLE_AND_OWNERS,
     M020_EVENT_OWNERS,
+    M021_SESSION_OWNERS,
 )

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from ..errors import InvalidInput
 from ..model import Atom
+from ..people import acting_owner
 from ..queries import AtomFilter
 from .atoms import INSERT_RETURNING_NUM, atom_from_row, atom_to_row, filter_sql, norm_lookup
 from .conn import Connection
@@ -301,7 +302,8 @@ class RecallRepo:
             # The text and the question it answers, as Atom.embedding_input; the context as session_context.
             f"SELECT atoms.num, {_EMBEDDING_INPUT.format(t='atoms')}, ("
             f"SELECT {_EMBEDDING_INPUT.format(t='p')} FROM atoms AS p INDEXED BY atoms_session "
-            "WHERE p.session_id = atoms.session_id AND p.status = 'live' AND p.num < atoms.num "
+            "WHERE p.session_id = atoms.session_id AND p.owner = atoms.owner AND p.status = 'live' "
+            "AND p.num < atoms.num "
             "ORDER BY p.num DESC LIMIT 1) "
             "FROM embed_queue JOIN atoms ON atoms.num = embed_queue.atom_num "
             "WHERE atoms.status = 'live' LIMIT ?",
@@ -309,29 +311,31 @@ class RecallRepo:
         ) as cur:
             return [(int(r[0]), str(r[1]), None if r[2] is None else str(r[2])) for r in await cur.fetchall()]
 
-    async def session_context(self, session_id: str) -> str | None:
-        """What the next memory of a session is said after: the latest live atom's embedding input."""
+    async def session_context(self, session_id: str, owner: str | None = None) -> str | None:
+        """What the next memory of a session (the acting person's, or `owner`'s) is said after: the latest
+        live atom's embedding input."""
         async with self._conn.execute(
             f"SELECT {_EMBEDDING_INPUT.format(t='atoms')} FROM atoms INDEXED BY atoms_session "
-            "WHERE session_id = ? AND status = 'live' ORDER BY num DESC LIMIT 1",
-            (session_id,),
+            "WHERE session_id = ? AND owner = ? AND status = 'live' ORDER BY num DESC LIMIT 1",
+            (session_id, acting_owner() if owner is None else owner),
         ) as cur:
             row = await cur.fetchone()
         return None if row is None else str(row[0])
 
     async def before_write(
-        self, norm: str, session_id: str | None, recent: int
+        self, norm: str, session_id: str | None, recent: int, owner: str | None = None
     ) -> tuple[Atom | None, str | None, list[int]]:
         """What an atom write reads before its insert, in one round trip: the atom it would repeat
         (AtomsRepo.find_by_norm), and its session's `recent` latest live atoms, newest first (their nums
-        for links, the newest one's embedding input as its context: session_context)."""
+        for links, the newest one's embedding input as its context: session_context); a session is its
+        owner's (`owner`, else the acting person)."""
         statements: list[tuple[str, Iterable[object]]] = [norm_lookup(norm)]
         if session_id:
             statements.append(
                 (
                     f"SELECT num, {_EMBEDDING_INPUT.format(t='atoms')} FROM atoms INDEXED BY atoms_session "
-                    "WHERE session_id = ? AND status = 'live' ORDER BY num DESC LIMIT ?",
-                    (session_id, recent),
+                    "WHERE session_id = ? AND owner = ? AND status = 'live' ORDER BY num DESC LIMIT ?",
+                    (session_id, acting_owner() if owner is None else owner, recent),
                 )
             )
         found, *tail = await self._conn.fetch_each(statements)
@@ -346,13 +350,16 @@ class RecallRepo:
         return int(row[0]) if row else 0
 
     # associations ----------------------------------------------------------------------------
-    async def recent_in_session(self, session_id: str, exclude: int, limit: int = 1) -> list[int]:
-        """The latest live atoms of a session (for temporal and same-task links)."""
+    async def recent_in_session(
+        self, session_id: str, exclude: int, limit: int = 1, owner: str | None = None
+    ) -> list[int]:
+        """The latest live atoms of a session, the acting person's or `owner`'s (for temporal and
+        same-task links)."""
         # The session's own index, walked newest first (the planner would rather walk every live atom).
         async with self._conn.execute(
             "SELECT num FROM atoms INDEXED BY atoms_session "
-            "WHERE session_id = ? AND status = 'live' AND num != ? ORDER BY num DESC LIMIT ?",
-            (session_id, exclude, limit),
+            "WHERE session_id = ? AND owner = ? AND status = 'live' AND num != ? ORDER BY num DESC LIMIT ?",
+            (session_id, acting_owner() if owner is None else owner, exclude, limit),
         ) as cur:
             return [int(r[0]) for r in await cur.fetchall()]
 

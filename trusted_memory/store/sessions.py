@@ -5,13 +5,11 @@ from __future__ import annotations
 import builtins
 import json
 from collections.abc import Sequence
-from typing import Any
 
 import aiosqlite
 
-from ..errors import InvalidInput
 from ..model import Episode, Session, SessionNote
-from ..people import acting_owner, restricting_viewer
+from ..people import acting_owner, acting_viewer, restricting_viewer
 from .conn import Connection
 from .postgres import search as pg_search
 from .recall import quote_fts
@@ -68,24 +66,22 @@ def _mine(owner: str) -> bool:
     return viewer is None or owner == viewer.name
 
 
+def _key(owner: str | None) -> str:
+    """The owner half of a session's key: the one given (the session's own), else the acting person's."""
+    return acting_owner() if owner is None else owner
+
+
+# A session is (owner, id): two people's hosts picking the same id ("default", a date) each get their own.
 _TOUCH = (
     "INSERT INTO sessions(id, project, started_at, last_at, owner, turns) VALUES (?, ?, ?, ?, ?, ?) "
-    "ON CONFLICT(id) DO UPDATE SET last_at = excluded.last_at, "
+    "ON CONFLICT(owner, id) DO UPDATE SET last_at = excluded.last_at, "
     "project = COALESCE(sessions.project, excluded.project), ended_at = NULL, "
-    "turns = sessions.turns + excluded.turns "
-    "WHERE sessions.owner = excluded.owner RETURNING *"
+    "turns = sessions.turns + excluded.turns RETURNING *"
 )
 
+_GET = "SELECT * FROM sessions WHERE owner = ? AND id = ?"
 
-_LAST_TEXT = "SELECT text FROM session_turns WHERE session_id = ? AND role = ? ORDER BY id DESC LIMIT 1"
-
-
-def _touched(session_id: str, row: Any) -> Session:
-    if row is None:  # the id exists and is another person's: nothing was changed
-        raise InvalidInput(
-            f"session id {session_id[:80]!r} is another person's session; start a new session with an id of its own"
-        )
-    return session_from_row(row)
+_LAST_TEXT = "SELECT text FROM session_turns WHERE owner = ? AND session_id = ? AND role = ? ORDER BY id DESC LIMIT 1"
 
 
 class SessionsRepo:
@@ -95,37 +91,42 @@ class SessionsRepo:
         self._conn = conn
 
     # sessions ------------------------------------------------------------------------------
-    async def get(self, session_id: str) -> Session | None:
-        """One session; None also when it is another person's (in a team's store)."""
-        async with self._conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)) as cur:
+    async def get(self, session_id: str, *, owner: str | None = None) -> Session | None:
+        """The acting person's session of this id (or `owner`'s). Work acting for nobody (the admin's
+        desk) finds any person's, the implicit owner's first: that is every session of a one-person store."""
+        if owner is None and acting_viewer() is None:
+            sql = "SELECT * FROM sessions WHERE id = ? ORDER BY owner <> 'local', last_at DESC LIMIT 1"
+            params: tuple[str, ...] = (session_id,)
+        else:
+            sql, params = _GET, (_key(owner), session_id)
+        async with self._conn.execute(sql, params) as cur:
             row = await cur.fetchone()
         if row is None or not _mine(row["owner"]):
             return None
         return session_from_row(row)
 
     async def touch(self, session_id: str, project: str | None, ts: float, *, turn: bool) -> Session:
-        """Create the session on first sight; count a turn; remember the project once known."""
-        owner = acting_owner()
+        """Create the acting person's session on first sight; count a turn; remember the project once known."""
         # One statement, read back by RETURNING: a round trip each on PostgreSQL, where it was three.
-        async with self._conn.execute(_TOUCH, (session_id, project, ts, ts, owner, int(turn))) as cur:
+        async with self._conn.execute(_TOUCH, (session_id, project, ts, ts, acting_owner(), int(turn))) as cur:
             row = await cur.fetchone()
-        return _touched(session_id, row)
+        return session_from_row(row)
 
     async def open_turn(
         self, session_id: str, project: str | None, ts: float
     ) -> tuple[Session | None, Session, str | None]:
         """`touch` for a turn, in one round trip with what the turn reads: the session as it was (None
-        if new, or another person's), as touched, and its latest assistant words (`last_text`)."""
+        if new), as touched, and its latest assistant words (`last_text`)."""
         owner = acting_owner()
         before, after, reply = await self._conn.fetch_each(
             [
-                ("SELECT * FROM sessions WHERE id = ?", (session_id,)),
+                (_GET, (owner, session_id)),
                 (_TOUCH, (session_id, project, ts, ts, owner, 1)),
-                (_LAST_TEXT, (session_id, "assistant")),
+                (_LAST_TEXT, (owner, session_id, "assistant")),
             ]
         )
-        session = _touched(session_id, after[0] if after else None)
-        previous = session_from_row(before[0]) if before and _mine(before[0]["owner"]) else None
+        session = session_from_row(after[0])
+        previous = session_from_row(before[0]) if before else None
         return previous, session, (str(reply[0][0]) if reply else None)
 
     async def idle(self, before: float, limit: int) -> builtins.list[Session]:
@@ -137,8 +138,17 @@ class SessionsRepo:
             return [session_from_row(r) for r in await cur.fetchall()]
 
     async def latest_other(self, session_id: str, *, project: str | None = None) -> Session | None:
-        """The most recently active session other than this one (of this project, when one is given)."""
-        where, params = ("id != ? AND project = ?", (session_id, project)) if project else ("id != ?", (session_id,))
+        """The most recently active session other than the acting person's of this id (of this project,
+        when one is given)."""
+        mine = "(owner <> ? OR id <> ?)"
+        where, params = (
+            (f"{mine} AND project = ?", (acting_owner(), session_id, project))
+            if project
+            else (
+                mine,
+                (acting_owner(), session_id),
+            )
+        )
         if restricting_viewer() is not None:
             where, params = f"{where} AND owner = ?", (*params, acting_owner())
         async with self._conn.execute(
@@ -148,64 +158,73 @@ class SessionsRepo:
             row = await cur.fetchone()
         return session_from_row(row) if row else None
 
-    async def mark_resumed(self, session_id: str, *, turn: int, gap_s: float, source: str) -> None:
+    async def mark_resumed(
+        self, session_id: str, *, turn: int, gap_s: float, source: str, owner: str | None = None
+    ) -> None:
         """Remember that this turn came after a break, and whose state to recap."""
         await self._conn.send(
-            "UPDATE sessions SET resumed_turn = ?, resume_gap_s = ?, resumed_from = ? WHERE id = ?",
-            (turn, gap_s, source, session_id),
+            "UPDATE sessions SET resumed_turn = ?, resume_gap_s = ?, resumed_from = ? WHERE owner = ? AND id = ?",
+            (turn, gap_s, source, _key(owner), session_id),
         )
 
-    async def set_predicted(self, session_id: str, intents: Sequence[str], turn: int) -> None:
+    async def set_predicted(
+        self, session_id: str, intents: Sequence[str], turn: int, *, owner: str | None = None
+    ) -> None:
         """Store the follow-up intents predicted after `turn` (the next context uses them)."""
         await self._conn.send(
-            "UPDATE sessions SET predicted = ?, predicted_turn = ? WHERE id = ?",
-            (json.dumps(list(intents)), turn, session_id),
+            "UPDATE sessions SET predicted = ?, predicted_turn = ? WHERE owner = ? AND id = ?",
+            (json.dumps(list(intents)), turn, _key(owner), session_id),
         )
 
-    async def user_lines(self, session_id: str, limit: int) -> builtins.list[str]:
+    async def user_lines(self, session_id: str, limit: int, *, owner: str | None = None) -> builtins.list[str]:
         """The newest kept user messages of a session, oldest first."""
         async with self._conn.execute(
-            "SELECT text FROM session_turns WHERE session_id = ? AND role = 'user' ORDER BY id DESC LIMIT ?",
-            (session_id, limit),
+            "SELECT text FROM session_turns WHERE owner = ? AND session_id = ? AND role = 'user' "
+            "ORDER BY id DESC LIMIT ?",
+            (_key(owner), session_id, limit),
         ) as cur:
             return [str(r[0]) for r in await cur.fetchall()][::-1]
 
-    async def recent_turns(self, session_id: str, limit: int) -> builtins.list[tuple[str, str]]:
+    async def recent_turns(
+        self, session_id: str, limit: int, *, owner: str | None = None
+    ) -> builtins.list[tuple[str, str]]:
         """The newest kept (role, text) turns of a session, oldest first."""
         async with self._conn.execute(
-            "SELECT role, text FROM session_turns WHERE session_id = ? ORDER BY id DESC LIMIT ?",
-            (session_id, limit),
+            "SELECT role, text FROM session_turns WHERE owner = ? AND session_id = ? ORDER BY id DESC LIMIT ?",
+            (_key(owner), session_id, limit),
         ) as cur:
             return [(str(r[0]), str(r[1])) for r in await cur.fetchall()][::-1]
 
-    async def last_text(self, session_id: str, role: str) -> str | None:
+    async def last_text(self, session_id: str, role: str, *, owner: str | None = None) -> str | None:
         """The session's latest kept message of one role (the question a short answer replies to)."""
-        async with self._conn.execute(_LAST_TEXT, (session_id, role)) as cur:
+        async with self._conn.execute(_LAST_TEXT, (_key(owner), session_id, role)) as cur:
             row = await cur.fetchone()
         return None if row is None else str(row[0])
 
-    async def mark_untrusted(self, session_id: str, reason: str) -> None:
+    async def mark_untrusted(self, session_id: str, reason: str, *, owner: str | None = None) -> None:
         """Sticky: once a session touched indirect content, it stays untrusted."""
         await self._conn.send(
-            "UPDATE sessions SET untrusted = 1, untrusted_reason = COALESCE(untrusted_reason, ?) WHERE id = ?",
-            (reason, session_id),
+            "UPDATE sessions SET untrusted = 1, untrusted_reason = COALESCE(untrusted_reason, ?) "
+            "WHERE owner = ? AND id = ?",
+            (reason, _key(owner), session_id),
         )
 
-    async def mark_relayed(self, session_id: str) -> None:
+    async def mark_relayed(self, session_id: str, *, owner: str | None = None) -> None:
         """Sticky, like untrusted: once the agent relayed a turn, nothing from the session is the user's own."""
-        await self._conn.send("UPDATE sessions SET relayed = 1 WHERE id = ?", (session_id,))
+        await self._conn.send("UPDATE sessions SET relayed = 1 WHERE owner = ? AND id = ?", (_key(owner), session_id))
 
-    async def freeze_facts(self, session_id: str, rendered: str) -> None:
+    async def freeze_facts(self, session_id: str, rendered: str, *, owner: str | None = None) -> None:
         """Keep the facts block the session first saw (so the host's prompt prefix stays stable)."""
         await self._conn.send(
-            "UPDATE sessions SET frozen_facts = ? WHERE id = ? AND frozen_facts IS NULL",
-            (rendered, session_id),
+            "UPDATE sessions SET frozen_facts = ? WHERE owner = ? AND id = ? AND frozen_facts IS NULL",
+            (rendered, _key(owner), session_id),
         )
 
-    async def end(self, session_id: str, ts: float) -> None:
+    async def end(self, session_id: str, ts: float, *, owner: str | None = None) -> None:
         """Mark a session ended and drop its transcript."""
-        await self._conn.send("UPDATE sessions SET ended_at = ? WHERE id = ?", (ts, session_id))
-        await self._conn.send("DELETE FROM session_turns WHERE session_id = ?", (session_id,))
+        key = (_key(owner), session_id)
+        await self._conn.send("UPDATE sessions SET ended_at = ? WHERE owner = ? AND id = ?", (ts, *key))
+        await self._conn.send("DELETE FROM session_turns WHERE owner = ? AND session_id = ?", key)
 
     async def list(self, limit: int = 50) -> builtins.list[Session]:
         """The most recently active sessions."""
@@ -217,37 +236,46 @@ class SessionsRepo:
             return [session_from_row(r) for r in await cur.fetchall()]
 
     # buffer --------------------------------------------------------------------------------
-    async def push_lines(self, session_id: str, lines: Sequence[str], keep: int) -> None:
+    async def push_lines(self, session_id: str, lines: Sequence[str], keep: int, *, owner: str | None = None) -> None:
         """Append buffer lines, keeping only the newest `keep` (a ring)."""
+        who = _key(owner)
         # Each line's seq follows the session's latest, computed where it is stored: nothing is read back.
         await self._conn.send_many(
-            "INSERT INTO session_buffer(session_id, seq, line) "
-            "SELECT ?, COALESCE(MAX(seq), 0) + 1, ? FROM session_buffer WHERE session_id = ?",
-            [(session_id, line, session_id) for line in lines],
+            "INSERT INTO session_buffer(owner, session_id, seq, line) "
+            "SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ? FROM session_buffer WHERE owner = ? AND session_id = ?",
+            [(who, session_id, line, who, session_id) for line in lines],
         )
         await self._conn.send(
-            "DELETE FROM session_buffer WHERE session_id = ? AND seq <= "
-            "(SELECT MAX(seq) FROM session_buffer WHERE session_id = ?) - ?",
-            (session_id, session_id, keep),
+            "DELETE FROM session_buffer WHERE owner = ? AND session_id = ? AND seq <= "
+            "(SELECT MAX(seq) FROM session_buffer WHERE owner = ? AND session_id = ?) - ?",
+            (who, session_id, who, session_id, keep),
         )
 
-    async def buffer(self, session_id: str) -> builtins.list[str]:
+    async def buffer(self, session_id: str, *, owner: str | None = None) -> builtins.list[str]:
         """The buffer lines, oldest first."""
         async with self._conn.execute(
-            "SELECT line FROM session_buffer WHERE session_id = ? ORDER BY seq",
-            (session_id,),
+            "SELECT line FROM session_buffer WHERE owner = ? AND session_id = ? ORDER BY seq",
+            (_key(owner), session_id),
         ) as cur:
             return [str(r[0]) for r in await cur.fetchall()]
 
     # notes ---------------------------------------------------------------------------------
     async def add_notes(
-        self, session_id: str, notes: Sequence[tuple[str, str]], ts: float, *, max_notes: int, max_chars: int
+        self,
+        session_id: str,
+        notes: Sequence[tuple[str, str]],
+        ts: float,
+        *,
+        max_notes: int,
+        max_chars: int,
+        owner: str | None = None,
     ) -> int:
         """Add (category, text) notes (a text the session already has is ignored), then evict the oldest
         over either cap."""
+        who = _key(owner)
         # Duplicates are found here, among the session's few notes (at most `max_notes`), rather than
         # by a UNIQUE (session_id, text) index, which copied every note's text (~50 bytes a turn).
-        seen = {n.text for n in await self.notes(session_id)} if notes else set()
+        seen = {n.text for n in await self.notes(session_id, owner=who)} if notes else set()
         fresh: builtins.list[tuple[str, str]] = []
         for category, text in notes:
             if text not in seen:
@@ -256,11 +284,11 @@ class SessionsRepo:
         if not fresh:
             return 0  # nothing added, nothing to evict: the caps held after the last addition
         await self._conn.send_many(
-            "INSERT INTO session_notes(session_id, category, text, created_at) VALUES (?, ?, ?, ?)",
-            [(session_id, category, text, ts) for category, text in fresh],
+            "INSERT INTO session_notes(owner, session_id, category, text, created_at) VALUES (?, ?, ?, ?, ?)",
+            [(who, session_id, category, text, ts) for category, text in fresh],
         )
         added = len(fresh)
-        notes_now = await self.notes(session_id)
+        notes_now = await self.notes(session_id, owner=who)
         total = sum(len(n.text) for n in notes_now)
         drop: builtins.list[int] = []
         for note in notes_now:
@@ -271,11 +299,11 @@ class SessionsRepo:
         await self._conn.send_many("DELETE FROM session_notes WHERE id = ?", [(i,) for i in drop])
         return added
 
-    async def notes(self, session_id: str) -> builtins.list[SessionNote]:
+    async def notes(self, session_id: str, *, owner: str | None = None) -> builtins.list[SessionNote]:
         """The notes of a session, oldest first."""
         async with self._conn.execute(
-            "SELECT * FROM session_notes WHERE session_id = ? ORDER BY id",
-            (session_id,),
+            "SELECT * FROM session_notes WHERE owner = ? AND session_id = ? ORDER BY id",
+            (_key(owner), session_id),
         ) as cur:
             return [
                 SessionNote(r["id"], r["session_id"], r["category"], r["text"], r["created_at"])
@@ -283,24 +311,27 @@ class SessionsRepo:
             ]
 
     # turns ---------------------------------------------------------------------------------
-    async def add_turns(self, session_id: str, turns: Sequence[tuple[str, str]], ts: float, *, keep: int = 200) -> None:
+    async def add_turns(
+        self, session_id: str, turns: Sequence[tuple[str, str]], ts: float, *, keep: int = 200, owner: str | None = None
+    ) -> None:
         """Keep the session's transcript (user and assistant text) for its episode; the first turns always stay."""
+        who = _key(owner)
         await self._conn.send_many(
-            "INSERT INTO session_turns(session_id, role, text, ts) VALUES (?, ?, ?, ?)",
-            [(session_id, role, text, ts) for role, text in turns],
+            "INSERT INTO session_turns(owner, session_id, role, text, ts) VALUES (?, ?, ?, ?, ?)",
+            [(who, session_id, role, text, ts) for role, text in turns],
         )
         await self._conn.send(
-            "DELETE FROM session_turns WHERE session_id = ? AND id NOT IN ("
-            " SELECT id FROM session_turns WHERE session_id = ? ORDER BY id LIMIT 10) AND id NOT IN ("
-            " SELECT id FROM session_turns WHERE session_id = ? ORDER BY id DESC LIMIT ?)",
-            (session_id, session_id, session_id, keep - 10),
+            "DELETE FROM session_turns WHERE owner = ? AND session_id = ? AND id NOT IN ("
+            " SELECT id FROM session_turns WHERE owner = ? AND session_id = ? ORDER BY id LIMIT 10) AND id NOT IN ("
+            " SELECT id FROM session_turns WHERE owner = ? AND session_id = ? ORDER BY id DESC LIMIT ?)",
+            (who, session_id, who, session_id, who, session_id, keep - 10),
         )
 
-    async def turns(self, session_id: str) -> builtins.list[tuple[str, str]]:
+    async def turns(self, session_id: str, *, owner: str | None = None) -> builtins.list[tuple[str, str]]:
         """The kept transcript, oldest first, as (role, text)."""
         async with self._conn.execute(
-            "SELECT role, text FROM session_turns WHERE session_id = ? ORDER BY id",
-            (session_id,),
+            "SELECT role, text FROM session_turns WHERE owner = ? AND session_id = ? ORDER BY id",
+            (_key(owner), session_id),
         ) as cur:
             return [(str(r[0]), str(r[1])) for r in await cur.fetchall()]
 
@@ -326,12 +357,19 @@ class SessionsRepo:
             ),
         )
 
-    async def episode(self, key: str) -> Episode | None:
-        """An episode by its id or its session id."""
-        async with self._conn.execute(
-            "SELECT * FROM episodes WHERE id = ? OR session_id = ? LIMIT 1",
-            (key, key),
-        ) as cur:
+    async def episode(self, key: str, *, owner: str | None = None) -> Episode | None:
+        """An episode by its id, or the episode of the acting person's (or `owner`'s) session of that id.
+        Acting for nobody, a session id finds any person's, the implicit owner's first."""
+        if owner is None and acting_viewer() is None:
+            sql = (
+                "SELECT * FROM episodes WHERE id = ? OR session_id = ? "
+                "ORDER BY id <> ?, owner <> 'local', created_at DESC LIMIT 1"
+            )
+            params: tuple[str, ...] = (key, key, key)
+        else:
+            sql = "SELECT * FROM episodes WHERE id = ? OR (owner = ? AND session_id = ?) ORDER BY id <> ? LIMIT 1"
+            params = (key, _key(owner), key, key)
+        async with self._conn.execute(sql, params) as cur:
             row = await cur.fetchone()
         return _episode(row) if row and _mine(row["owner"]) else None
 

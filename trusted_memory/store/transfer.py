@@ -74,14 +74,15 @@ class TransferRepo:
         async with self._conn.execute(f"SELECT * FROM sessions{where} ORDER BY started_at, id", params) as cur:
             return [session_from_row(r) for r in await cur.fetchall()]
 
-    async def transcript(self, session_id: str) -> builtins.list[TurnRow]:
+    async def transcript(self, session: Session) -> builtins.list[TurnRow]:
         """A session's kept transcript with each turn's time, oldest first (nothing of another person's session)."""
-        where, params = _where(("session_id = ?", [session_id]), _own(_OF_OWN_SESSION))
+        where, params = _where(("owner = ? AND session_id = ?", [session.owner, session.id]), _own("owner = ?"))
         async with self._conn.execute(f"SELECT role, text, ts FROM session_turns{where} ORDER BY id", params) as cur:
             return [(str(r[0]), str(r[1]), float(r[2])) for r in await cur.fetchall()]
 
     async def insert_session(self, session: Session, buffer: Sequence[str], transcript: Sequence[TurnRow]) -> bool:
-        """Insert a session with its buffer and transcript; False (nothing written) if its id exists."""
+        """Insert a session with its buffer and transcript; False (nothing written) if its owner has a
+        session of its id."""
         cur = await self._conn.execute(
             "INSERT OR IGNORE INTO sessions(id, project, untrusted, untrusted_reason, turns, started_at, last_at, "
             "ended_at, frozen_facts, resumed_turn, resume_gap_s, resumed_from, predicted, predicted_turn, relayed, "
@@ -109,21 +110,21 @@ class TransferRepo:
         if cur.rowcount <= 0:
             return False
         await self._conn.executemany(
-            "INSERT INTO session_buffer(session_id, seq, line) VALUES (?, ?, ?)",
-            [(session.id, i + 1, line) for i, line in enumerate(buffer)],
+            "INSERT INTO session_buffer(owner, session_id, seq, line) VALUES (?, ?, ?, ?)",
+            [(session.owner, session.id, i + 1, line) for i, line in enumerate(buffer)],
         )
         await self._conn.executemany(
-            "INSERT INTO session_turns(session_id, role, text, ts) VALUES (?, ?, ?, ?)",
-            [(session.id, role, text, ts) for role, text, ts in transcript],
+            "INSERT INTO session_turns(owner, session_id, role, text, ts) VALUES (?, ?, ?, ?, ?)",
+            [(session.owner, session.id, role, text, ts) for role, text, ts in transcript],
         )
         return True
 
     async def notes(self) -> builtins.list[SessionNote]:
         """Every session note, in id order (while a person acts, those of their sessions)."""
-        where, params = _where(_own(_OF_OWN_SESSION))
+        where, params = _where(_own("owner = ?"))
         async with self._conn.execute(f"SELECT * FROM session_notes{where} ORDER BY id", params) as cur:
             return [
-                SessionNote(r["id"], r["session_id"], r["category"], r["text"], r["created_at"])
+                SessionNote(r["id"], r["session_id"], r["category"], r["text"], r["created_at"], r["owner"])
                 for r in await cur.fetchall()
             ]
 
@@ -133,20 +134,21 @@ class TransferRepo:
         viewer = restricting_viewer()
         if viewer is not None:
             async with self._conn.execute(
-                "SELECT 1 FROM sessions WHERE id = ? AND owner = ?", (note.session_id, viewer.name)
+                "SELECT 1 FROM sessions WHERE owner = ? AND id = ?", (viewer.name, note.session_id)
             ) as cur:
-                if await cur.fetchone() is None:
+                if await cur.fetchone() is None or note.owner != viewer.name:
                     return False
         async with self._conn.execute(
-            "SELECT 1 FROM session_notes WHERE session_id = ? AND text = ?", (note.session_id, note.text)
+            "SELECT 1 FROM session_notes WHERE owner = ? AND session_id = ? AND text = ?",
+            (note.owner, note.session_id, note.text),
         ) as cur:
             if await cur.fetchone() is not None:
                 return False
         async with self._conn.execute("SELECT 1 FROM session_notes WHERE id = ?", (note.id,)) as cur:
             taken = await cur.fetchone() is not None
         await self._conn.execute(
-            "INSERT INTO session_notes(id, session_id, category, text, created_at) VALUES (?, ?, ?, ?, ?)",
-            (None if taken else note.id, note.session_id, note.category, note.text, note.created_at),
+            "INSERT INTO session_notes(id, owner, session_id, category, text, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (None if taken else note.id, note.owner, note.session_id, note.category, note.text, note.created_at),
         )
         return True
 
@@ -176,10 +178,11 @@ class TransferRepo:
             for r in rows
         ]
 
-    async def has_episode(self, episode_id: str, session_id: str) -> bool:
-        """Whether an episode with this id, or one of this session, is stored."""
+    async def has_episode(self, episode: Episode) -> bool:
+        """Whether an episode with this id, or one of its owner's session of this id, is stored."""
         async with self._conn.execute(
-            "SELECT 1 FROM episodes WHERE id = ? OR session_id = ? LIMIT 1", (episode_id, session_id)
+            "SELECT 1 FROM episodes WHERE id = ? OR (owner = ? AND session_id = ?) LIMIT 1",
+            (episode.id, episode.owner, episode.session_id),
         ) as cur:
             return await cur.fetchone() is not None
 

@@ -172,8 +172,8 @@ class AdminInsights:
             session = await rx.sessions.get(session_id)
             if session is None:
                 return None
-            turns = await rx.sessions.turns(session_id)
-            notes = await rx.sessions.notes(session_id)
+            turns = await rx.sessions.turns(session.id, owner=session.owner)
+            notes = await rx.sessions.notes(session.id, owner=session.owner)
         return SessionView(session, tuple(turns), tuple(notes))
 
     async def model_fields(self) -> list[ModelFieldView]:

@@ -507,7 +507,7 @@ class _Importer:
 
     async def episode(self, item: EpisodeRecord) -> None:
         episode = item.episode
-        if await self.tx.transfer.has_episode(episode.id, episode.session_id):
+        if await self.tx.transfer.has_episode(episode):
             self.count("episode", False)
             return
         reason = None
@@ -802,7 +802,7 @@ def _as_member(rec: Record, person: Viewer, source: str) -> Value:
             f"{person.name} is not a member of; an admin can add them (`trusted-memory-admin users grant "
             f'{person.name} {value.project}`), or give the atom scope "user" in the file; nothing was imported'
         )
-    if isinstance(value, (Atom, FactEntry, PendingReview, UserModelField, Event, ImportKey)):
+    if isinstance(value, (Atom, FactEntry, PendingReview, UserModelField, Event, ImportKey, SessionNote)):
         return dataclasses.replace(value, owner=person.name)
     return value
 
@@ -817,7 +817,7 @@ def _owned(plan: ImportPlan, person: Viewer | None) -> tuple[Record, ...]:
         value = rec.value
         if isinstance(value, Event) and value.owner == UNSTATED:
             value = dataclasses.replace(value, owner=subjects.get(value.subject or "", LOCAL))
-        elif isinstance(value, ImportKey) and value.owner == UNSTATED:
+        elif isinstance(value, (ImportKey, SessionNote)) and value.owner == UNSTATED:
             value = dataclasses.replace(value, owner=subjects.get(f"session:{value.session_id}", LOCAL))
         out.append(rec if value is rec.value else dataclasses.replace(rec, value=value))
     return tuple(out)

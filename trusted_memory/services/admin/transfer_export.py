@@ -117,8 +117,8 @@ async def export_jsonl(
             field = UserModelField(path, value, source_class, updated_at, evidence, owner)
             emit("user_model", to_record("user_model", field))
         for session in sessions:
-            buffer = await rx.sessions.buffer(session.id)
-            transcript = [list(turn) for turn in await rx.transfer.transcript(session.id)]
+            buffer = await rx.sessions.buffer(session.id, owner=session.owner)
+            transcript = [list(turn) for turn in await rx.transfer.transcript(session)]
             emit("session", {**to_record("session", session), "buffer": buffer, "transcript": transcript})
         for note in notes:
             emit("session_note", to_record("session_note", note))

@@ -483,6 +483,10 @@ def _note(body: dict[str, object]) -> SessionNote:
     _session_id("session_id", note.session_id)
     _in("category", note.category, NOTE_CATEGORIES)
     _text("text", note.text, MAX_FIELD_BYTES)
+    if "owner" not in body:
+        note = dataclasses.replace(note, owner=UNSTATED)
+    else:
+        _owner(note.owner)
     if note.id < 1:
         raise BadLine("id must be 1 or more")
     return note

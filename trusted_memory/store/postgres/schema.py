@@ -3,7 +3,7 @@
 A PostgreSQL store starts at the SQLite schema's latest shape (nobody has an old one to upgrade),
 so its first migration is numbered 19, as the SQLite version it equals: both backends share one
 numbering, which exports record, and a later SQLite migration N comes with a PostgreSQL one N
-(20: events' and chat-import keys' owners).
+(20: events' and chat-import keys' owners; 21: sessions and episodes keyed by owner and id).
 `meta.schema_version` keeps the applied version (SQLite keeps it in `PRAGMA user_version`).
 Keyword search uses a stored `tsvector` per live atom and episode with a GIN index (SQLite: FTS5);
 its weights are FTS5's bm25 column weights. The triggers do what SQLite's do: queue live atoms for
@@ -292,4 +292,39 @@ P020_EVENT_OWNERS = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (P019_SCHEMA, P020_EVENT_OWNERS)
+# SQLite's migration 21 (store/migrations.py says why): PostgreSQL changes keys in place.
+P021_SESSION_OWNERS = Migration(
+    21,
+    "sessions and episodes are keyed by owner and id",
+    (
+        "ALTER TABLE session_buffer ADD COLUMN owner TEXT NOT NULL DEFAULT 'local'",
+        "ALTER TABLE session_notes ADD COLUMN owner TEXT NOT NULL DEFAULT 'local'",
+        "ALTER TABLE session_turns ADD COLUMN owner TEXT NOT NULL DEFAULT 'local'",
+        *(
+            f"UPDATE {table} SET owner = sessions.owner FROM sessions "
+            f"WHERE sessions.id = {table}.session_id AND sessions.owner <> 'local'"
+            for table in ("session_buffer", "session_notes", "session_turns")
+        ),
+        "ALTER TABLE session_buffer DROP CONSTRAINT session_buffer_pkey",
+        "ALTER TABLE session_buffer ADD PRIMARY KEY (owner, session_id, seq)",
+        "DROP INDEX session_notes_session",
+        "CREATE INDEX session_notes_session ON session_notes(owner, session_id, id)",
+        "DROP INDEX session_turns_session",
+        "CREATE INDEX session_turns_session ON session_turns(owner, session_id, id)",
+        "ALTER TABLE sessions DROP CONSTRAINT sessions_pkey",
+        "ALTER TABLE sessions ADD PRIMARY KEY (owner, id)",
+        "ALTER TABLE episodes DROP CONSTRAINT episodes_session_id_key",
+        "ALTER TABLE episodes ADD CONSTRAINT episodes_owner_session_id_key UNIQUE (owner, session_id)",
+        # An atom's vector mixes in the memory said before it in its own person's session only.
+        """CREATE FUNCTION requeue_next_in_own_session(session TEXT, person TEXT, after BIGINT) RETURNS void
+           LANGUAGE sql AS $$
+           INSERT INTO embed_queue(atom_num)
+           SELECT num FROM atoms WHERE session_id = session AND owner = person AND status = 'live' AND num > after
+           ORDER BY num LIMIT 1 ON CONFLICT DO NOTHING $$""",
+        """CREATE OR REPLACE FUNCTION requeue_session_successor() RETURNS trigger LANGUAGE plpgsql AS $$
+           BEGIN PERFORM requeue_next_in_own_session(OLD.session_id, OLD.owner, OLD.num); RETURN NULL; END $$""",
+        "DROP FUNCTION requeue_next_in_session(TEXT, BIGINT)",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (P019_SCHEMA, P020_EVENT_OWNERS, P021_SESSION_OWNERS)
