@@ -45,9 +45,7 @@ async def count_records(conn: Connection) -> StoreCounts:
         atoms = tuple((str(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in await cur.fetchall())
     viewer = restricting_viewer()
     mine, of_mine, who = (
-        (" WHERE owner = ?", " WHERE owner = ?", (viewer.name,))
-        if viewer is not None
-        else ("", "", ())
+        (" WHERE owner = ?", " WHERE owner = ?", (viewer.name,)) if viewer is not None else ("", "", ())
     )
     sessions, open_sessions = await _one(
         conn, f"SELECT COUNT(*), SUM(CASE WHEN ended_at IS NULL THEN 1 ELSE 0 END) FROM sessions{mine}", who
