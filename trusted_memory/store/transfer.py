@@ -146,9 +146,14 @@ class TransferRepo:
                 return False
         async with self._conn.execute("SELECT 1 FROM session_notes WHERE id = ?", (note.id,)) as cur:
             taken = await cur.fetchone() is not None
+        # A taken id gets the next one: named as NULL, PostgreSQL's identity column would refuse it.
+        row = (note.owner, note.session_id, note.category, note.text, note.created_at)
         await self._conn.execute(
-            "INSERT INTO session_notes(id, owner, session_id, category, text, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (None if taken else note.id, note.owner, note.session_id, note.category, note.text, note.created_at),
+            "INSERT INTO session_notes(owner, session_id, category, text, created_at) VALUES (?, ?, ?, ?, ?)"
+            if taken
+            else "INSERT INTO session_notes(id, owner, session_id, category, text, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            row if taken else (note.id, *row),
         )
         return True
 
@@ -298,9 +303,12 @@ class TransferRepo:
                 return False
         async with self._conn.execute("SELECT 1 FROM nudges_shown WHERE id = ?", (nudge_id,)) as cur:
             taken = await cur.fetchone() is not None
-        await self._conn.execute(
-            "INSERT INTO nudges_shown(id, kind, subject, session_id, shown_at) VALUES (?, ?, ?, ?, ?)",
-            (None if taken else nudge_id, kind, subject, session_id, shown_at),
+        values = (kind, subject, session_id, shown_at)
+        await self._conn.execute(  # a taken id gets the next one, as a note's does
+            "INSERT INTO nudges_shown(kind, subject, session_id, shown_at) VALUES (?, ?, ?, ?)"
+            if taken
+            else "INSERT INTO nudges_shown(id, kind, subject, session_id, shown_at) VALUES (?, ?, ?, ?, ?)",
+            values if taken else (nudge_id, *values),
         )
         return True
 
