@@ -378,6 +378,10 @@ async def _populate_team(rt: Runtime) -> None:
         guess = await services.atoms.propose("style.verbosity", "concise", evidence="short replies", confidence=0.6)
         assert guess is not None
     await admin.confirm(guess.id)
+    # The implicit person's host picked Alice's session id too: a session and episode of its own (migration 21).
+    for i, text in enumerate(["We decided the offsite is in Lisbon.", "The budget is 40k.", "Invites go out Friday."]):
+        await services.sessions.observe("alice-1", text, assistant_reply="Noted.", said_at=T0 + 600 + 60 * i)
+    assert (await services.sessions.end_session("alice-1")).episode is not None
 
 
 @pytest.mark.e2e
@@ -392,6 +396,15 @@ def test_each_records_owner_survives_export_and_import(tmp_path: Path) -> None:
     assert owners["fact"] == {"local", "alice"}
     for kind in ("atom", "session", "episode", "user_model"):
         assert "alice" in owners[kind], kind
+    rows = records(first)[1:]
+    assert sorted((r["id"], r["owner"]) for r in rows if r["kind"] == "session") == [
+        ("alice-1", "alice"),
+        ("alice-1", "local"),
+    ]
+    assert sorted((r["session_id"], r["owner"]) for r in rows if r["kind"] == "episode") == [
+        ("alice-1", "alice"),
+        ("alice-1", "local"),
+    ]
     target = tmp_path / "target"
     done = run_script(target, "import", str(tmp_path / "first.jsonl"), "--yes")
     assert done.returncode == 0, done.stderr
@@ -399,6 +412,27 @@ def test_each_records_owner_survives_export_and_import(tmp_path: Path) -> None:
     for g, w in zip(got, want):
         assert g == w, [(k, g.get(k), w.get(k)) for k in set(g) | set(w) if g.get(k) != w.get(k)]
     assert len(got) == len(want)
+
+
+@pytest.mark.e2e
+@pytest.mark.postgres
+@pytest.mark.sqlite_only  # the source is the SQLite store; the target the cluster's PostgreSQL
+def test_migrate_keeps_each_persons_session_of_one_id(tmp_path: Path, pg_cluster: Cluster) -> None:
+    source = tmp_path / "team"
+    with_runtime(source, _populate_team)
+    first = export(source, tmp_path / "first.jsonl")
+    url = f"postgresql://postgres@127.0.0.1:{pg_cluster.port}/{pg_cluster.new_database()}"
+    done = run_script(source, "migrate", "--to", url, "--yes", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["ok"] and report["source_doctor_ok"] and report["target_doctor_ok"], report
+    assert report["landed"] == {**report["exported"], "event": report["exported"]["event"] + 1}
+    assert report["exported"]["session"] == 2 and report["exported"]["episode"] == 2
+    in_postgres = tmp_path / "pg.jsonl"
+    postgres = {"MCP_MEMORY_STORE__BACKEND": "postgres", "MCP_MEMORY_STORE__DSN": url}
+    done = run_script(tmp_path / "pg-home", "export", str(in_postgres), store=postgres)
+    assert done.returncode == 0, done.stderr
+    assert held_dated_at_import(body(in_postgres.read_text())) == held_dated_at_import(as_imported(body(first)))
 
 
 def held_dated_at_import(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
