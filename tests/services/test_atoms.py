@@ -154,6 +154,34 @@ async def test_list_filters(agent: AgentService) -> None:
     assert [a.text for a in await agent.list_atoms(AtomFilter(project="atlas"))] == ["We deploy with Docker"]
 
 
+async def test_texts_are_the_words_and_sources_of_list_in_its_order(agent: AgentService, runtime: Runtime) -> None:
+    atoms = AtomsService(runtime.store, runtime.settings)
+    at = time.time() - 3600
+    # Equal times (a replayed history) go by storage order, newest first, as `list` orders them.
+    for i, (text, source, kind) in enumerate(
+        [
+            ("I like green tea", "user_said", "preference"),
+            ("We deploy with Docker", "user_said", "decision"),
+            ("The standup moved to 9:30", "web", "fact"),
+            ("My sister lives in Denver", "user_said", "fact"),
+            ("Use tabs in this repo", "inferred", "convention"),
+            ("Ship the beta by Friday", "user_said", "goal"),
+        ]
+    ):
+        await atoms.add(AtomDraft(content=text, source=source, atom_type=kind, said_at=at + (i // 2)))
+    await agent.add_atom(said("Quick note to self", atom_type="note"))
+    for f in (
+        AtomFilter(types=("preference", "decision", "fact", "goal", "convention")),
+        AtomFilter(),
+        AtomFilter(status=None),
+    ):
+        for limit in (2, 3, 50):
+            async with runtime.store.read() as rx:
+                whole = await rx.atoms.list(f, now=time.time(), limit=limit)
+                slim = await rx.atoms.texts(f, now=time.time(), limit=limit)
+            assert slim == [(a.text, a.source_class) for a in whole] and slim
+
+
 async def test_admin_promote_releases_quarantine(agent: AgentService, admin: AdminService, runtime: Runtime) -> None:
     web = (await agent.add_atom(AtomDraft(content="The team standup moved to 9:30", source="web"))).atom
     promoted = await admin.promote(web.id[:10])

@@ -115,9 +115,9 @@ class UserStateService:
                 session = await rx.sessions.get(session_id)
                 if session is not None and not session.relayed:
                     messages = await rx.sessions.user_lines(session.id, RECENT_MESSAGES, owner=session.owner)
-            atoms = await rx.atoms.list(AtomFilter(types=_SOURCE_TYPES), now=now(), limit=TRUSTED_ATOMS)
+            atoms = await rx.atoms.texts(AtomFilter(types=_SOURCE_TYPES), now=now(), limit=TRUSTED_ATOMS)
             rejected = await rx.events.rejected_inferences()
-        memories = [a.text for a in atoms if is_trusted(a.source_class)][::-1]
+        memories = [text for text, source in atoms if is_trusted(source)][::-1]
         inferences = infer_user_state(messages, memories, session.project if session else None)
         model = await self.model()
         inferences += await self._llm_inferences(model, memories, messages)

@@ -292,6 +292,19 @@ class AtomsRepo:
         ) as cur:
             return [atom_from_row(r) for r in await cur.fetchall()]
 
+    async def texts(self, f: AtomFilter, *, now: float, limit: int = 50) -> builtins.list[tuple[str, str]]:
+        """(text, source_class) of the atoms `list` returns newest first, in its order.
+
+        For a caller that reads only the words and their trust (the user model's inference, every
+        few turns): building 60 whole atoms cost ~0.9 ms at 10k atoms, these two columns ~0.1.
+        """
+        where, params = _where(f, now)
+        async with self._conn.execute(
+            f"SELECT text, source_class FROM atoms{where} ORDER BY created_at DESC, num DESC LIMIT ?",
+            (*params, limit),
+        ) as cur:
+            return [(str(r[0]), str(r[1])) for r in await cur.fetchall()]
+
     async def count(self, f: AtomFilter, *, now: float) -> int:
         """How many atoms match the filter."""
         where, params = _where(f, now)
