@@ -59,6 +59,7 @@ SETS = {
     "ho3": ("conversations", "conversations_heldout3"),
     "ho4": ("conversations", "conversations_heldout4"),
     "ho5": ("conversations", "conversations_heldout5"),
+    "ho6": ("conversations", "conversations_heldout6"),
     "line": ("line", ""),
     "lineho": ("line", "heldout"),
 }

@@ -35,7 +35,7 @@ def test_search_and_reindex(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert search(capsys, home, "which test framework do I like")[0] == "I prefer pytest over unittest"
     assert search(capsys, home, "web page") == []  # quarantined text is not recall material
     report = cli_json(capsys, home, "reindex", "--full")
-    assert report == {"space": "hash:v3:512", "waiting": 3, "embedded": 3}
+    assert report == {"space": "hash:v4:512", "waiting": 3, "embedded": 3}
 
 
 @pytest.mark.sqlite_only  # it empties FTS5's index; PostgreSQL's tsvector is a column of the row

@@ -34,8 +34,8 @@ def _cos(a: np.ndarray, b: np.ndarray) -> float:
 
 def test_space_fingerprint() -> None:
     emb = HashingEmbedder(384)
-    assert emb.space == EmbeddingSpace("hash", "v3", 384)
-    assert emb.space.fingerprint() == "hash:v3:384"
+    assert emb.space == EmbeddingSpace("hash", "v4", 384)
+    assert emb.space.fingerprint() == "hash:v4:384"
     # How its cosines read is not part of the identity, but the embedder states it.
     assert (emb.space.cosine_floor, emb.space.cosine_full) == (0.1, 0.6)
     assert isinstance(emb, Embedder)
@@ -229,7 +229,7 @@ def test_rare_words_weigh_more_than_common_ones() -> None:
         ]
     )
     assert _cos(question, rare_match) > _cos(question, common_match)
-    assert emb.space.fingerprint() == "hash:v3:512"  # the new weights are a new space: stores re-embed
+    assert emb.space.fingerprint() == "hash:v4:512"  # new weights or a new table are a new space: stores re-embed
 
 
 def test_rarity_is_the_same_in_every_process() -> None:

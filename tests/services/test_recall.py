@@ -422,14 +422,14 @@ async def test_changing_the_embedding_space_reembeds(tmp_path: Path) -> None:
         assert await runtime.recall.drain_queue() == len(MEMORIES)
         assert (await texts(runtime, "which test framework do I like?"))[0].startswith("I prefer pytest")
         async with runtime.store.read() as rx:
-            assert await rx.recall.vector_count("hash:v3:256") == len(MEMORIES)
-            assert await rx.recall.vector_count("hash:v3:512") == 0
+            assert await rx.recall.vector_count("hash:v4:256") == len(MEMORIES)
+            assert await rx.recall.vector_count("hash:v4:512") == 0
 
 
 async def test_a_store_of_the_previous_hash_version_is_reembedded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """hash:v3 weighs words by rarity: a store whose vectors are v2 must not compare them with v3 queries."""
+    """hash:v3 on weighs words by rarity: a store whose vectors are v2 must not compare them with newer queries."""
     import trusted_memory.embed.hashing as hashing
 
     env = {"MCP_MEMORY_HOME": str(tmp_path / "h"), **store_env_for(tmp_path / "h")}
@@ -445,8 +445,32 @@ async def test_a_store_of_the_previous_hash_version_is_reembedded(
         assert await runtime.recall.adopt_space() == len(MEMORIES)
         assert await runtime.recall.drain_queue() == len(MEMORIES)
         async with runtime.store.read() as rx:
-            assert await rx.recall.vector_count("hash:v3:512") == len(MEMORIES)
+            assert await rx.recall.vector_count("hash:v4:512") == len(MEMORIES)
             assert await rx.recall.vector_count("hash:v2:512") == 0
+        assert (await texts(runtime, "which test framework do I like?"))[0].startswith("I prefer pytest")
+
+
+async def test_a_store_of_hash_v3_is_reembedded_with_the_fitted_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """hash:v4's word table is fitted to whole texts: v3 vectors (the distilled table) must not meet v4 queries."""
+    import trusted_memory.embed.hashing as hashing
+
+    env = {"MCP_MEMORY_HOME": str(tmp_path / "h"), **store_env_for(tmp_path / "h")}
+    with monkeypatch.context() as old:
+        old.setattr(hashing, "_MODEL_VERSION", "v3")
+        async with open_runtime(load_settings(environ=env, cwd=tmp_path)) as runtime:
+            await runtime.recall.warm_up()
+            await seed(atoms_of(runtime))
+            async with runtime.store.read() as rx:
+                assert await rx.recall.vector_count("hash:v3:512") == len(MEMORIES)
+    async with open_runtime(load_settings(environ=env, cwd=tmp_path)) as runtime:
+        assert runtime.recall.embedder().space.fingerprint() == "hash:v4:512"
+        assert await runtime.recall.adopt_space() == len(MEMORIES)
+        assert await runtime.recall.drain_queue() == len(MEMORIES)
+        async with runtime.store.read() as rx:
+            assert await rx.recall.vector_count("hash:v4:512") == len(MEMORIES)
+            assert await rx.recall.vector_count("hash:v3:512") == 0
         assert (await texts(runtime, "which test framework do I like?"))[0].startswith("I prefer pytest")
 
 

@@ -33,7 +33,7 @@ class EmbeddingSpace:
     cosine_full: float = field(default=0.6, compare=False)
 
     def fingerprint(self) -> str:
-        """Return the stable identity stored beside every vector, e.g. ``"hash:v3:512"``."""
+        """Return the stable identity stored beside every vector, e.g. ``"hash:v4:512"``."""
         # A change in any part means stored vectors are stale and must be re-embedded.
         return f"{self.provider}:{self.model}:{self.dims}"
 

@@ -8,7 +8,9 @@ process embeds the same text to the same bytes. Two parts, each L2-normalised, a
   rare the word is (its rank in the bundled lexicon's frequency order, see ``rarity``);
 - semantic (``dims // 4`` wide, at most 128): the rank-weighted sum of the words' vectors from the
   bundled lexicon (``lexicon.py``), so "pup" and "dog" or "vacation" and "holiday" meet although
-  they share no letters. Measured on benchmarks/data: vector R@10 0.41 -> 0.62.
+  they share no letters. Measured on benchmarks/data: vector R@10 0.41 -> 0.62. Since v4 the
+  table's vectors are fitted so that this sum points where all-MiniLM-L6-v2 puts the whole text
+  (``scripts/fit_lexicon.py``), not where it puts each word alone.
 
 The cosine of two vectors is then ``(1 - SEMANTIC_SHARE) * lexical + SEMANTIC_SHARE * semantic``
 (a text with no lexicon word has only its lexical part).
@@ -45,8 +47,9 @@ SEMANTIC_SHARE = 0.8
 MIN_SEMANTIC_DIMS = 16  # below this a meaning vector is too coarse to help: lexical only
 
 # Bump when anything above or below changes the vectors: it is part of the fingerprint.
-# v1: lexical only; v2: lexical + lexicon meaning; v3: lexical words weighted by rarity.
-_MODEL_VERSION = "v3"
+# v1: lexical only; v2: lexical + lexicon meaning; v3: lexical words weighted by rarity;
+# v4: the lexicon's vectors fitted to sentence embeddings (same words, same composition).
+_MODEL_VERSION = "v4"
 # How cosines of this space read (see EmbeddingSpace): unrelated texts average ~0.10 (their shared
 # meaning directions), a question and its answer ~0.36 on benchmarks/data — measured at the default
 # 512 dims; narrower meaning parts spread unrelated cosines wider. Lexical only (< 64 dims): 0.
@@ -283,7 +286,7 @@ class HashingEmbedder:
 
     @property
     def space(self) -> EmbeddingSpace:
-        """The embedding space: ``hash:v3:<dims>``."""
+        """The embedding space: ``hash:v4:<dims>``."""
         return self._space
 
     @property

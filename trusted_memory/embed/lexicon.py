@@ -1,13 +1,15 @@
 """The bundled word-meaning table behind the default embedder's semantic part.
 
 ``data/lexicon.npz`` maps the 30,000 most common English words, then ~10,000 words of widely used
-package names, to 128-dimensional int8 vectors distilled from a sentence-embedding model (see
-``data/LEXICON.md`` for its source, licence and the script that rebuilds it). It is package data,
+package names, to 128-dimensional int8 vectors taken from a sentence-embedding model: distilled word
+by word, then fitted so that a text's weighted sum of them approximates the model's embedding of the
+whole text (see ``data/LEXICON.md`` for its sources, licences and the scripts that rebuild it). It is package data,
 not a download: every install has the same table, so every process still embeds the same text to
 the same vector.
 
 A text's semantic vector is the rank-weighted sum of its words' vectors: rarer words (later in the
-frequency-ordered table) weigh more, as in Model2Vec's Zipf weighting. Words not in the table
+frequency-ordered table) weigh more, as in Model2Vec's Zipf weighting; a row's length (fitted) is
+the word's weight on top of its rank. Words not in the table
 (names, most non-English words, identifiers) contribute nothing here; the hashed features carry them.
 """
 

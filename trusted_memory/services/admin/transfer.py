@@ -4,7 +4,7 @@ Native format, version 2: a header line, then one record per line (version 1 fil
 of the old name `mcp-memory-export`, hold the first four kinds and events, and still import).
 
     {"kind":"header","format":"trusted-memory-export","version":2,"schema_version":12,"exported_at":T,
-     "embedding_space":"hash:v3:512"}
+     "embedding_space":"hash:v4:512"}
     {"kind":"fact", ...every FactEntry field}
     {"kind":"atom", ...every Atom field (turns too: type `turn`, with `cue` and `dates`)}
     {"kind":"pending", ...every PendingReview field}
