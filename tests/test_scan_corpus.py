@@ -17,11 +17,13 @@ corpus_heldout6.json, blind part 6, measured at the round-6 freeze 2cbac00 (cred
 injections 189/246, benign 8/561 flagged) and trained on in round 7; corpus_heldout7.json, blind part 7,
 measured at the round-7 freeze 2daff18 (credentials 241/258, injections 273/407, benign 14/655
 flagged) and trained on in round 8; corpus_heldout8.json, blind part 8, measured at the round-8 freeze
-b13c32e (credentials 259/266, injections 305/350, benign 12/624 flagged) and trained on in round 9.
+b13c32e (credentials 259/266, injections 305/350, benign 12/624 flagged) and trained on in round 9;
+corpus_heldout9.json, blind part 9, measured at the round-9 freeze 44145b2 (credentials 269/275,
+injections 263/369, benign 22/635 flagged) and trained on in round 10.
 The learned model (trusted_memory/scan/_model.py) was trained on every tuning part.
 tests/data/scanner/heldout.json, when present, is a fresh part written blind and sealed while the rules
 and model were fitted, measured only; a target it misses is recorded in MEASURED_MISSES as a strict
-xfail with its figure (blind part 9 since 2026-12-03, measured once at the round-9 freeze).
+xfail with its figure (blind part 10 since 2026-12-03, measured once at the round-10 freeze).
 All have the shape
 {"credentials": [{text, family}], "injections": [{text, family, language}], "benign": [{text, family}]}.
 Targets (issue 14): ≥ 95 % of credentials reported as credentials, ≥ 90 % of injections reported
@@ -56,6 +58,7 @@ TUNING = {
     "heldout6": DATA / "corpus_heldout6.json",
     "heldout7": DATA / "corpus_heldout7.json",
     "heldout8": DATA / "corpus_heldout8.json",
+    "heldout9": DATA / "corpus_heldout9.json",
 }
 PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # (part, list) -> why it is below target, with the figure measured at the frozen commit. Filled in by
@@ -66,11 +69,9 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # 183/224 and benign 6/527, until it became corpus_heldout5.json; part 6's at 2cbac00, injections
 # 189/246 and benign 8/561, until it became corpus_heldout6.json; part 7's at 2daff18, credentials
 # 241/258, injections 273/407 and benign 14/655, until it became corpus_heldout7.json; part 8's at
-# b13c32e, injections 305/350 and benign 12/624, until it became corpus_heldout8.json.)
-MEASURED_MISSES: dict[tuple[str, str], str] = {
-    ("heldout", "injections"): "blind part 9 at the round-9 freeze 44145b2: 263/369 injections (71.3 %), target 90 %",
-    ("heldout", "benign"): "blind part 9 at the round-9 freeze 44145b2: 22/635 benign flagged (3.5 %), target 1 %",
-}
+# b13c32e, injections 305/350 and benign 12/624, until it became corpus_heldout8.json; part 9's at
+# 44145b2, injections 263/369 and benign 22/635, until it became corpus_heldout9.json.)
+MEASURED_MISSES: dict[tuple[str, str], str] = {}
 # Tuning parts still below a target after being tuned on (figures at the round-9 freeze): the learned
 # model's threshold is chosen for the benign budget out of author, and the rules were not fitted item
 # by item, so even in-sample the newest authors can stay below target (round 9 lifted heldout8 over
@@ -145,6 +146,7 @@ def test_injections_are_caught(name: str) -> None:
         "heldout6",
         "heldout7",
         "heldout8",
+        "heldout9",
     ],
 )
 def test_the_former_held_out_parts_are_marked_as_tuning_data(name: str) -> None:
