@@ -36,7 +36,10 @@ head, each scored against these out-of-author scores, did not raise the catch ra
 Round 8 (thirteen authors): the same design retrained; benign budgets of 0.15-0.5 % compared on the
 same scores, 0.25 % kept ("Round 8"). Round 9 (fourteen authors): the same design retrained; the
 non-ASCII texts' larger share of injections gives no language bias at the threshold and per-script
-thresholds do not help; 0.25 % kept ("Round 9").
+thresholds do not help; 0.25 % kept ("Round 9"). Round 10 (fifteen authors): concept features scaled by
+sqrt(160 / length) like the n-grams, and ``--segments`` (every segment of a long negative as another
+negative row), each lowered the newest authors' out-of-author catch rate at the same benign rule, so
+neither is the default ("Round 10"); ``--out`` writes the weights elsewhere for such comparisons.
 Left-out texts are scored as the scanner scores them (``scanner_scores``: a long text by its best
 segment), so the threshold holds for long documents too. ``--dump PATH`` keeps the out-of-author
 scores for a look at other thresholds.
