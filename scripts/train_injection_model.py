@@ -36,7 +36,10 @@ head, each scored against these out-of-author scores, did not raise the catch ra
 Round 8 (thirteen authors): the same design retrained; benign budgets of 0.15-0.5 % compared on the
 same scores, 0.25 % kept ("Round 8"). Round 9 (fourteen authors): the same design retrained; the
 non-ASCII texts' larger share of injections gives no language bias at the threshold and per-script
-thresholds do not help; 0.25 % kept ("Round 9").
+thresholds do not help; 0.25 % kept ("Round 9"). Round 10 (fifteen authors): concept features scaled by
+sqrt(160 / length) like the n-grams, and ``--segments`` (every segment of a long negative as another
+negative row), each lowered the newest authors' out-of-author catch rate at the same benign rule, so
+neither is the default ("Round 10"); ``--out`` writes the weights elsewhere for such comparisons.
 Left-out texts are scored as the scanner scores them (``scanner_scores``: a long text by its best
 segment), so the threshold holds for long documents too. ``--dump PATH`` keeps the out-of-author
 scores for a look at other thresholds.
@@ -90,6 +93,7 @@ AUTHORS = {
     "heldout6": DATA / "corpus_heldout6.json",
     "heldout7": DATA / "corpus_heldout7.json",
     "heldout8": DATA / "corpus_heldout8.json",
+    "heldout9": DATA / "corpus_heldout9.json",
 }
 AUTHORS = {name: path for name, path in AUTHORS.items() if path.exists()}
 COLUMN = {name: (1 << BITS) + k for k, name in enumerate(CONCEPTS)}
@@ -224,9 +228,24 @@ def scanner_scores(model: LogisticRegression, texts: list[str]) -> np.ndarray[An
     return out
 
 
-def fit(items: list[tuple[str, str, int, bool]]) -> LogisticRegression:
+def benign_segments(items: list[tuple[str, str, int, bool]]) -> list[str]:
+    """The segments the scanner scores of every long negative text (each another negative row)."""
+    out = []
+    for _, text, label, _ in items:
+        low = fold_view(text).low
+        if label == 0 and len(low) > WINDOW:
+            out.extend(low[a:b] for a, b in segments(low))  # as ``scanner_scores`` scores them
+    return out
+
+
+def fit(items: list[tuple[str, str, int, bool]], segmented: bool = False) -> LogisticRegression:
     model = LogisticRegression(C=C, solver="liblinear", class_weight="balanced", max_iter=2000, random_state=0)
-    model.fit(matrix([t for _, t, _, _ in items]), [y for _, _, y, _ in items])
+    texts = [t for _, t, _, _ in items]
+    labels = [y for _, _, y, _ in items]
+    if segmented:
+        extra = benign_segments(items)
+        texts, labels = texts + extra, labels + [0] * len(extra)
+    model.fit(matrix(texts), labels)
     return model
 
 
@@ -239,6 +258,12 @@ def main() -> None:
         help="score the rules as they were at COMMIT (e.g. 790493b, frozen before heldout2 was seen): the only "
         "out-of-author figure for rules + model; the threshold is still chosen with today's rules",
     )
+    parser.add_argument(
+        "--segments",
+        action="store_true",
+        help="also train on the segments of every long negative text, as the scanner scores them",
+    )
+    parser.add_argument("--out", metavar="PATH", default=str(OUT), help="where --write puts the weights")
     parser.add_argument("--dump", metavar="PATH", help="also pickle the parts and out-of-author scores to PATH")
     args = parser.parse_args()
     parts = {name: load(path) for name, path in AUTHORS.items()}
@@ -247,7 +272,7 @@ def main() -> None:
     scores: dict[str, np.ndarray[Any, Any]] = {}
     for name, items in parts.items():
         train = [x for other, xs in parts.items() if other != name for x in xs] + ordinary
-        scores[name] = scanner_scores(fit(train), [t for _, t, _, _ in items])
+        scores[name] = scanner_scores(fit(train, args.segments), [t for _, t, _, _ in items])
     if args.dump:
         with open(args.dump, "wb") as fh:
             pickle.dump((parts, scores), fh)
@@ -287,18 +312,19 @@ def main() -> None:
             if s >= threshold and not x[3]:
                 print(f"  model flags benign ({s:.2f}): {x[1][:110]!r}")
     if args.write:
-        model = fit([x for xs in parts.values() for x in xs] + ordinary)
-        OUT.parent.mkdir(exist_ok=True)
+        model = fit([x for xs in parts.values() for x in xs] + ordinary, args.segments)
+        out = Path(args.out)
+        out.parent.mkdir(exist_ok=True)
         coef = model.coef_[0]
         np.savez_compressed(
-            OUT,
+            out,
             weights=coef[: 1 << BITS].astype(np.float16),
             concept_names=np.array("\n".join(CONCEPTS)),
             concept_weights=(coef[1 << BITS :] * CONCEPT_SCALE).astype(np.float32),
             bias=np.float32(model.intercept_[0]),
             threshold=np.float32(threshold),
         )
-        print(f"\nwrote {OUT.relative_to(ROOT)} ({OUT.stat().st_size} bytes)")
+        print(f"\nwrote {out} ({out.stat().st_size} bytes)")
 
 
 if __name__ == "__main__":

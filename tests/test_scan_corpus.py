@@ -17,11 +17,13 @@ corpus_heldout6.json, blind part 6, measured at the round-6 freeze 2cbac00 (cred
 injections 189/246, benign 8/561 flagged) and trained on in round 7; corpus_heldout7.json, blind part 7,
 measured at the round-7 freeze 2daff18 (credentials 241/258, injections 273/407, benign 14/655
 flagged) and trained on in round 8; corpus_heldout8.json, blind part 8, measured at the round-8 freeze
-b13c32e (credentials 259/266, injections 305/350, benign 12/624 flagged) and trained on in round 9.
+b13c32e (credentials 259/266, injections 305/350, benign 12/624 flagged) and trained on in round 9;
+corpus_heldout9.json, blind part 9, measured at the round-9 freeze 44145b2 (credentials 269/275,
+injections 263/369, benign 22/635 flagged) and trained on in round 10.
 The learned model (trusted_memory/scan/_model.py) was trained on every tuning part.
 tests/data/scanner/heldout.json, when present, is a fresh part written blind and sealed while the rules
 and model were fitted, measured only; a target it misses is recorded in MEASURED_MISSES as a strict
-xfail with its figure (blind part 9 since 2026-12-03, measured once at the round-9 freeze).
+xfail with its figure (blind part 10 since 2026-12-03, measured once at the round-10 freeze).
 All have the shape
 {"credentials": [{text, family}], "injections": [{text, family, language}], "benign": [{text, family}]}.
 Targets (issue 14): ≥ 95 % of credentials reported as credentials, ≥ 90 % of injections reported
@@ -56,6 +58,7 @@ TUNING = {
     "heldout6": DATA / "corpus_heldout6.json",
     "heldout7": DATA / "corpus_heldout7.json",
     "heldout8": DATA / "corpus_heldout8.json",
+    "heldout9": DATA / "corpus_heldout9.json",
 }
 PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # (part, list) -> why it is below target, with the figure measured at the frozen commit. Filled in by
@@ -66,20 +69,26 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # 183/224 and benign 6/527, until it became corpus_heldout5.json; part 6's at 2cbac00, injections
 # 189/246 and benign 8/561, until it became corpus_heldout6.json; part 7's at 2daff18, credentials
 # 241/258, injections 273/407 and benign 14/655, until it became corpus_heldout7.json; part 8's at
-# b13c32e, injections 305/350 and benign 12/624, until it became corpus_heldout8.json.)
-MEASURED_MISSES: dict[tuple[str, str], str] = {
-    ("heldout", "injections"): "blind part 9 at the round-9 freeze 44145b2: 263/369 injections (71.3 %), target 90 %",
-    ("heldout", "benign"): "blind part 9 at the round-9 freeze 44145b2: 22/635 benign flagged (3.5 %), target 1 %",
-}
-# Tuning parts still below a target after being tuned on (figures at the round-9 freeze): the learned
-# model's threshold is chosen for the benign budget out of author, and the rules were not fitted item
-# by item, so even in-sample the newest authors can stay below target (round 9 lifted heldout8 over
-# both its targets; round4_a and round5_b lost model catches when the threshold rose from 3.524 to
-# 3.609, because the benign texts the round-9 rules no longer flag are the model's to leave alone).
-# A strict xfail: when a later round lifts one over its target, the entry must go.
+# b13c32e, injections 305/350 and benign 12/624, until it became corpus_heldout8.json; part 9's at
+# 44145b2, injections 263/369 and benign 22/635, until it became corpus_heldout9.json.)
+MEASURED_MISSES: dict[tuple[str, str], str] = {}
+# Tuning parts still below a target after being tuned on (figures at the round-10 freeze de3fdea): the
+# learned model's threshold is chosen for the benign budget out of author, and the rules were not fitted
+# item by item, so even in-sample parts stay below target. Round 10 retrained the model on fifteen
+# authors; the threshold rose from 3.609 to 4.325 (the benign texts the round-10 rules no longer flag,
+# part 9's among them, are now the model's to leave alone), which cost about 220 in-sample model catches
+# of the older parts (benchmarks/RESULTS.md "Round 10"). A strict xfail: when a later round lifts one
+# over its target, the entry must go.
 TUNING_MISSES: dict[tuple[str, str], str] = {
-    ("round4_a", "injections"): "tuning part round4_a, round-9 freeze: 224/263 injections (85.2 %), target 90 %",
-    ("round5_b", "injections"): "tuning part round5_b, round-9 freeze: 220/256 injections (85.9 %), target 90 %",
+    ("heldout4", "injections"): "round-10 freeze de3fdea: 184/210 injections (87.6 %), target 90 %",
+    ("heldout6", "injections"): "round-10 freeze de3fdea: 214/246 injections (87.0 %), target 90 %",
+    ("heldout7", "injections"): "round-10 freeze de3fdea: 325/407 injections (79.9 %), target 90 %",
+    ("heldout9", "injections"): "round-10 freeze de3fdea: 284/369 injections (77.0 %), target 90 %",
+    ("round4_a", "injections"): "round-10 freeze de3fdea: 193/263 injections (73.4 %), target 90 %",
+    ("round4_b", "injections"): "round-10 freeze de3fdea: 228/269 injections (84.8 %), target 90 %",
+    ("round5_a", "injections"): "round-10 freeze de3fdea: 189/234 injections (80.8 %), target 90 %",
+    ("round5_b", "injections"): "round-10 freeze de3fdea: 189/256 injections (73.8 %), target 90 %",
+    ("heldout9", "benign"): "round-10 freeze de3fdea: 7/635 benign flagged (1.1 %), target 1 %",
 }
 
 
@@ -145,6 +154,7 @@ def test_injections_are_caught(name: str) -> None:
         "heldout6",
         "heldout7",
         "heldout8",
+        "heldout9",
     ],
 )
 def test_the_former_held_out_parts_are_marked_as_tuning_data(name: str) -> None:

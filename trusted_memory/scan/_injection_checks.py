@@ -313,8 +313,60 @@ def foreign_check(m: re.Match[str]) -> bool:
     return not _QUALIFIERS.isdisjoint(re.findall(r"\w+", m.group()))
 
 
+# "Webページに「以前の指示を無視せよ」といった命令を埋め込み", "例如“忽略之前的所有指令”": a document about
+# prompt injection quotes the phrase and says it is an example; an attack gives the order unquoted.
+_CJK_OPEN = '「『“‘"《'
+_CJK_CLOSE = '」』”’"》'
+_CJK_EXAMPLE_BEFORE = ("例如", "比如", "例えば", "たとえば", "譬如", "如", "像", "예를 들어", "예컨대")
+_CJK_EXAMPLE_AFTER = (
+    "之类",
+    "之類",
+    "这样的",
+    "這樣的",
+    "这种",
+    "等",
+    "といった",
+    "のような",
+    "のように",
+    "などの",
+    "という",
+    "같은",
+    "와 같은",
+    "과 같은",
+    "라는",
+    "등",
+)
+_QUOTE_REACH = 40  # characters between a quotation mark and the quoted override
+
+
+def _example_quote(text: str, at: int) -> bool:
+    # The quotation opened at ``at`` closes on its line and a word beside it calls it an example.
+    hi = min(len(text), at + _QUOTE_REACH)
+    close = next((i for i in range(at + 1, hi) if text[i] in _CJK_CLOSE or text[i] == "\n"), None)
+    if close is None or text[close] not in _CJK_CLOSE:
+        return False
+    before = text[max(0, at - 6) : at].rstrip(" ,:，：、")
+    after = text[close + 1 : close + 8].lstrip()
+    return before.endswith(_CJK_EXAMPLE_BEFORE) or after.startswith(_CJK_EXAMPLE_AFTER)
+
+
+def quoted_as_an_example(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` reaches into quotation marks that a word beside them calls an example.
+
+    A combo's span may begin or end on a word outside the quote ("夹带指令，例如“忽略之前的所有指令”",
+    "「以前の指示を無視せよ」といった命令"), so a quote that the span starts in or opens inside counts.
+    """
+    back = next(
+        (i for i in range(start - 1, max(0, start - _QUOTE_REACH) - 1, -1) if text[i] in _CJK_OPEN + _CJK_CLOSE + "\n"),
+        None,
+    )
+    if back is not None and text[back] in _CJK_OPEN and _example_quote(text, back):
+        return True
+    return any(text[i] in _CJK_OPEN and _example_quote(text, i) for i in range(start, end))
+
+
 def cjk_check(m: re.Match[str]) -> bool:
-    return any(q in m.group() for q in _CJK_QUALIFIERS)
+    return any(q in m.group() for q in _CJK_QUALIFIERS) and not quoted_as_an_example(m.string, m.start(), m.end())
 
 
 _EXFIL_PARAMS = frozenset(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ._concepts import Combo, ComboSet, not_a_leak_report, not_first_person, not_negated, not_prohibited, unscoped
-from ._injection_checks import names_own_or_a_things, not_on_an_ordinary_topic
+from ._injection_checks import names_own_or_a_things, not_on_an_ordinary_topic, quoted_as_an_example
 from ._lexicon_actions import (
     ACT,
     AGAINST_USER,
@@ -139,10 +139,29 @@ def the_reader_is_addressed(t: ScanText, start: int, end: int) -> bool:
         return False
     line_hi = t.low.find("\n", reader_end)
     rest = t.low[reader_end : len(t.low) if line_hi == -1 else line_hi]
-    addressed = t.low[reader_end - 1] in ":]" or compile_rx(_ADDRESSED).match(t.low, reader_end) is not None
+    addressed = t.low[reader_end - 1] in ":]" or _marks_an_address(t.low, reader_end)
     if addressed or (not rest.strip(" .:") and reader_at - line_lo <= _HEADING_LEAD):
         return True
+    if compile_rx(_INDEFINITE).search(t.low, max(line_lo, reader_at - 8), reader_at) is not None:
+        return False
     return reader_at == start and "\n" not in t.low[start:end]
+
+
+# "Se implantó un asistente de IA …; el asistente no ejecuta …": a reader named with an indefinite
+# article is introduced, not addressed (round 10; English "an assistant" never was a reader term).
+_INDEFINITE = r"(?:^|[\s(«„\"'])(?:an?|un|una|uno|une|ein|eine|einen|einem|einer|um|uma|een|en|ett|et|egy)\s+$"
+
+
+_ASIDE = r"\([^()\n]*\)|\[[^\[\]\n]*\]"
+
+
+def _marks_an_address(low: str, reader_end: int) -> bool:
+    # A parenthesis after the reader is an aside, not the mark that addresses it: "KI-Agenten in der
+    # Praxis (Meetup Köln, 2. Dezember)" ends its line with ")" and has a comma, "to the AI (internal):"
+    # still addresses it (round 10).
+    line_hi = low.find("\n", reader_end)
+    rest = low[reader_end : len(low) if line_hi == -1 else line_hi]
+    return compile_rx(_ADDRESSED).match(compile_rx(_ASIDE).sub("", rest)) is not None
 
 
 # "You can run the tests without asking each time", "you're allowed to auto-fix lint errors without
@@ -174,7 +193,11 @@ COMBOS = ComboSet(
         (EARLIER, YOUR),
         INSTRUCTIONS,
         window=90,
-        check=lambda t, lo, hi: not names_own_or_a_things(t.low, hi) and not_on_an_ordinary_topic(t, lo, hi),
+        check=lambda t, lo, hi: (
+            not names_own_or_a_things(t.low, hi)
+            and not_on_an_ordinary_topic(t, lo, hi)
+            and not quoted_as_an_example(t.low, lo, hi)
+        ),
     ),
     # "Discard your operating guidelines", "act as though your initial configuration was never loaded".
     Combo("instruction override (dismiss your setup)", DISMISS, YOUR, SETUP, window=60),
