@@ -17,7 +17,8 @@ from trusted_memory.services.wiring import Services, build_services
 
 pytestmark = pytest.mark.anyio
 
-DEPLOY = "The staging deploy runs with ./deploy.sh staging once CI is green."
+# Worded apart from EARLIER so no semantic link joins the two: the prediction alone must reach it.
+DEPLOY = "Run ./deploy.sh staging only after CI is green."
 LOGIN = "The login page looks right on my machine now."
 # Predictions are grounded in the conversation: an earlier turn names what comes next.
 EARLIER = "Once the login page is done, the staging deploy comes next."
