@@ -1,7 +1,7 @@
 """Refit trusted_memory/embed/data/lexicon.npz so composed texts land where MiniLM puts them (dev-time only).
 
-    HF_HUB_OFFLINE=1 PYTHONPATH=. /work/venv-local/bin/python scripts/fit_lexicon.py --model DIR --prior V3.npz \
-        [--sets conversations,conversations_heldout,...] [--corpus FILE.jsonl ...] [--exclude SET]
+    HF_HUB_OFFLINE=1 PYTHONPATH=. python scripts/fit_lexicon.py --model DIR --prior V3.npz \
+        [--sets conversations,conversations_heldout,...] [--corpus scripts/data/chat_corpus_a.jsonl ...] [--exclude SET]
         [--lam L] [--steps N] [--cache DIR] [--out PATH]
 
 The shipped table (scripts/build_lexicon.py) embeds every word alone, as Model2Vec distils a static
@@ -17,7 +17,9 @@ scale, so the relative weights survive) with the same words in the same order.
 
 Fitting text is unlabelled: turn texts and question texts of the conversation sets named (never
 their evidence labels or answers), each long turn also split into sentences, and chat corpora
-(``{"role","topic","text"}`` lines). Do not name the sets you report on.
+(``{"role","topic","text"}`` lines; the two the shipped table was fitted on are in
+``scripts/data``). Run it where torch and sentence-transformers are installed (the project's
+``local`` extra). Do not name the sets you report on.
 """
 
 from __future__ import annotations
