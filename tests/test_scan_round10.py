@@ -62,3 +62,28 @@ def test_a_reader_introduced_or_followed_by_an_aside_is_not_addressed(text: str)
 @pytest.mark.parametrize("text", ADDRESSED)
 def test_a_note_that_addresses_the_reader_is_still_caught(text: str) -> None:
     assert any(f.kind == "prompt_injection" for f in scan(text, learned=False))
+
+
+# Blind part 10 flagged log lines where a secret word ("auth", "key") comes before a value that
+# carries its own identifier name: the value is the line's trace id, not that secret.
+IDENTIFIER_VALUES = [
+    "2026-11-30 08:12:55 INFO [auth] session check passed request_id=9f1c2e7a5b3d4c6e8a0b1c2d3e4f5a6b",
+    "DEBUG [key-rotation] nothing due today span_id=4be1f0c9a7d2e8b3c6a5f4e3d2c1b0a9",
+    "cache key miss, retry scheduled, correlation_id=c0ffee77d1e2f3a4b5c6d7e8f9a0b1c2",
+]
+
+NAMED_SECRETS = [
+    # The secret word names the value itself: still a credential.
+    "auth token: Zq8Rw2LmX8vR4tY7uI0oP3aS6dF1gH5jK",
+    "api_key=Zq8Rw2LmX8vR4tY7uI0oP3aS6dF1gH5jK trace_id=9f1c2e7a5b3d4c6e8a0b1c2d3e4f5a6b",
+]
+
+
+@pytest.mark.parametrize("text", IDENTIFIER_VALUES)
+def test_a_value_named_as_an_identifier_is_not_the_secret_word_before_it(text: str) -> None:
+    assert "credential" not in {f.kind for f in scan(text)}
+
+
+@pytest.mark.parametrize("text", NAMED_SECRETS)
+def test_a_value_the_secret_word_names_is_still_a_credential(text: str) -> None:
+    assert "credential" in {f.kind for f in scan(text)}

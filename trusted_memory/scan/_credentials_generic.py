@@ -83,6 +83,9 @@ _FILE_NAME = re.compile(
 )
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+\S*")
 _NAME_PREFIX = re.compile(r"[\w-]{1,20}[=:]")  # "key=…", "authkey:…"
+# A value's own name that makes it an identifier, whatever secret word came before it on the line:
+# "[auth] health check ok trace_id=0b5f…" is a log line's trace id, not the auth secret.
+_ID_NAME = re.compile(r"(?:^|[_.-])(?:id|trace|span|request|correlation)(?:[_.-]?id)?[=:]$", re.IGNORECASE)
 
 
 def _entropy(value: str) -> float:
@@ -223,6 +226,8 @@ def generic_secrets(text: str, low: str) -> list[tuple[int, int]]:
             k += 1
             raw = raw.lstrip(_SEPARATORS)  # "PASSWORD=ozcj…": the value starts after the "="
             prefix = None if raw[:1].isdigit() else _NAME_PREFIX.match(raw)
+            if prefix and _ID_NAME.search(prefix.group()):
+                continue
             body = raw[prefix.end() :] if prefix else raw
             password = word.group("pw") is not None
             if k > _TOKENS and not (_strong(body) or (password and _password_like(body))):
