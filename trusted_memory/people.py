@@ -93,6 +93,11 @@ def acting_owner() -> str:
     return viewer.name if viewer is not None else LOCAL
 
 
+def owner_or_acting(owner: str | None) -> str:
+    """The owner a caller names (a record's own, e.g. its session's), else the acting person's."""
+    return acting_owner() if owner is None else owner
+
+
 @contextmanager
 def acting_as(viewer: Viewer | None) -> Iterator[None]:
     """Run the block as this person (None: as nobody, seeing everything)."""

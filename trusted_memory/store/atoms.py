@@ -48,6 +48,9 @@ COLUMNS = (
 
 _INSERT = f"INSERT INTO atoms({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 INSERT_RETURNING_NUM = f"{_INSERT} RETURNING num"  # a new atom (atom_to_row's parameters), read back by its num
+# Newest first: `list` and `texts` must return the same atoms in the same order (a replayed history
+# sets created_at in the past, so num breaks ties).
+_NEWEST_FIRST = "created_at DESC, num DESC"
 
 
 def _json_strings(value: str) -> tuple[str, ...]:
@@ -285,7 +288,7 @@ class AtomsRepo:
         must keep: a memory's vector mixes in the one stored before it in its session.
         """
         where, params = _where(f, now)
-        order = "created_at DESC, num DESC" if newest_first else "num"
+        order = _NEWEST_FIRST if newest_first else "num"
         async with self._conn.execute(
             f"SELECT * FROM atoms{where} ORDER BY {order} LIMIT ? OFFSET ?",
             (*params, limit, offset),
@@ -300,7 +303,7 @@ class AtomsRepo:
         """
         where, params = _where(f, now)
         async with self._conn.execute(
-            f"SELECT text, source_class FROM atoms{where} ORDER BY created_at DESC, num DESC LIMIT ?",
+            f"SELECT text, source_class FROM atoms{where} ORDER BY {_NEWEST_FIRST} LIMIT ?",
             (*params, limit),
         ) as cur:
             return [(str(r[0]), str(r[1])) for r in await cur.fetchall()]

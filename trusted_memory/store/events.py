@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 import aiosqlite
 
 from ..model import Actor, Event
-from ..people import LOCAL, acting_owner, restricting_viewer
+from ..people import LOCAL, acting_owner, owner_or_acting, restricting_viewer
 from ..text import preview
 from .conn import Connection, rows_in
 
@@ -165,7 +165,7 @@ class EventsRepo:
     ) -> tuple[object, ...]:
         """The values of one new event's row, in _INSERT's order."""
         stored, derived = await self._stored_detail(kind, subject, detail or {}, atom_text)
-        who = acting_owner() if owner is None else owner
+        who = owner_or_acting(owner)
         return (time.time() if ts is None else ts, actor, kind, subject, _dumps(stored), derived, who)
 
     async def insert_raw(self, event: Event) -> bool:

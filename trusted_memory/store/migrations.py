@@ -190,6 +190,25 @@ M004_EMBEDDING_CACHE = Migration(
 
 MIGRATIONS = (M001_FOUNDATION, M002_ATOMS, M003_RECALL, M004_EMBEDDING_CACHE)
 
+# What keeps episodes_fts in step with live episodes: made with the table (migration 5) and made again
+# when migration 21 rebuilds the table (its triggers go with the old one).
+_EPISODES_FTS_TRIGGERS = (
+    """CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes WHEN new.status = 'live' BEGIN
+            INSERT INTO episodes_fts(rowid, summary) VALUES (new.num, new.summary);
+        END""",
+    """CREATE TRIGGER episodes_fts_delete AFTER DELETE ON episodes WHEN old.status = 'live' BEGIN
+            INSERT INTO episodes_fts(episodes_fts, rowid, summary) VALUES ('delete', old.num, old.summary);
+        END""",
+    "CREATE TRIGGER episodes_fts_update_old AFTER UPDATE OF summary, status ON episodes "
+    """WHEN old.status = 'live' BEGIN
+            INSERT INTO episodes_fts(episodes_fts, rowid, summary) VALUES ('delete', old.num, old.summary);
+        END""",
+    "CREATE TRIGGER episodes_fts_update_new AFTER UPDATE OF summary, status ON episodes "
+    """WHEN new.status = 'live' BEGIN
+            INSERT INTO episodes_fts(rowid, summary) VALUES (new.num, new.summary);
+        END""",
+)
+
 M005_SESSIONS = Migration(
     5,
     "sessions (buffer, notes, turns) and episodes",
@@ -247,20 +266,7 @@ M005_SESSIONS = Migration(
         """CREATE VIRTUAL TABLE episodes_fts USING fts5(
             summary, content='episodes', content_rowid='num', tokenize='porter unicode61'
         )""",
-        """CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes WHEN new.status = 'live' BEGIN
-            INSERT INTO episodes_fts(rowid, summary) VALUES (new.num, new.summary);
-        END""",
-        """CREATE TRIGGER episodes_fts_delete AFTER DELETE ON episodes WHEN old.status = 'live' BEGIN
-            INSERT INTO episodes_fts(episodes_fts, rowid, summary) VALUES ('delete', old.num, old.summary);
-        END""",
-        "CREATE TRIGGER episodes_fts_update_old AFTER UPDATE OF summary, status ON episodes "
-        """WHEN old.status = 'live' BEGIN
-            INSERT INTO episodes_fts(episodes_fts, rowid, summary) VALUES ('delete', old.num, old.summary);
-        END""",
-        "CREATE TRIGGER episodes_fts_update_new AFTER UPDATE OF summary, status ON episodes "
-        """WHEN new.status = 'live' BEGIN
-            INSERT INTO episodes_fts(rowid, summary) VALUES (new.num, new.summary);
-        END""",
+        *_EPISODES_FTS_TRIGGERS,
     ),
 )
 
@@ -747,20 +753,7 @@ M021_SESSION_OWNERS = Migration(
         "DROP TABLE episodes",
         "ALTER TABLE episodes_owned RENAME TO episodes",
         "CREATE INDEX episodes_created ON episodes(created_at)",
-        """CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes WHEN new.status = 'live' BEGIN
-            INSERT INTO episodes_fts(rowid, summary) VALUES (new.num, new.summary);
-        END""",
-        """CREATE TRIGGER episodes_fts_delete AFTER DELETE ON episodes WHEN old.status = 'live' BEGIN
-            INSERT INTO episodes_fts(episodes_fts, rowid, summary) VALUES ('delete', old.num, old.summary);
-        END""",
-        "CREATE TRIGGER episodes_fts_update_old AFTER UPDATE OF summary, status ON episodes "
-        """WHEN old.status = 'live' BEGIN
-            INSERT INTO episodes_fts(episodes_fts, rowid, summary) VALUES ('delete', old.num, old.summary);
-        END""",
-        "CREATE TRIGGER episodes_fts_update_new AFTER UPDATE OF summary, status ON episodes "
-        """WHEN new.status = 'live' BEGIN
-            INSERT INTO episodes_fts(rowid, summary) VALUES (new.num, new.summary);
-        END""",
+        *_EPISODES_FTS_TRIGGERS,
         # An atom's vector mixes in the memory said before it in its own person's session only.
         "DROP TRIGGER atoms_context_delete",
         "DROP TRIGGER atoms_context_update",

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from ..errors import InvalidInput
 from ..model import Atom
-from ..people import acting_owner
+from ..people import owner_or_acting
 from ..queries import AtomFilter
 from .atoms import INSERT_RETURNING_NUM, atom_from_row, atom_to_row, filter_sql, norm_lookup
 from .conn import Connection
@@ -317,7 +317,7 @@ class RecallRepo:
         async with self._conn.execute(
             f"SELECT {_EMBEDDING_INPUT.format(t='atoms')} FROM atoms INDEXED BY atoms_session "
             "WHERE session_id = ? AND owner = ? AND status = 'live' ORDER BY num DESC LIMIT 1",
-            (session_id, acting_owner() if owner is None else owner),
+            (session_id, owner_or_acting(owner)),
         ) as cur:
             row = await cur.fetchone()
         return None if row is None else str(row[0])
@@ -335,7 +335,7 @@ class RecallRepo:
                 (
                     f"SELECT num, {_EMBEDDING_INPUT.format(t='atoms')} FROM atoms INDEXED BY atoms_session "
                     "WHERE session_id = ? AND owner = ? AND status = 'live' ORDER BY num DESC LIMIT ?",
-                    (session_id, acting_owner() if owner is None else owner, recent),
+                    (session_id, owner_or_acting(owner), recent),
                 )
             )
         found, *tail = await self._conn.fetch_each(statements)
@@ -359,7 +359,7 @@ class RecallRepo:
         async with self._conn.execute(
             "SELECT num FROM atoms INDEXED BY atoms_session "
             "WHERE session_id = ? AND owner = ? AND status = 'live' AND num != ? ORDER BY num DESC LIMIT ?",
-            (session_id, acting_owner() if owner is None else owner, exclude, limit),
+            (session_id, owner_or_acting(owner), exclude, limit),
         ) as cur:
             return [int(r[0]) for r in await cur.fetchall()]
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import aiosqlite
 
 from ..model import Episode, Session, SessionNote
-from ..people import acting_owner, acting_viewer, restricting_viewer
+from ..people import acting_owner, acting_viewer, owner_or_acting, restricting_viewer
 from .conn import Connection
 from .postgres import search as pg_search
 from .recall import quote_fts
@@ -66,11 +66,6 @@ def _mine(owner: str) -> bool:
     return viewer is None or owner == viewer.name
 
 
-def _key(owner: str | None) -> str:
-    """The owner half of a session's key: the one given (the session's own), else the acting person's."""
-    return acting_owner() if owner is None else owner
-
-
 # A session is (owner, id): two people's hosts picking the same id ("default", a date) each get their own.
 _TOUCH = (
     "INSERT INTO sessions(id, project, started_at, last_at, owner, turns) VALUES (?, ?, ?, ?, ?, ?) "
@@ -98,7 +93,7 @@ class SessionsRepo:
             sql = "SELECT * FROM sessions WHERE id = ? ORDER BY owner <> 'local', last_at DESC LIMIT 1"
             params: tuple[str, ...] = (session_id,)
         else:
-            sql, params = _GET, (_key(owner), session_id)
+            sql, params = _GET, (owner_or_acting(owner), session_id)
         async with self._conn.execute(sql, params) as cur:
             row = await cur.fetchone()
         if row is None or not _mine(row["owner"]):
@@ -164,7 +159,7 @@ class SessionsRepo:
         """Remember that this turn came after a break, and whose state to recap."""
         await self._conn.send(
             "UPDATE sessions SET resumed_turn = ?, resume_gap_s = ?, resumed_from = ? WHERE owner = ? AND id = ?",
-            (turn, gap_s, source, _key(owner), session_id),
+            (turn, gap_s, source, owner_or_acting(owner), session_id),
         )
 
     async def set_predicted(
@@ -173,7 +168,7 @@ class SessionsRepo:
         """Store the follow-up intents predicted after `turn` (the next context uses them)."""
         await self._conn.send(
             "UPDATE sessions SET predicted = ?, predicted_turn = ? WHERE owner = ? AND id = ?",
-            (json.dumps(list(intents)), turn, _key(owner), session_id),
+            (json.dumps(list(intents)), turn, owner_or_acting(owner), session_id),
         )
 
     async def user_lines(self, session_id: str, limit: int, *, owner: str | None = None) -> builtins.list[str]:
@@ -181,7 +176,7 @@ class SessionsRepo:
         async with self._conn.execute(
             "SELECT text FROM session_turns WHERE owner = ? AND session_id = ? AND role = 'user' "
             "ORDER BY id DESC LIMIT ?",
-            (_key(owner), session_id, limit),
+            (owner_or_acting(owner), session_id, limit),
         ) as cur:
             return [str(r[0]) for r in await cur.fetchall()][::-1]
 
@@ -191,13 +186,13 @@ class SessionsRepo:
         """The newest kept (role, text) turns of a session, oldest first."""
         async with self._conn.execute(
             "SELECT role, text FROM session_turns WHERE owner = ? AND session_id = ? ORDER BY id DESC LIMIT ?",
-            (_key(owner), session_id, limit),
+            (owner_or_acting(owner), session_id, limit),
         ) as cur:
             return [(str(r[0]), str(r[1])) for r in await cur.fetchall()][::-1]
 
     async def last_text(self, session_id: str, role: str, *, owner: str | None = None) -> str | None:
         """The session's latest kept message of one role (the question a short answer replies to)."""
-        async with self._conn.execute(_LAST_TEXT, (_key(owner), session_id, role)) as cur:
+        async with self._conn.execute(_LAST_TEXT, (owner_or_acting(owner), session_id, role)) as cur:
             row = await cur.fetchone()
         return None if row is None else str(row[0])
 
@@ -206,23 +201,25 @@ class SessionsRepo:
         await self._conn.send(
             "UPDATE sessions SET untrusted = 1, untrusted_reason = COALESCE(untrusted_reason, ?) "
             "WHERE owner = ? AND id = ?",
-            (reason, _key(owner), session_id),
+            (reason, owner_or_acting(owner), session_id),
         )
 
     async def mark_relayed(self, session_id: str, *, owner: str | None = None) -> None:
         """Sticky, like untrusted: once the agent relayed a turn, nothing from the session is the user's own."""
-        await self._conn.send("UPDATE sessions SET relayed = 1 WHERE owner = ? AND id = ?", (_key(owner), session_id))
+        await self._conn.send(
+            "UPDATE sessions SET relayed = 1 WHERE owner = ? AND id = ?", (owner_or_acting(owner), session_id)
+        )
 
     async def freeze_facts(self, session_id: str, rendered: str, *, owner: str | None = None) -> None:
         """Keep the facts block the session first saw (so the host's prompt prefix stays stable)."""
         await self._conn.send(
             "UPDATE sessions SET frozen_facts = ? WHERE owner = ? AND id = ? AND frozen_facts IS NULL",
-            (rendered, _key(owner), session_id),
+            (rendered, owner_or_acting(owner), session_id),
         )
 
     async def end(self, session_id: str, ts: float, *, owner: str | None = None) -> None:
         """Mark a session ended and drop its transcript."""
-        key = (_key(owner), session_id)
+        key = (owner_or_acting(owner), session_id)
         await self._conn.send("UPDATE sessions SET ended_at = ? WHERE owner = ? AND id = ?", (ts, *key))
         await self._conn.send("DELETE FROM session_turns WHERE owner = ? AND session_id = ?", key)
 
@@ -238,7 +235,7 @@ class SessionsRepo:
     # buffer --------------------------------------------------------------------------------
     async def push_lines(self, session_id: str, lines: Sequence[str], keep: int, *, owner: str | None = None) -> None:
         """Append buffer lines, keeping only the newest `keep` (a ring)."""
-        who = _key(owner)
+        who = owner_or_acting(owner)
         # Each line's seq follows the session's latest, computed where it is stored: nothing is read back.
         await self._conn.send_many(
             "INSERT INTO session_buffer(owner, session_id, seq, line) "
@@ -255,7 +252,7 @@ class SessionsRepo:
         """The buffer lines, oldest first."""
         async with self._conn.execute(
             "SELECT line FROM session_buffer WHERE owner = ? AND session_id = ? ORDER BY seq",
-            (_key(owner), session_id),
+            (owner_or_acting(owner), session_id),
         ) as cur:
             return [str(r[0]) for r in await cur.fetchall()]
 
@@ -272,7 +269,7 @@ class SessionsRepo:
     ) -> int:
         """Add (category, text) notes (a text the session already has is ignored), then evict the oldest
         over either cap."""
-        who = _key(owner)
+        who = owner_or_acting(owner)
         # Duplicates are found here, among the session's few notes (at most `max_notes`), rather than
         # by a UNIQUE (session_id, text) index, which copied every note's text (~50 bytes a turn).
         seen = {n.text for n in await self.notes(session_id, owner=who)} if notes else set()
@@ -303,7 +300,7 @@ class SessionsRepo:
         """The notes of a session, oldest first."""
         async with self._conn.execute(
             "SELECT * FROM session_notes WHERE owner = ? AND session_id = ? ORDER BY id",
-            (_key(owner), session_id),
+            (owner_or_acting(owner), session_id),
         ) as cur:
             return [
                 SessionNote(r["id"], r["session_id"], r["category"], r["text"], r["created_at"])
@@ -315,7 +312,7 @@ class SessionsRepo:
         self, session_id: str, turns: Sequence[tuple[str, str]], ts: float, *, keep: int = 200, owner: str | None = None
     ) -> None:
         """Keep the session's transcript (user and assistant text) for its episode; the first turns always stay."""
-        who = _key(owner)
+        who = owner_or_acting(owner)
         await self._conn.send_many(
             "INSERT INTO session_turns(owner, session_id, role, text, ts) VALUES (?, ?, ?, ?, ?)",
             [(who, session_id, role, text, ts) for role, text in turns],
@@ -331,7 +328,7 @@ class SessionsRepo:
         """The kept transcript, oldest first, as (role, text)."""
         async with self._conn.execute(
             "SELECT role, text FROM session_turns WHERE owner = ? AND session_id = ? ORDER BY id",
-            (_key(owner), session_id),
+            (owner_or_acting(owner), session_id),
         ) as cur:
             return [(str(r[0]), str(r[1])) for r in await cur.fetchall()]
 
@@ -368,7 +365,7 @@ class SessionsRepo:
             params: tuple[str, ...] = (key, key, key)
         else:
             sql = "SELECT * FROM episodes WHERE id = ? OR (owner = ? AND session_id = ?) ORDER BY id <> ? LIMIT 1"
-            params = (key, _key(owner), key, key)
+            params = (key, owner_or_acting(owner), key, key)
         async with self._conn.execute(sql, params) as cur:
             row = await cur.fetchone()
         return _episode(row) if row and _mine(row["owner"]) else None

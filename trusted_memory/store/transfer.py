@@ -21,7 +21,7 @@ import json
 from collections.abc import Sequence
 
 from ..model import Episode, Session, SessionNote
-from ..people import acting_owner, restricting_viewer
+from ..people import acting_owner, owner_or_acting, restricting_viewer
 from .atoms import visibility_sql
 from .conn import Connection, rows_in
 from .recall import link_kind_sql, link_weight_sql, stored_link
@@ -336,7 +336,7 @@ class TransferRepo:
 
     async def record_keys(self, rows: Sequence[tuple[str, str, float]], *, owner: str | None = None) -> int:
         """Record (key, session id, imported at) rows of `owner` (the acting person); how many were new."""
-        who = acting_owner() if owner is None else owner
+        who = owner_or_acting(owner)
         added = 0
         for key, session_id, imported_at in rows:
             cur = await self._conn.execute(
