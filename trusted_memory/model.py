@@ -156,9 +156,20 @@ class Session:
 
     @property
     def key(self) -> str:
-        """The session as one string unique in the store (a session is its owner's id): the id, and for a
-        person the '#' and name that no session id can hold."""
-        return self.id if self.owner == "local" else f"{self.id}#{self.owner}"
+        """The session as one string unique in the store (see session_key)."""
+        return session_key(self.id, self.owner)
+
+
+def session_key(session_id: str, owner: str) -> str:
+    """A session as one string unique in the store (a session is its owner's id): the id, and for a
+    person the '#' and name that no session id can hold."""
+    return session_id if owner == "local" else f"{session_id}#{owner}"
+
+
+def split_session_key(key: str) -> tuple[str, str | None]:
+    """The session id and owner a session_key names; a bare id names no owner."""
+    session_id, sep, owner = key.partition("#")
+    return (session_id, owner) if sep and owner else (key, None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -168,3 +168,36 @@ async def test_a_members_dashboard_counts_only_what_they_may_see(runtime: Runtim
     assert 'data-counted-for="bob"' in bobs and "(the whole store)" in bobs
     assert "writes committed" in operators and "writes committed" not in bobs
     assert alices.id not in bobs
+
+
+async def observed_as(rt: Runtime, name: str, session_id: str, message: str, reply: str) -> None:
+    from trusted_memory.services.agent import AgentService
+    from trusted_memory.services.session import ToolEvent
+
+    viewer = await PeopleDirectory(rt.store).viewer_named(name)
+    assert viewer is not None
+    with acting_as(viewer):
+        agent = AgentService(rt)
+        await agent.observe(
+            session_id, "read the vendor page", tool_events=[ToolEvent("WebFetch", url=f"https://{name}.example/")]
+        )
+        await agent.observe(session_id, message, assistant_reply=reply)
+
+
+async def test_an_admins_desk_opens_the_session_of_the_person_an_atom_came_from(runtime: Runtime) -> None:
+    """Alice's and Bob's hosts both call their session "default": the desk links each held atom to its
+    own person's session (transcript, reason and audit trail), and a bare id two people hold is asked
+    about rather than answered with one of them."""
+    await team(runtime)
+    await observed_as(runtime, "bob", "default", "Let's pin the parser crate to 0.9.", "Pinned it to 0.9.")
+    await observed_as(runtime, "alice", "default", "Let's move the offsite to Porto.", "Moved it to Porto.")
+    bobs_held = await as_person(runtime, "bob", BOBS_HELD, "web", session_id="default")  # Alice spoke last
+    async with desk(runtime, person="dana") as (client, _):
+        atom_page = (await client.get(f"/atom/{bobs_held.id}")).text
+        bobs_session = await client.get("/session/default%23bob")
+        bare = await client.get("/session/default")
+    assert 'href="/session/default%23bob"' in atom_page
+    assert bobs_session.status_code == 200
+    assert "parser crate" in bobs_session.text and "Porto" not in bobs_session.text
+    assert bobs_session.text.count("turn_observed") == 2  # Bob's two turns, none of Alice's
+    assert bare.status_code == 400 and "default#alice" in bare.text and "default#bob" in bare.text

@@ -281,10 +281,12 @@ class EventsRepo:
         after_id: int = 0,
         newest: bool = False,
         owned: bool = False,
+        owner: str | None = None,
     ) -> builtins.list[Event]:
         """Events matching every given filter, oldest first (with `newest`, the last `limit` of them).
 
-        With `owned`, in a team's store, only the acting person's own events (owned_events_sql).
+        With `owned`, in a team's store, only the acting person's own events (owned_events_sql); with
+        `owner`, only that person's (a session id names one session per person, so its subject does not).
         """
         clauses: builtins.list[str] = ["id > ?"]
         params: builtins.list[object] = [after_id]
@@ -299,6 +301,9 @@ class EventsRepo:
         if actor:
             clauses.append("actor = ?")
             params.append(actor)
+        if owner is not None:
+            clauses.append("owner = ?")
+            params.append(owner)
         if subject:
             clauses.append(subject_sql())
             params += [subject, subject]

@@ -100,6 +100,13 @@ class SessionsRepo:
             return None
         return session_from_row(row)
 
+    async def owners(self, session_id: str) -> builtins.list[str]:
+        """Who holds a session of this id (the implicit owner first, then by name)."""
+        async with self._conn.execute(
+            "SELECT owner FROM sessions WHERE id = ? ORDER BY owner <> 'local', owner", (session_id,)
+        ) as cur:
+            return [str(r[0]) for r in await cur.fetchall()]
+
     async def touch(self, session_id: str, project: str | None, ts: float, *, turn: bool) -> Session:
         """Create the acting person's session on first sight; count a turn; remember the project once known."""
         # One statement, read back by RETURNING: a round trip each on PostgreSQL, where it was three.

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from ..errors import InvalidInput, MemoryServerError, NotFound
-from ..model import SCOPES, STORED_ATOM_TYPES, TARGETS, TURN_TYPE
+from ..model import SCOPES, STORED_ATOM_TYPES, TARGETS, TURN_TYPE, session_key
 from ..queries import AtomFilter
 from ..services.recall_types import MAX_QUERY_CHARS, RecallQuery
 from . import charts
@@ -68,10 +68,10 @@ async def review(desk: Desk, request: Request) -> Response:
     atoms = await desk.admin.quarantine(limit=DESK_CARDS)  # a screenful; the next show as these are decided
     pending = await desk.admin.pending()
     sessions = {}
-    for sid in {a.session_id for a in atoms if a.session_id}:
-        view = await desk.insights.session(sid)
+    for key in {session_key(a.session_id, a.owner) for a in atoms if a.session_id}:
+        view = await desk.insights.session(key)
         if view is not None:
-            sessions[sid] = view.session
+            sessions[key] = view.session
     expired_count = await desk.insights.expired()
     episodes = [e for e in await desk.admin.episodes(include_held=True, limit=200) if e.status != "live"]
     return desk.render(
@@ -159,7 +159,7 @@ async def atom(desk: Desk, request: Request) -> Response:
         return desk.render(request, "missing.html", 404, message=exc.message)
     except InvalidInput as exc:
         return desk.render(request, "missing.html", 400, message=exc.message)
-    session = await desk.insights.session(item.session_id) if item.session_id else None
+    session = await desk.insights.session(session_key(item.session_id, item.owner)) if item.session_id else None
     links = await desk.insights.links(item.id)
     trail = await desk.admin.audit(subject=f"atom:{item.id}", limit=200)
     return desk.render(request, "atom.html", atom=item, session=session, links=links, history=trail)
@@ -177,11 +177,15 @@ async def episode(desk: Desk, request: Request) -> Response:
 
 async def session(desk: Desk, request: Request) -> Response:
     """One session: its trust, kept transcript, notes and the atoms it left."""
-    sid = request.path_params["session_id"]
-    view = await desk.insights.session(sid)
+    key = request.path_params["session_id"]
+    try:
+        view = await desk.insights.session(key)
+    except InvalidInput as exc:
+        return desk.render(request, "missing.html", 400, message=exc.message)
     if view is None:
-        return desk.render(request, "missing.html", 404, message=f"no session {sid}")
-    trail = await desk.admin.audit(subject=f"session:{sid}", limit=100)
+        return desk.render(request, "missing.html", 404, message=f"no session {key}")
+    # A session id is its owner's: another person's session of the same id has events of its own.
+    trail = await desk.admin.audit(subject=f"session:{view.session.id}", owner=view.session.owner, limit=100)
     return desk.render(request, "session.html", view=view, history=trail)
 
 

@@ -17,6 +17,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from ..model import session_key
 from ..trust import is_trusted
 
 _env: Environment | None = None
@@ -64,7 +65,7 @@ def environment(*, autoescape: bool = True) -> Environment:
         lstrip_blocks=True,
     )
     env.filters.update(age=age, until=until, iso=iso, pretty=pretty, q=lambda s: quote(str(s), safe=""))
-    env.globals.update(trusted=is_trusted)
+    env.globals.update(trusted=is_trusted, session_key=session_key)
     return env
 
 

@@ -10,7 +10,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from ...model import TRUSTED_SOURCES, Atom, Session, SessionNote
+from ...errors import InvalidInput
+from ...model import TRUSTED_SOURCES, Atom, Session, SessionNote, session_key, split_session_key
+from ...people import LOCAL, acting_viewer
 from ...store.base import now
 from ...store.insights import DAY_S, InsightsRepo
 from ..runtime import Runtime
@@ -166,10 +168,19 @@ class AdminInsights:
         async with self._store.read() as rx:
             return await rx.sessions.list(limit=limit)
 
-    async def session(self, session_id: str) -> SessionView | None:
-        """One session with its kept transcript and notes, or None."""
+    async def session(self, key: str) -> SessionView | None:
+        """One session (by its key, `Session.key`) with its kept transcript and notes, or None.
+
+        A bare id is the implicit owner's session; when no such session exists and several people hold
+        one of that id, which of them is meant is asked for rather than guessed."""
+        session_id, owner = split_session_key(key)
         async with self._store.read() as rx:
-            session = await rx.sessions.get(session_id)
+            if owner is None and acting_viewer() is None:
+                owners = await rx.sessions.owners(session_id)
+                if len(owners) > 1 and LOCAL not in owners:
+                    keys = ", ".join(session_key(session_id, o) for o in owners)
+                    raise InvalidInput(f"several people have a session {session_id!r}: name one of {keys}")
+            session = await rx.sessions.get(session_id, owner=owner)
             if session is None:
                 return None
             turns = await rx.sessions.turns(session.id, owner=session.owner)

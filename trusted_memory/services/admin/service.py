@@ -388,9 +388,17 @@ class AdminService:
         subject: str | None = None,
         since: float | None = None,
         limit: int = 100,
+        owner: str | None = None,
     ) -> list[Event]:
         """Events matching every given filter, oldest first (the newest `limit`); a member's about their own records."""
         async with self._store.read() as rx:
             return await rx.events.list(
-                kind=kind, actor=actor, subject=subject, since=since, limit=limit, newest=True, owned=True
+                kind=kind,
+                actor=actor,
+                subject=subject,
+                since=since,
+                limit=limit,
+                newest=True,
+                owned=True,
+                owner=owner,
             )
