@@ -52,3 +52,31 @@ def test_a_chosen_malloc_arena_max_is_left_alone(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
     assert fewer_malloc_arenas() is False
+
+
+# Record OPENBLAS_NUM_THREADS at the moment numpy is first imported (the only moment numpy reads it).
+_BLAS_PROBE = textwrap.dedent(
+    """
+    import importlib, os, sys
+    seen = []
+    class Watch:
+        def find_spec(self, name, path=None, target=None):
+            if name == "numpy" and not seen:
+                seen.append(os.environ.get("OPENBLAS_NUM_THREADS"))
+            return None
+    sys.meta_path.insert(0, Watch())
+    importlib.import_module(sys.argv[1])
+    print(seen)
+    """
+)
+
+
+@pytest.mark.parametrize("entry", ["trusted_memory.cli.serve", "trusted_memory.cli.admin", "trusted_memory.cli.hook"])
+def test_every_entry_point_sets_one_blas_thread_before_numpy_is_imported(entry: str) -> None:
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    }
+    run = subprocess.run(
+        [sys.executable, "-c", _BLAS_PROBE, entry], capture_output=True, text=True, env=env, check=True
+    )
+    assert run.stdout.strip() in ("['1']", "[]")  # [] : this entry point does not import numpy at all

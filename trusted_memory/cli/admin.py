@@ -55,7 +55,6 @@ from .review_commands import (
     show_atom,
 )
 from .store_commands import cmd_doctor, cmd_export, cmd_import, cmd_migrate
-from .threads import single_threaded_blas
 from .ui_command import add_ui_command
 
 Command = Callable[[AdminService, argparse.Namespace], Awaitable[int]]
@@ -510,7 +509,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one admin command; domain errors become a one-line message and exit code 1."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    single_threaded_blas()
     for name, default in (
         ("home", None),
         ("json", False),

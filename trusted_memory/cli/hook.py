@@ -22,7 +22,6 @@ from typing import Any, NoReturn
 
 from ..errors import MemoryServerError
 from ..services.host_events import OWN_SERVERS, classify_tool
-from .threads import single_threaded_blas
 
 MAX_TRANSCRIPT_TAIL = 512 * 1024
 EVENTS = ("session", "prompt", "tool", "stop", "end")
@@ -163,7 +162,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Read the hook event from stdin and handle it; never fail the host's turn (always exit 0)."""
     try:
         args = build_parser().parse_args(argv)
-        single_threaded_blas()
         payload = json.loads(sys.stdin.read() or "{}")
         if not isinstance(payload, dict):
             raise ValueError("the hook input is not a JSON object")

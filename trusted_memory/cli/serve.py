@@ -11,7 +11,7 @@ from .. import VERSION
 from ..config import load_settings
 from ..errors import MemoryServerError
 from ..server.transports import serve
-from .threads import fewer_malloc_arenas, single_threaded_blas
+from .threads import fewer_malloc_arenas
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,7 +36,6 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the command line, load the settings once, and serve."""
     args = _parser().parse_args(argv)
-    single_threaded_blas()
     fewer_malloc_arenas()
     overrides = {
         "home": args.home,

@@ -10,9 +10,9 @@ SERVER_MALLOC_ARENAS = 2
 
 
 def single_threaded_blas() -> None:
-    """One BLAS thread unless the user chose otherwise: vector search is memory-bound, and extra
-    threads only fight the event loop and SQLite's thread for the cores (measured: ~2x CPU per query).
-    Must run before numpy is first imported."""
+    """One BLAS thread unless the user chose otherwise: the vector work is small products, and on a
+    many-core host extra BLAS threads would only spin beside the event loop and SQLite's thread.
+    Takes effect only before numpy is first imported (cli/__init__.py calls it)."""
     for name in BLAS_THREAD_VARIABLES:
         os.environ.setdefault(name, "1")
 
