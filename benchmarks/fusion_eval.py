@@ -60,6 +60,7 @@ SETS = {
     "ho4": ("conversations", "conversations_heldout4"),
     "ho5": ("conversations", "conversations_heldout5"),
     "ho6": ("conversations", "conversations_heldout6"),
+    "ho7": ("conversations", "conversations_heldout7"),
     "line": ("line", ""),
     "lineho": ("line", "heldout"),
 }

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-SETS = ("conv", "ho", "ho2", "ho3", "ho4", "ho5", "line", "lineho")
+SETS = ("conv", "ho", "ho2", "ho3", "ho4", "ho5", "ho6", "ho7", "line", "lineho")
 CONVERSATIONS = ("conv", "ho", "ho2", "ho3", "ho4", "ho5")
 COSINE_FLOOR, COSINE_FULL = 0.1, 0.6  # the hash space's reading (EmbeddingSpace)
 Question = dict[str, Any]
