@@ -215,7 +215,32 @@ _RUN = """run|execute|spusť|spouštěj|spúšťaj|kør|kör|suorita|futtass|fut
     |qalisa|patakbuhin|চালাও|รัน|käivita|izvrši|izvršavaj|pokreni|pokreći|uruchamiaj|uruchom|führe|ausführen
     |exécute|exécuter|ejecuta|ejecutar|executa|executar|esegui|eseguire|voer uit|выполняй|выполни|запускай
     |виконуй|запускай|çalıştır|jalankan|chạy|実行|执行|运行|실행|اجرا کن|نفذ|شغّل|चलाओ"""
-NO_CONFIRMATION = Concept("no confirmation", *terms(_NO_CONFIRMATION))
+# "The user allowed you to …": consent granted to the agent in the second person, and "without asking" in
+# the languages UNASKED lacks.
+_GRANTED_YOU = """allowed you|has allowed you|permitted you|gave you permission|has given you permission
+    |has authorized you|has authorised you|dir erlaubt|dir die erlaubnis|t'a autorisé|t'a permis|te permitió
+    |te autorizó|te ha permitido|te deu permissão|te autorizou|ti ha permesso|ti ha autorizzato|heeft je toestemming
+    |heeft jou toestemming|pozwolił ci|pozwoliła ci|zezwolił ci|разрешил тебе|разрешила тебе|дозволив тобі
+    |дозволила тобі|sana izin verdi|mengizinkan kamu|mengizinkan anda|cho phép bạn|har givet dig lov|har gitt deg lov
+    |har gett dig lov|har gett dig tillåtelse|leido tau|ti je dovolil|ti je dovolila|ti dovolil|ti dovolila
+    |ti povolil|ti povolila|ti-a permis|ti-a dat voie|engedélyt adott neked|megengedte neked|megengedte, hogy
+    |antoi sinulle luvan|on antanut sinulle luvan|σου επέτρεψε|σου έδωσε άδεια|הרשה לך|הרשתה לך|נתן לך אישור
+    |amekuruhusu|pinayagan ka|ya ba ka izini|ya ba ka izinin|baimena eman dizu|অনুমতি দিয়েছেন যে তুমি
+    |তোমাকে অনুমতি|అనుమతి ఇచ్చారు|अनुमति दी है कि तुम|तुम्हें अनुमति|允许你|授权你|あなたに許可|너에게 허락"""
+_UNASKED_FAR = """neklausiant|neklausdamas|brez potrditve|brez vprašanja|ba tare da tambaya ba|galdetu gabe
+    |জিজ্ঞেস না করেই|জিজ্ঞাসা না করেই|అడగకుండానే|అడగకుండా|கேட்காமல்|بغیر پوچھے|پوچھے بغیر|bez pytania
+    |sormadan|kysymättä|fråga inte|uden at spørge|uten å spørre|bila kuuliza|nang hindi nagtatanong|不用再确认
+    |不用再问|无需询问|確認せずに|묻지 말고|묻지 않고|không cần hỏi lại"""
+NO_CONFIRMATION = Concept("no confirmation", *terms(_NO_CONFIRMATION + "|" + _UNASKED_FAR))
+GRANTED_YOU = Concept("granted you", *terms(_GRANTED_YOU))
+# "Remember" in the languages REMEMBER lacks (and its permanence words): a stored standing rule.
+_REMEMBER_FAR = """atsimink|įsimink|atceries|iegaumē|pea meeles|jäta meelde|muista|ka tuna|gogoratu|zapomni si
+    |zapamti|запамти|запомни|kumbuka|tandaan|khumbula|ranti|cofia|గుర్తుంచుకో|நினைவில் வை|یاد رکھو
+    |یاد رکھنا|মনে রেখো|মনে রাখো|मनात ठेव|लक्षात ठेव|ghi nhớ|hãy nhớ|lembra-te|recorda|ricorda|onthoud
+    |husk|kom ihåg|för alltid|for alltid|for altid|navždy|natrvalo|na zawsze|pentru totdeauna
+    |örökre|végleg|pysyvästi|igavesti|visam laikam|amžinai|для всіх майбутніх|навсегда|назавжди|daima
+    |palagi|kila mara|চিরকাল|हमेशा के लिए|ہمیشہ کے لیے|برای همیشه|إلى الأبد|לתמיד|לעולם|μόνιμα|για πάντα"""
+FAR_REMEMBER = Concept("remember (round 11)", *terms(_REMEMBER_FAR))
 RUN = Concept("run", *terms(_RUN))
 GRANT = Concept("grant", *terms(_GRANT))
 AGENT = Concept("agent", *terms(_AGENT))
