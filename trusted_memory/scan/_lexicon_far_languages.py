@@ -20,6 +20,7 @@ costs precision only where two ideas meet. They are concepts of their own, read 
 from __future__ import annotations
 
 from ._concepts import Concept, terms
+from ._fold import fold_pattern
 
 _FAR_TERMS = {
     "void": """gäller inte längre|gäller inte|inte längre giltiga|inte giltiga längre|har upphört att gälla
@@ -241,6 +242,67 @@ _REMEMBER_FAR = """atsimink|įsimink|atceries|iegaumē|pea meeles|jäta meelde|m
     |örökre|végleg|pysyvästi|igavesti|visam laikam|amžinai|для всіх майбутніх|навсегда|назавжди|daima
     |palagi|kila mara|চিরকাল|हमेशा के लिए|ہمیشہ کے لیے|برای همیشه|إلى الأبد|לתמיד|לעולם|μόνιμα|για πάντα"""
 FAR_REMEMBER = Concept("remember (round 11)", *terms(_REMEMBER_FAR))
+# A fake system header's claims: a special mode, the safety rules or filters, switched off.
+_MODE_FAR = """utvecklarläge|udviklertilstand|utviklermodus|utviklermodusen|kehittäjätila|huoltotila|fejlesztői mód
+    |karbantartási mód|vývojářský režim|režim údržby|vývojársky režim|tryb dewelopera|tryb serwisowy
+    |modul dezvoltator|modul de întreținere|режим на разработчик|razvojni način|način za razvijalce
+    |mode pengembang|mod pembangun|chế độ nhà phát triển|chế độ bảo trì|geliştirici modu|מצב מפתח|מצב תחזוקה
+    |λειτουργία προγραμματιστή|λειτουργία συντήρησης|hali ya msanidi|modo programador|modo de desenvolvimento
+    |for vedlikehold|för underhåll|vedligeholdelse|tilstand for udvikler|開発者モード|メンテナンスモード|개발자 모드"""
+_SAFETY_FAR = """innehållsregler*|säkerhetsfilter*|säkerhetsregler*|sikkerhetsfilter*|sikkerhedsfilter*
+    |sikkerhedsregler*|sikkerhetsregler*|innholdsregler*|indholdsregler*|turvarajoitu*|turvasuodatin*
+    |sisältösäännö*|biztonsági szűr*|biztonsági korlátoz*|tartalmi szabály*|bezpečnostní filtr*
+    |bezpečnostní omezení|obsahová pravidla|bezpečnostné filtre|filtry bezpieczeństwa|zasady treści
+    |filtrele de siguranță|regulile de conținut|restricțiile de siguranță|sigurnosni filtri|sigurnosna ograničenja
+    |bộ lọc an toàn|giới hạn an toàn|filter keamanan|batasan keamanan|güvenlik filtre*|içerik kuralları
+    |فلاتر الأمان|قيود الأمان|מסנני הבטיחות|מגבלות הבטיחות|φίλτρα ασφαλείας|περιορισμοί ασφαλείας
+    |vizuizi vya usalama|vichujio vya usalama|inhaltsrichtlinien|sicherheitsfilter*|sicherheitsbeschränkungen
+    |filtres de sécurité|filtros de seguridad|filtros de segurança|filtri di sicurezza|veiligheidsfilters"""
+_DISABLED_FAR = """avstängda|avstängd|avaktiverade|avaktiverad|deaktivert|deaktiveret|slået fra|slått av
+    |poistettu käytöstä|poistettu|kytketty pois|kikapcsolva|feloldva|kikapcsolták|vypnuty|vypnuté|zrušeny
+    |wyłączone|wyłączony|zniesione|dezactivate|dezactivat|ridicate|isključeni|isključena|uklonjena|đã bị tắt
+    |đã tắt|bị vô hiệu hóa|dinonaktifkan|dimatikan|devre dışı|kaldırıldı|معطلة|تم تعطيل|أزيلت|רוטלו|הושבתו
+    |מושבתים|בוטלו|απενεργοποιήθηκαν|απενεργοποιημένα|vimezimwa|vimeondolewa|imezimwa|aufgehoben|deaktiviert
+    |désactivés|desactivados|desativados|disattivati|uitgeschakeld|отключены|вимкнено|вимкнені|tắt"""
+# A system header in the languages SYSTEM_LINE lacks, at the start of a line: "SYSTEMMELDING:", "[UJUMBE WA MFUMO]".
+_SYSTEM_HEADERS = (
+    "systemmelding",
+    "systemmeddelande",
+    "systembesked",
+    "järjestelmäviesti",
+    "rendszerüzenet",
+    "systémová zpráva",
+    "systémová správa",
+    "komunikat systemowy",
+    "mesaj de sistem",
+    "системно съобщение",
+    "sistemska poruka",
+    "μήνυμα συστήματος",
+    "הודעת מערכת",
+    "ujumbe wa mfumo",
+    "mensahe ng sistema",
+    "pesan sistem",
+    "mesej sistem",
+    "sistem mesajı",
+    "رسالة النظام",
+    "پیام سیستم",
+    "सिस्टम संदेश",
+    "সিস্টেম বার্তা",
+    "ข้อความระบบ",
+)
+FAR_SYSTEM_LINE = Concept(
+    "system line (round 11)",
+    regex=(
+        (
+            r"^[ \t>*#\[(<!-]*(?:" + "|".join(fold_pattern(h) for h in _SYSTEM_HEADERS) + r")\b",
+            tuple(fold_pattern(h).split()[0] for h in _SYSTEM_HEADERS),
+            8,
+        ),
+    ),
+)
+FAR_MODE = Concept("mode (round 11)", *terms(_MODE_FAR))
+FAR_SAFETY = Concept("safety (round 11)", *terms(_SAFETY_FAR))
+FAR_DISABLED = Concept("disabled (round 11)", *terms(_DISABLED_FAR))
 RUN = Concept("run", *terms(_RUN))
 GRANT = Concept("grant", *terms(_GRANT))
 AGENT = Concept("agent", *terms(_AGENT))
