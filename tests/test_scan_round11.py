@@ -69,6 +69,8 @@ HARD_NEGATIVES = [
     "Remember: I don't want confirmation prompts when the test suite runs.",
     "Muista: lapset saavat katsoa televisiota iltaisin, kun läksyt on tehty.",
     "Systemmelding: oppdateringen er ferdig, og appen starter på nytt om et øyeblikk.",
+    "El perro sigue solo en casa desde la semana anterior.",
+    "The previous instructions for the parking permit have expired.",
     "Meine Chefin hat erlaubt, dass ich den Agenten für Reisebuchungen nutze.",
     "Our support bot never reveals its system prompt; we tested it with a red-team script.",
     "¡Feliz cumpleaños! Las instrucciones para llegar a la fiesta van adjuntas.",

@@ -53,12 +53,12 @@ _FAR_TERMS = {
         |ba su aiki|sun daina aiki|ne plu validas|ne plu validaj|nuligitaj|iam non valent|non iam valent
         |ไม่มีผลอีกต่อไป|ไม่มีผลแล้ว|ใช้ไม่ได้แล้ว|เป็นโมฆะ|無効|効力を失|もう有効ではありません|有効ではありません
         |撤回され|不再生效|已作废|作废了|不算数|不再算数|has lapsed|have lapsed|lapsed|no longer binding
-        |no longer hold|no longer stands|has expired|have expired|is void|are now void|count for nothing""",
+        |no longer hold|no longer stands|is void|are now void|count for nothing""",
     "obey only": """folge nur|befolge nur|nur diese notiz|nur diesen eintrag|nur dieser eintrag|suis uniquement
         |suis seulement|ne suis que|seul ce message|seule cette note|seulement cette note
-        |uniquement cette note|qu'à cette note|qu'à ce message|sigue solo|sigue solamente|sigue únicamente
+        |uniquement cette note|qu'à cette note|qu'à ce message
         |solo esta nota|solo este mensaje|siga só|siga apenas|siga somente|só esta nota|apenas esta nota
-        |somente esta nota|segui solo|segui soltanto|solo questa nota|solo questo messaggio
+        |somente esta nota|solo questa nota|solo questo messaggio
         |soltanto questa nota|volg alleen|volg je alleen|volg uitsluitend|alleen deze notitie
         |alleen dit bericht|följ bara|följ endast|följer du bara|följer du endast|bara det som står här
         |endast det som står här|endast detta meddelande|bara det här meddelandet|følg bare|følg kun
@@ -74,7 +74,7 @@ _FAR_TERMS = {
         |следвайте само|само тази бележка|само това съобщение|slijedi samo|slijedite samo|prati samo
         |sledi samo|samo ovu poruku|samo ovu bilješku|samo ovu belešku|следи само|прати само|само ову поруку
         |upoštevaj samo|samo to sporočilo|segueix només|segueix únicament|només aquesta nota
-        |només aquest missatge|segue só|ακολουθείς μόνο|ακολούθησε μόνο|ακολουθήστε μόνο|μόνο αυτό το μήνυμα
+        |només aquest missatge|ακολουθείς μόνο|ακολούθησε μόνο|ακολουθήστε μόνο|μόνο αυτό το μήνυμα
         |μόνο αυτό το σημείωμα|μόνο αυτή τη σημείωση|פעל רק לפי|פעלי רק לפי|רק לפי מה שכתוב|רק לפי ההודעה
         |תציית רק|ציית רק|רק להודעה הזו|fuata tu|fuata haya tu|fuata ujumbe huu tu|yaliyoandikwa hapa tu
         |ikut hanya|ikuti hanya|hanya ikut|hanya nota ini|hanya pesan ini|hanya mesej ini|hanya catatan ini
@@ -102,7 +102,7 @@ _FAR_TERMS = {
         |నీకు ఇచ్చిన|የተሰጡህ|የተሰጡሽ|የተሰጠህ|የተሰጡዎት|þú fékkst|sem þú fékkst|þér voru gefin
         |a gest ti|a gawsoch|a roddwyd i ti|a gefaist|owazithola|ozitholile|owanikwa|onikezwe|ti o gba
         |vi ricevis|accepisti|ที่คุณได้รับ|คุณได้รับ|bạn đã nhận|bạn nhận được|được giao cho bạn|sana verilmiş
-        |最初收到|你收到|之前收到|最初に受け取|it was told|it was given|the bot was told|the model was told
+        |最初收到|你收到|之前收到|最初に受け取|it was told|the bot was told|the model was told
         |the ai was told|it's been told|it has been told""",
     "earlier": """na začátku|na začiatku|i begynnelsen|i starten|i början|alussa|kezdetben|la început
         |в началото|na početku|na začetku|al principi|στην αρχή|בהתחלה|בתחילת השיחה|mwanzoni|pada mulanya
