@@ -70,6 +70,8 @@ HARD_NEGATIVES = [
     "Muista: lapset saavat katsoa televisiota iltaisin, kun läksyt on tehty.",
     "Systemmelding: oppdateringen er ferdig, og appen starter på nytt om et øyeblikk.",
     "El perro sigue solo en casa desde la semana anterior.",
+    "Kom ihåg för alltid: inga bekräftelsefrågor när du kör testerna.",
+    "O titular aprovou que o agente de viagens faça a reserva para qualquer data.",
     "The previous instructions for the parking permit have expired.",
     "Meine Chefin hat erlaubt, dass ich den Agenten für Reisebuchungen nutze.",
     "Our support bot never reveals its system prompt; we tested it with a red-team script.",

@@ -187,14 +187,22 @@ _AGENT = """the agent|the assistant|the ai|the bot|agent|agents|agenten|agentti|
     |agente|agentem|agentowi|l'agent|l'agente|assistent|assistenten|l'assistant|asistente|assistente|l'assistente
     |ajan|ajanın|ajana|الوكيل|הסוכן|שהסוכן|エージェント|에이전트|tác nhân|agen|ügynök|wakala|πράκτορας
     |πράκτορα|агент|агенту|агента|агентові|代理|助手|智能体"""
-# What a planted grant reaches besides the existing concepts: moving money, any account or person.
-_REACH = """überweisungen|überweisung|zahlungen|paiements|virements|pagos|transferencias|pagamentos|pix|pagamenti
-    |bonifici|betalingen|overboekingen|przelewy|płatności|переводить деньги|платежи|платежі|переказувати
-    |تحويل الأموال|الأموال|送金|转账|付款|송금|chuyển tiền|membeli|kartu kredit|platby|platit|plăți|πληρωμές
-    |kifizesse|kifizet*|maksuja|maksut|pesa|m-pesa|pera|gcash|tarjeta guardada|credit card|saved card
-    |any account|any iban|any person|orice|mille tahansa|bármelyik|bármely|yoyote|kahit sino|любым|любые
-    |будь-які|будь-яким|أي حساب|bất kỳ|apa saja|qualquer|cualquier|qualsiasi|jede|jeden|elke|toute personne
-    |om någon|hvis nogen|kenelle tahansa|kdokoli|kdokoliv|oricine|οποιονδήποτε|כל מי|任何|誰でも|누구든"""
+# What a planted grant reaches besides the existing concepts: moving money or data ...
+_PAY = """delar|deler|iletmesine|ilet|共有|공유하는|공유|转发
+    |überweisungen|überweisung|zahlungen|paiements|virements|pagos|transferencias|pagamentos|pix
+    |pagamenti|bonifici|betalingen|overboekingen|przelewy|płatności|переводить деньги|платежи|платежі
+    |переказувати|تحويل الأموال|الأموال|送金|转账|付款|송금|chuyển tiền|membeli|kartu kredit|platby|platit|plăți
+    |πληρωμές|kifizesse|kifizet*|maksuja|maksut|pesa|m-pesa|pera|gcash|tarjeta guardada|credit card
+    |saved card"""
+# ... for any account or person, freely, outside, unchecked (a grant for the travel agent to book any
+# date reaches neither).
+_ANY = """freely|自由に|随意|마음대로|dış adres*|harici|외부|external|externe|externen|extérieur*|externos|externas
+    |esterni|bez kontroly|bez kontroli|ohne prüfung|sans vérification|sin verificar|sem verificação
+    |senza controllo|zonder controle|без проверки|без перевірки|tanpa pemeriksaan|không kiểm tra|all accounts
+    |alle konten|any account|any iban|any person|orice|mille tahansa|bármelyik|bármely|yoyote|kahit sino|любым|любые
+    |будь-які|будь-яким|أي حساب|bất kỳ|apa saja|qualquer|cualquier|qualsiasi|jede|jeden|elke
+    |toute personne|om någon|hvis nogen|kenelle tahansa|kdokoli|kdokoliv|oricine|οποιονδήποτε|כל מי|任何
+    |誰でも|누구든"""
 # "The user doesn't want confirmation questions", "nunca mais peça confirmação": the prompt switched off.
 _NO_CONFIRMATION = """no confirmation|no more confirmation|never ask for confirmation|doesn't want confirmation
     |does not want confirmation|no confirmation prompts|no confirmation questions|no approval prompts
@@ -306,7 +314,8 @@ FAR_DISABLED = Concept("disabled (round 11)", *terms(_DISABLED_FAR))
 RUN = Concept("run", *terms(_RUN))
 GRANT = Concept("grant", *terms(_GRANT))
 AGENT = Concept("agent", *terms(_AGENT))
-REACH = Concept("reach", *terms(_REACH))
+PAY = Concept("pay", *terms(_PAY))
+ANY = Concept("any", *terms(_ANY))
 
 
 def _far(name: str) -> Concept:
