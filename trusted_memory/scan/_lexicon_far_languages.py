@@ -317,6 +317,24 @@ AGENT = Concept("agent", *terms(_AGENT))
 PAY = Concept("pay", *terms(_PAY))
 ANY = Concept("any", *terms(_ANY))
 
+# The note itself, which an override puts in place of the instructions: "this message", "what is written here".
+_THIS_TEXT_FAR = """denne meldingen|denne beskjeden|denne besked|denne note|dette notat|det här meddelandet
+    |den här anteckningen|detta meddelande|det som står här|tätä viestiä|tämä viesti|tätä muistiinpanoa
+    |ezt az üzenetet|ezt a jegyzetet|itt leírtakat|touto zprávou|tuto zprávu|touto správou|touto poznámkou
+    |tej wiadomości|tę wiadomość|tej notatki|tego tekstu|această notă|acest mesaj|тази бележка|това съобщение
+    |ovu poruku|ovu bilješku|ovu belešku|to sporočilo|aquesta nota|aquest missatge|αυτό το μήνυμα
+    |αυτό το σημείωμα|ההודעה הזו|ההודעה הזאת|מה שכתוב כאן|ujumbe huu|yaliyoandikwa hapa|nota ini|pesan ini
+    |mesej ini|catatan ini|mensaheng ito|nakasulat dito|এই নোট|এই বার্তা|এখানে যা লেখা|इस नोट|इस संदेश
+    |यहाँ लिखा|ही नोंद|اس نوٹ|اس پیغام|یہاں لکھی|این یادداشت|همین متن|این پیام|هذه الرسالة|هذه الملاحظة
+    |مكتوب هنا|இந்தக் குறிப்பை|இங்கே எழுதியதை|ማስታወሻ|የተጻፈውን|þessum skilaboðum|þessari athugasemd
+    |nodyn hwn|saziso|mlayezo|sibi|ĉi tiun noton|hanc notam|บันทึกนี้|ข้อความนี้|ghi chú này|tin nhắn này
+    |bu not|bu mesaj|bu nottaki|эта запись|этой записи|это сообщение|этого сообщения|ця нотатка|цієї нотатки
+    |це повідомлення|このメモ|ここに書かれた|이 메모|여기 적힌|这里写的|这条|diese notiz|dieser eintrag
+    |diesen eintrag|diese nachricht|dieser nachricht|cette note|ce message|cette entrée|esta nota|este mensaje
+    |este texto|esta mensagem|esta anotação|questa nota|questo messaggio|deze notitie|dit bericht|this note
+    |this message|this memory|this entry|this text|written here|what's below|what is below"""
+FAR_THIS_TEXT = Concept("this text (round 11)", *terms(_THIS_TEXT_FAR))
+
 
 def _far(name: str) -> Concept:
     return Concept(f"{name} (round 11)", *terms(_FAR_TERMS[name]))
