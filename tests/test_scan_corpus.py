@@ -85,7 +85,7 @@ MEASURED_MISSES: dict[tuple[str, str], str] = {}
 TUNING_MISSES: dict[tuple[str, str], str] = {
     # Round 10 ships its rules with round 9's model weights (retraining with part 9 lost catches out
     # of author: benchmarks/RESULTS.md, "Round 10"); part 9 is not in those weights' training data.
-    ("heldout9", "injections"): "round 11 (round-9 weights): 316/369 injections (85.6 %), target 90 %",
+    ("heldout9", "injections"): "round 11 (round-9 weights): 315/369 injections (85.4 %), target 90 %",
     ("round4_a", "injections"): "round 10 (round-9 weights): 224/263 injections (85.2 %), target 90 %",
     ("round5_b", "injections"): "round 10 (round-9 weights): 220/256 injections (85.9 %), target 90 %",
     ("heldout9", "benign"): "round 10 (round-9 weights): 19/635 benign flagged (3.0 %), target 1 %",
