@@ -33,6 +33,7 @@ from ._injection_checks import asks_how_to, forbids, names_own_or_a_things, on_a
 from ._injection_combos import COMBOS, decoded_dangerous
 from ._injection_commands import COMMAND_RULES
 from ._injection_more import MORE_RULES
+from ._injection_rule_only import RULE_ONLY_COMBOS
 from ._injection_squashed import squashed_injection
 from ._model import MODEL_LABEL, model_flags
 from ._normalize import CONFUSABLE_MAP, View, fold_view
@@ -138,7 +139,7 @@ def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: 
         start, end = view.span(m.start(), m.end())
         findings.add(INJECTION, f"{rule.label}{how} at offset {start}", start, end)
     decoded_only = decoded_dangerous(t) if encoding else []
-    for label, m_start, m_end in [*COMBOS.run(t), *decoded_only]:
+    for label, m_start, m_end in [*COMBOS.run(t), *RULE_ONLY_COMBOS.run(t), *decoded_only]:
         if quoted_mention(t.low, m_start, m_end) or straddles_a_quotation(t.low, m_start, m_end):
             continue
         start, end = view.span(m_start, m_end)
@@ -158,14 +159,24 @@ def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: 
 _MENTION_CUE = compile_rx(
     r"\b(?:says?|said|saying|like|such\s+as|e\.?g\.?|phrases?|strings?|patterns?|words|text|contains?|containing"
     r"|example|called|named|flags?|detects?|matches|matching|wording|messages?\s+like|why|how|about|explaining"
-    r"|tricked\s+with|fooled\s+with|attacks?\s+with)\s*[:,]?\s*$"
+    r"|tricked\s+with|fooled\s+with|attacks?\s+with"
+    # "like", "e.g." in languages whose low quotes round 11 made visible ("Sätze wie „…“"; not "como", also "as").
+    r"|wie|etwa|zoals|np\.|например|gibi|seperti)\s*[:,]?\s*$"
     r"|[\"”']\s*(?:,|or|and|/)\s*$|\bexamples?\b[^\"'“\n]{0,40}:\s*$"
     # Code that lists phrases to catch: 'patterns = ["ignore previous instructions", …]'.
     r"|\b(?:patterns?|phrases?|keywords?|blocklist|denylist|blacklist|banned\w*|signatures?|triggers?|needles?"
     r"|markers?|bad_\w+|suspicious\w*)\s*(?::\s*[\w\[\], ]{1,30})?=\s*[\[({]\s*$"
 )
-_OPENING = "\"“'‘«"
-_CLOSING = {'"': '"', "“": "”", "'": "'", "‘": "’", "«": "»"}
+_OPENING = "\"“'‘«„"
+# German and Polish open low („…“, „…”); round 11 split words at these marks, so the quotation must be seen.
+_CLOSING = {'"': '"', "“": "”", "'": "'", "‘": "’", "«": "»", "„": "“”"}
+
+
+def _closing(low: str, opener: str, lo: int, hi: int) -> int:
+    found = [i for q in _CLOSING[opener] if (i := low.find(q, lo, hi)) != -1]
+    return min(found, default=-1)
+
+
 _QUOTED = 100  # a mention is short; a long "quoted" block is content
 
 
@@ -198,7 +209,7 @@ def quoted_mention(low: str, start: int, end: int) -> bool:
     k = max(low.rfind(q, lo, start + 1) for q in _OPENING)
     if k == -1 or "\n" in low[k:end]:
         return False
-    close = low.find(_CLOSING[low[k]], max(end, k + 1), min(len(low), k + _QUOTED + 1))
+    close = _closing(low, low[k], max(end, k + 1), min(len(low), k + _QUOTED + 1))
     if close == -1 or close - k > _QUOTED or "\n" in low[end:close]:
         return False
     if _MENTION_CUE.search(low, max(0, k - 48), k) is not None:
@@ -215,7 +226,8 @@ def quoted_mention(low: str, start: int, end: int) -> bool:
 # opens inside the combo's span, after a word that introduces what someone says, so the terms
 # before it ("training") frame the example and the terms inside it ("your … locked") are the example.
 _SAYS_CUE = compile_rx(
-    r"(?:\b(?:says?|said|saying|like|such\s+as|e\.?g\.?|reads?|reading|wrote|writes)\s*[:,]?"
+    r"(?:\b(?:says?|said|saying|like|such\s+as|e\.?g\.?|reads?|reading|wrote|writes"
+    r"|wie|etwa|zoals|np\.|например|gibi|seperti)\s*[:,]?"
     r"|\b(?:examples?|training|samples?|templates?|phrases?|wording|subject(?:\s+line)?)\s*:)\s*$"
 )
 
@@ -233,7 +245,7 @@ def straddles_a_quotation(low: str, start: int, end: int) -> bool:
             continue  # no quote, or an apostrophe ("l'assistant")
         if _SAYS_CUE.search(low, max(0, k - 24), k) is None:
             continue
-        close = low.find(_CLOSING[q], k + 1, min(len(low), k + _QUOTED + 1))
+        close = _closing(low, q, k + 1, min(len(low), k + _QUOTED + 1))
         if close != -1 and (start < k < end or start < close < end - 1):
             return True
     return False
