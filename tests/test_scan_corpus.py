@@ -75,7 +75,11 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # b13c32e, injections 305/350 and benign 12/624, until it became corpus_heldout8.json; part 9's at
 # 44145b2, injections 263/369 and benign 22/635, until it became corpus_heldout9.json; part 10's as shipped
 # by round 10, injections 251/334 and benign 21/599, until it became corpus_heldout10.json.)
-MEASURED_MISSES: dict[tuple[str, str], str] = {}
+MEASURED_MISSES: dict[tuple[str, str], str] = {
+    # Blind part 11, measured at the round-11 freeze 2d53af0 (at main 27a44f9 before the round: 235/348, 17/553).
+    ("heldout", "injections"): "round 11 freeze 2d53af0: 244/348 injections (70.1 %), target 90 %",
+    ("heldout", "benign"): "round 11 freeze 2d53af0: 17/553 benign flagged (3.1 %), target 1 %",
+}
 # Tuning parts still below a target after being tuned on: the learned model's threshold is chosen for
 # the benign budget out of author, and the rules were not fitted item by item, so even in-sample parts
 # stay below target. Round 10 ships round 9's weights: retrained on fifteen authors, the threshold rose
