@@ -122,3 +122,19 @@ def test_the_shortlist_cut_and_removed_rows_match_the_search_written_out() -> No
     check()  # every row live: no mask is built
     index.remove([int(n) for n in rng.choice(np.arange(1, len(codes) + 1), size=500, replace=False)])
     check()  # removed rows take no place in the shortlist and are never returned
+
+
+def test_vectors_of_many_atoms_are_each_atom_s_vector() -> None:
+    index = VectorIndex(DIMS)
+    codes = _rows()[:40]
+    index.upsert_codes(list(range(1, 41)), [row.tobytes() for row in codes])
+    index.remove([7, 12])
+    wanted = [3, 7, 40, 99, 12, 1, 3, -5]  # removed, never stored, out of range and repeated nums among them
+    got = index.vectors(wanted)
+    for num, vector in zip(wanted, got, strict=True):
+        single = index.vector(num)
+        assert (vector is None) == (single is None)
+        if vector is not None and single is not None:
+            assert vector.dtype == single.dtype and vector.tobytes() == single.tobytes()
+    assert [vector is None for vector in got] == [False, True, False, True, True, False, False, True]
+    assert index.vectors([7, 12]) == [None, None] and index.vectors([]) == []

@@ -9,11 +9,13 @@ import pytest
 
 from trusted_memory.config import Settings
 from trusted_memory.errors import InvalidInput, NotFound, TrustRefused
+from trusted_memory.model import Atom
 from trusted_memory.queries import AtomFilter
 from trusted_memory.services.admin import AdminService
 from trusted_memory.services.agent import AgentService
 from trusted_memory.services.atoms import MAX_PENDING, AtomDraft, AtomsService
 from trusted_memory.services.runtime import Runtime
+from trusted_memory.store.atoms import ATOM_FIELDS
 
 pytestmark = pytest.mark.anyio
 
@@ -180,6 +182,42 @@ async def test_texts_are_the_words_and_sources_of_list_in_its_order(agent: Agent
                 whole = await rx.atoms.list(f, now=time.time(), limit=limit)
                 slim = await rx.atoms.texts(f, now=time.time(), limit=limit)
             assert slim == [(a.text, a.source_class) for a in whole] and slim
+
+
+async def test_atoms_read_by_position_are_the_atoms_read_by_name(agent: AgentService, runtime: Runtime) -> None:
+    assert tuple(field.name for field in dataclasses.fields(Atom)) == ATOM_FIELDS
+    atoms = AtomsService(runtime.store, runtime.settings)
+    written = [
+        (await agent.add_atom(said("I like green tea"))).atom,
+        (await agent.add_atom(AtomDraft(content="The standup moved to 9:30", source="web"))).atom,  # quarantined
+        (
+            await atoms.add(
+                AtomDraft(
+                    content="went to the support group yesterday",
+                    source="user_said",
+                    atom_type="event",
+                    confidence=0.7,
+                    importance="high",
+                    tags=["health", "Friends"],
+                    why="it helped",
+                    how_to_apply="ask how it went",
+                    pinned=True,
+                    project="/src/atlas",
+                    session_id="s1",
+                    turn=4,
+                    said_at=time.time() - 86400,
+                    cue="How was your week?",
+                    dates=(("yesterday", "2023-05-07"),),
+                )
+            )
+        ).atom,
+    ]
+    async with runtime.store.read() as rx:
+        by_name = {atom.id: atom for atom in await rx.atoms.list(AtomFilter(status=None), now=time.time(), limit=50)}
+        nums = [num for atom in written if (num := await rx.recall.num_of(atom.id)) is not None]
+        by_position = await rx.recall.atoms_by_num(nums)
+    assert len(by_position) == 3 and by_position[nums[2]].dates and by_position[nums[2]].cue
+    assert {atom.id: atom for atom in by_position.values()} == by_name
 
 
 async def test_admin_promote_releases_quarantine(agent: AgentService, admin: AdminService, runtime: Runtime) -> None:

@@ -268,6 +268,16 @@ class VectorIndex:
         out: Vector = self._codes[row].astype(np.float32) * self._inv[row]
         return out
 
+    def vectors(self, nums: Sequence[int]) -> list[Vector | None]:
+        """`vector` of each atom (None where there is none), read in one pass: the same values."""
+        rows = [self._row(num) for num in nums]
+        present = [row for row in rows if row >= 0]
+        if not present:
+            return [None] * len(rows)
+        matrix = self._codes[present].astype(np.float32) * self._inv[present][:, None]
+        found = iter(matrix)
+        return [next(found) if row >= 0 else None for row in rows]
+
     def nums(self) -> list[int]:
         """Every atom num in the index."""
         nums: list[int] = self._nums[: self._size][self._nums[: self._size] >= 0].tolist()

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from ..embed.base import Embedder
-    from ..embed.index import Scores, VectorIndex
+    from ..embed.index import Scores, Vector, VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -732,7 +732,9 @@ class RecallService:
         query = plan.query
         index = self._index
         found = [(item, atoms[item.num]) for item in plan.scored if item.num in atoms]
-        vectors = [index.vector(item.num) if index is not None else None for item, _ in found]
+        vectors: list[Vector | None] = (
+            index.vectors([item.num for item, _ in found]) if index is not None else [None] * len(found)
+        )
         kept, collapsed = collapse_duplicates(found, vectors, query.k)
         hits = [
             Hit(

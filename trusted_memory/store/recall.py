@@ -9,7 +9,15 @@ from ..errors import InvalidInput
 from ..model import Atom
 from ..people import owner_or_acting
 from ..queries import AtomFilter
-from .atoms import INSERT_RETURNING_NUM, atom_from_row, atom_to_row, filter_sql, norm_lookup
+from .atoms import (
+    ATOM_SELECT,
+    INSERT_RETURNING_NUM,
+    atom_from_row,
+    atom_from_values,
+    atom_to_row,
+    filter_sql,
+    norm_lookup,
+)
 from .conn import Connection
 from .postgres import search as pg_search
 from .vector_codec import decode_many, encode
@@ -191,11 +199,11 @@ class RecallRepo:
         for start in range(0, len(nums), 500):
             chunk = list(nums[start : start + 500])
             async with self._conn.execute(
-                f"SELECT * FROM atoms WHERE num IN ({', '.join('?' * len(chunk))})",
+                f"SELECT num, {ATOM_SELECT} FROM atoms WHERE num IN ({', '.join('?' * len(chunk))})",
                 chunk,
             ) as cur:
-                for row in await cur.fetchall():
-                    out[int(row["num"])] = atom_from_row(row)
+                for num, *values in await cur.fetchall():
+                    out[int(num)] = atom_from_values(values)
         return out
 
     async def num_of(self, atom_id: str) -> int | None:
