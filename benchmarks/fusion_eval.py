@@ -61,6 +61,7 @@ SETS = {
     "ho5": ("conversations", "conversations_heldout5"),
     "ho6": ("conversations", "conversations_heldout6"),
     "ho7": ("conversations", "conversations_heldout7"),
+    "ho8": ("conversations", "conversations_heldout8"),
     "line": ("line", ""),
     "lineho": ("line", "heldout"),
 }
