@@ -944,7 +944,7 @@ def main() -> None:
         help="folder of <id>.json + <id>.questions.jsonl (default benchmarks/data/conversations; "
         "the held-out sets are benchmarks/data/conversations_heldout, conversations_heldout2, "
         "conversations_heldout3, conversations_heldout4, conversations_heldout5, conversations_heldout6, "
-        "conversations_heldout7 and conversations_heldout8)",
+        "conversations_heldout7, conversations_heldout8 and conversations_heldout9)",
     )
     parser.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, of {', '.join(MODES)}")
     parser.add_argument("--conversations", help="comma-separated conversation ids (default all)")

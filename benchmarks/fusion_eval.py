@@ -62,6 +62,7 @@ SETS = {
     "ho6": ("conversations", "conversations_heldout6"),
     "ho7": ("conversations", "conversations_heldout7"),
     "ho8": ("conversations", "conversations_heldout8"),
+    "ho9": ("conversations", "conversations_heldout9"),
     "line": ("line", ""),
     "lineho": ("line", "heldout"),
 }

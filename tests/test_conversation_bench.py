@@ -134,6 +134,7 @@ async def test_every_mode_runs_through_the_tool_and_finds_plain_evidence(bench: 
         ("conversations_heldout6", 150),
         ("conversations_heldout7", 150),
         ("conversations_heldout8", 150),
+        ("conversations_heldout9", 150),
     ],
 )
 def test_each_committed_set_loads_with_the_shape_the_issue_asks(
