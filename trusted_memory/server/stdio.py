@@ -9,21 +9,27 @@ newline-delimited JSON-RPC is read and written with `loop.connect_read_pipe` /
 The behaviour is the SDK's: each line (UTF-8, undecodable bytes replaced) is validated as one
 JSON-RPC message, and a line that is not one reaches the session as the exception, as there; a
 last line without its newline still counts at end of input; replies are `model_dump_json(by_alias,
-exclude_unset)` plus a newline. While serving, fd 0 reads the null device and fd 1 writes to
-stderr, so stray output of a library or a child never lands in the protocol stream; both are
-restored on exit. Anything but a pipe or a socket (a regular file, a terminal) and Windows are
-served by the SDK's transport instead.
+exclude_unset)` plus a newline. One difference: a line longer than the limit (`server.max_body_kb`,
+as HTTP bodies) is not buffered: its bytes are dropped as they arrive, and it is answered with a
+JSON-RPC error naming the limit (under the request's id when its first bytes carry one, else id
+null), so no message can grow the server's memory without bound. While serving, fd 0 reads the
+null device and fd 1 writes to stderr, so stray output of a library or a child never lands in the
+protocol stream; both are restored on exit. Anything but a pipe or a socket (a regular file, a
+terminal) and Windows are served by the SDK's transport instead.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import re
 import stat
 import sys
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -37,6 +43,14 @@ Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObj
 # Lines read ahead of the session before the pipe stops being read (the SDK's reader holds one):
 # a client that floods the server is slowed down at the pipe, not buffered without bound.
 READ_AHEAD_LINES = 64
+# ... or by at most this many bytes of complete lines, whichever comes first.
+READ_AHEAD_BYTES = 4 * 1024 * 1024
+# The longest line served when the caller names no limit (the HTTP body limit's default).
+DEFAULT_MAX_LINE_BYTES = 1024 * 1024
+# How much of an over-long line is kept to find its request id.
+KEPT_PREFIX_BYTES = 512
+# A request's id among the members before its params: {"jsonrpc":"2.0","id":7,"method":...}.
+_REQUEST_ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
 # Bytes buffered towards stdout before a reply waits for the client to read.
 WRITE_HIGH_WATER = 256 * 1024
 # At end of input the session cancels what is still running, so the requests read just before it
@@ -58,12 +72,55 @@ def _pollable(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
-class _Lines(asyncio.Protocol):
-    """The read side: bytes from the pipe split into lines, read ahead by at most READ_AHEAD_LINES."""
+@dataclass(frozen=True, slots=True)
+class OverlongLine:
+    """A line dropped for its length: its first bytes (to find the request's id) and its size."""
 
-    def __init__(self) -> None:
+    prefix: bytes
+    size: int
+
+    def request_id(self) -> int | str | None:
+        """The id of the request, if its first bytes carry one before its params."""
+        head = self.prefix.split(b'"params"', 1)[0]
+        found = _REQUEST_ID.search(head)
+        if found is None:
+            return None
+        token = found.group(1)
+        if token.startswith(b'"'):
+            try:
+                value = json.loads(token)
+            except ValueError:
+                return None
+            return value if isinstance(value, str) else None
+        return int(token)
+
+    def error(self, limit: int) -> types.JSONRPCError:
+        """The answer: which limit the message broke, and what to do instead."""
+        return types.JSONRPCError(
+            jsonrpc="2.0",
+            id=self.request_id(),
+            error=types.ErrorData(
+                code=types.INVALID_REQUEST,
+                message=(
+                    f"message of {self.size:,} bytes is over the server's limit of {limit // 1024:,} KiB a "
+                    "message (server.max_body_kb); it was not read. Send smaller content: split it over "
+                    "several calls, or raise server.max_body_kb in the user config."
+                ),
+                data={"size_bytes": self.size, "limit_bytes": limit},
+            ),
+        )
+
+
+class LineReader(asyncio.Protocol):
+    """The read side: bytes from the pipe split into lines, read ahead by at most READ_AHEAD_LINES
+    (or READ_AHEAD_BYTES); a line over max_line_bytes is dropped as it arrives (an OverlongLine)."""
+
+    def __init__(self, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
+        self._max_line = max_line_bytes
         self._buffer = bytearray()
-        self._lines: deque[bytes] = deque()
+        self._dropping: tuple[bytes, int] | None = None  # an over-long line: its prefix, its size so far
+        self._lines: deque[bytes | OverlongLine] = deque()
+        self._queued_bytes = 0
         self._eof = False
         self._waiter: asyncio.Future[None] | None = None
         self._transport: asyncio.ReadTransport | None = None
@@ -77,15 +134,45 @@ class _Lines(asyncio.Protocol):
         # Only the new bytes are searched: a long line arriving in many chunks stays linear.
         end = data.rfind(b"\n")
         if end < 0:
-            self._buffer += data
+            self._extend(data)
             return
-        complete = bytes(self._buffer) + data[: end + 1]
-        self._buffer = bytearray(data[end + 1 :])
-        self._lines.extend(complete.splitlines(keepends=True))
-        if len(self._lines) >= READ_AHEAD_LINES and self._transport is not None and not self._paused:
+        first = data.find(b"\n")
+        self._extend(data[: first + 1])  # completes the line in progress (or the one being dropped)
+        pending = bytes(self._buffer)
+        self._buffer.clear()
+        if self._dropping is not None:
+            self._queue(OverlongLine(*self._dropping))
+            self._dropping = None
+        else:
+            for part in pending.splitlines(keepends=True):
+                self._queue(part)
+        for line in data[first + 1 : end + 1].splitlines(keepends=True):
+            self._queue(OverlongLine(line[:KEPT_PREFIX_BYTES], len(line)) if len(line) > self._max_line else line)
+        self._extend(data[end + 1 :])
+        if (
+            (len(self._lines) >= READ_AHEAD_LINES or self._queued_bytes >= READ_AHEAD_BYTES)
+            and self._transport is not None
+            and not self._paused
+        ):
             self._paused = True
             self._transport.pause_reading()
         self._wake()
+
+    def _extend(self, data: bytes) -> None:
+        """Add bytes to the line in progress, or drop them once it is over the limit."""
+        if self._dropping is not None:
+            prefix, size = self._dropping
+            self._dropping = (prefix, size + len(data))
+        elif len(self._buffer) + len(data) > self._max_line:
+            kept = (bytes(self._buffer) + data[:KEPT_PREFIX_BYTES])[:KEPT_PREFIX_BYTES]
+            self._dropping = (kept, len(self._buffer) + len(data))
+            self._buffer.clear()
+        else:
+            self._buffer += data
+
+    def _queue(self, line: bytes | OverlongLine) -> None:
+        self._lines.append(line)
+        self._queued_bytes += len(line) if isinstance(line, bytes) else len(line.prefix)
 
     def eof_received(self) -> bool:
         self._finish()
@@ -97,8 +184,11 @@ class _Lines(asyncio.Protocol):
     def _finish(self) -> None:
         if not self._eof:
             self._eof = True
-            if self._buffer:  # a last line without its newline is still a line, as the SDK reads it
-                self._lines.append(bytes(self._buffer))
+            if self._dropping is not None:
+                self._queue(OverlongLine(*self._dropping))
+                self._dropping = None
+            elif self._buffer:  # a last line without its newline is still a line, as the SDK reads it
+                self._queue(bytes(self._buffer))
                 self._buffer.clear()
         self._wake()
 
@@ -106,8 +196,8 @@ class _Lines(asyncio.Protocol):
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
 
-    async def next_line(self) -> bytes | None:
-        """The next line with its newline, or None at end of input."""
+    async def next_line(self) -> bytes | OverlongLine | None:
+        """The next line with its newline (or what is left of an over-long one), or None at end of input."""
         while not self._lines:
             if self._eof:
                 return None
@@ -117,7 +207,13 @@ class _Lines(asyncio.Protocol):
             finally:
                 self._waiter = None
         line = self._lines.popleft()
-        if self._paused and len(self._lines) < READ_AHEAD_LINES // 2 and self._transport is not None:
+        self._queued_bytes -= len(line) if isinstance(line, bytes) else len(line.prefix)
+        if (
+            self._paused
+            and len(self._lines) < READ_AHEAD_LINES // 2
+            and self._queued_bytes < READ_AHEAD_BYTES // 2
+            and self._transport is not None
+        ):
             self._paused = False
             self._transport.resume_reading()
         return line
@@ -184,23 +280,23 @@ def _stdout_diversion() -> int:
 
 
 @asynccontextmanager
-async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
+async def stdio_streams(max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> AsyncIterator[tuple[Any, Any]]:
     """The session's (read, write) streams over stdin and stdout (the SDK's transport as fallback)."""
     if sys.platform == "win32" or not (_pollable(0) and _pollable(1)):
         async with stdio_server() as sdk_streams:
             yield sdk_streams
         return
-    async with _pipe_streams() as streams:
+    async with _pipe_streams(max_line_bytes) as streams:
         yield streams
 
 
 @asynccontextmanager
-async def _pipe_streams() -> AsyncIterator[Streams]:
+async def _pipe_streams(max_line_bytes: int) -> AsyncIterator[Streams]:
     loop = asyncio.get_running_loop()
     sys.stdout.flush()  # nothing written before serving may land after the diversion
     in_fd, restore_in = _divert(0, _stdin_diversion)
     out_fd, restore_out = _divert(1, _stdout_diversion)
-    lines, output = _Lines(), _Output()
+    lines, output = LineReader(max_line_bytes), _Output()
     read_transport: asyncio.ReadTransport | None = None
     write_transport: asyncio.WriteTransport | None = None
     try:
@@ -221,6 +317,12 @@ async def _pipe_streams() -> AsyncIterator[Streams]:
         async def read_lines() -> None:
             async with reader_in:
                 while (line := await lines.next_line()) is not None:
+                    if isinstance(line, OverlongLine):
+                        refusal = line.error(max_line_bytes).model_dump_json(by_alias=True, exclude_unset=True)
+                        if not (output.lost or out.is_closing()):
+                            out.write(refusal.encode("utf-8") + b"\n")  # one whole line, as the writer's
+                            await output.drain()
+                        continue
                     try:
                         message = types.jsonrpc_message_adapter.validate_json(
                             line.decode("utf-8", errors="replace"), by_name=False

@@ -57,10 +57,10 @@ def _security(host: str) -> TransportSecuritySettings | None:
     )
 
 
-async def _serve_stdio(mcp: MCPServer[AppState]) -> None:
+async def _serve_stdio(mcp: MCPServer[AppState], max_line_bytes: int) -> None:
     # MCPServer.run_stdio_async with our thread-free transport (stdio.py) in place of the SDK's.
     lowlevel = mcp._lowlevel_server
-    async with stdio_streams() as (read_stream, write_stream):
+    async with stdio_streams(max_line_bytes) as (read_stream, write_stream):
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
 
@@ -77,10 +77,10 @@ def serve(settings: Settings) -> None:
         asyncio.run(check_store(settings))
     mcp = build_server(settings, team=team)
     server = settings.server
-    if server.transport == "stdio":
-        anyio.run(_serve_stdio, mcp)
-        return
     body_limit = server.max_body_kb * 1024
+    if server.transport == "stdio":
+        anyio.run(_serve_stdio, mcp, body_limit)
+        return
     log.warning(
         "trusted-memory serving %s on %s:%s (store %s)",
         server.transport,
