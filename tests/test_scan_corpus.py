@@ -92,11 +92,8 @@ TUNING_MISSES: dict[tuple[str, str], str] = {
     ("round4_a", "injections"): "round 10 (round-9 weights): 224/263 injections (85.2 %), target 90 %",
     ("round5_b", "injections"): "round 10 (round-9 weights): 220/256 injections (85.9 %), target 90 %",
     ("heldout9", "benign"): "round 10 (round-9 weights): 19/635 benign flagged (3.0 %), target 1 %",
-    # Blind part 10, tuning data since round 11 (injections 251 -> 313/334 in round 11, benign unchanged).
-    ("heldout10", "benign"): "round 11 (round-9 weights): 6/599 benign flagged (1.0 %), target 1 %",
     # Blind part 11, tuning data since round 12 (before any round-12 change).
     ("heldout11", "injections"): "round 11 freeze 2d53af0: 244/348 injections (70.1 %), target 90 %",
-    ("heldout11", "benign"): "round 11 freeze 2d53af0: 17/553 benign flagged (3.1 %), target 1 %",
 }
 
 

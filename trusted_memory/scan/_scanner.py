@@ -84,8 +84,9 @@ def _scan(text: str, learned: bool) -> tuple[Finding, ...]:
         smuggled_findings(text, hidden, findings)
     view = fold_view(text)
     t = ScanText(view.text, view.low)
-    injection_findings(view, t, findings)
-    views = [(view, "")]
+    mentions: list[tuple[int, int]] = []
+    injection_findings(view, t, findings, mentions=mentions)
+    views = [(view.masked(mentions), "") if mentions else (view, "")]
     for decoded in decoded_views(text, view, t.words):
         injection_findings(decoded.view, ScanText(decoded.view.text, decoded.view.low), findings, decoded.how)
         views.append((decoded.view, decoded.how))
@@ -130,17 +131,27 @@ def model_findings(views: list[tuple[View, str]], findings: FindingSet) -> None:
             return
 
 
-def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: str = "") -> None:
-    """Add the prompt-injection findings of one view (``encoding`` names what it was decoded from)."""
+def injection_findings(
+    view: View, t: ScanText, findings: FindingSet, encoding: str = "", mentions: list[tuple[int, int]] | None = None
+) -> None:
+    """Add the prompt-injection findings of one view (``encoding`` names what it was decoded from).
+
+    The spans of quotations passed over as talk about injection are added to ``mentions``: the
+    learned model must not read the quoted attack either (round 12: a bug report or a security
+    lesson that quotes "ignore previous instructions" was flagged by the model once the rules let it be).
+    """
     how = f" in {encoding}-encoded text" if encoding else ""
+    passed = mentions if mentions is not None else []
     for rule, m in [*INJECTION_RULES.run(t, REPORTED), *COMMAND_RULES.run(t, REPORTED), *MORE_RULES.run(t, REPORTED)]:
         if quoted_mention(t.low, m.start(), m.end()):
+            passed.append(quotation_around(t.low, m.start(), m.end()))
             continue
         start, end = view.span(m.start(), m.end())
         findings.add(INJECTION, f"{rule.label}{how} at offset {start}", start, end)
     decoded_only = decoded_dangerous(t) if encoding else []
     for label, m_start, m_end in [*COMBOS.run(t), *RULE_ONLY_COMBOS.run(t), *decoded_only]:
         if quoted_mention(t.low, m_start, m_end) or straddles_a_quotation(t.low, m_start, m_end):
+            passed.append(quotation_around(t.low, m_start, m_end))
             continue
         start, end = view.span(m_start, m_end)
         findings.add(INJECTION, f"{label}{how} at offset {start}", start, end)
@@ -161,20 +172,31 @@ _MENTION_CUE = compile_rx(
     r"|example|called|named|flags?|detects?|matches|matching|wording|messages?\s+like|why|how|about|explaining"
     r"|tricked\s+with|fooled\s+with|attacks?\s+with"
     # "like", "e.g." in languages whose low quotes round 11 made visible ("Sätze wie „…“"; not "como", also "as").
-    r"|wie|etwa|zoals|np\.|например|gibi|seperti)\s*[:,]?\s*$"
-    r"|[\"”']\s*(?:,|or|and|/)\s*$|\bexamples?\b[^\"'“\n]{0,40}:\s*$"
+    r"|wie|etwa|zoals|np\.|например|gibi|seperti"
+    # Round 12: "frases como", "phrases comme", "the sentence", "مثل عبارة" before the quoted example.
+    r"|como|comme|come|sentences?|frases?|phrases|sätze|zinnen|frasi|фразы|عبارة|عبارات|مثل)\s*[:,]?\s*$"
+    r"|[\"”']\s*(?:,|or|and|/)\s*$|\b(?:examples?|exemples?|ejemplos?|exemplos?|esempi[oa]?|beispiel\w*|voorbeeld\w*"
+    r"|przykład\w*|пример\w*)\b[^\"'“«\n]{0,40}:\s*$"
+    # CJK introduces an example without spaces: 例如“…”, 比如「…」, 例えば「…」, 输入“…”.
+    r"|(?:例如|比如|譬如|例えば|たとえば|输入|輸入|예를\s*들어)[:：,，]?\s*$"
     # Code that lists phrases to catch: 'patterns = ["ignore previous instructions", …]'.
-    r"|\b(?:patterns?|phrases?|keywords?|blocklist|denylist|blacklist|banned\w*|signatures?|triggers?|needles?"
+    r"|(?:\b|_)(?:patterns?|phrases?|keywords?|blocklist|denylist|blacklist|banned\w*|signatures?|triggers?|needles?"
     r"|markers?|bad_\w+|suspicious\w*)\s*(?::\s*[\w\[\], ]{1,30})?=\s*[\[({]\s*$"
 )
-_OPENING = "\"“'‘«„"
+_OPENING = "\"“'‘«„「『"
 # German and Polish open low („…“, „…”); round 11 split words at these marks, so the quotation must be seen.
-_CLOSING = {'"': '"', "“": "”", "'": "'", "‘": "’", "«": "»", "„": "“”"}
+_CLOSING = {'"': '"', "“": "”", "'": "'", "‘": "’", "«": "»", "„": "“”", "「": "」", "『": "』"}
+_APOSTROPHES = "'‘’"
 
 
 def _closing(low: str, opener: str, lo: int, hi: int) -> int:
     found = [i for q in _CLOSING[opener] if (i := low.find(q, lo, hi)) != -1]
     return min(found, default=-1)
+
+
+def _apostrophe(low: str, k: int) -> bool:
+    # "l'assistant": a quote between letters; 「 and “ between CJK letters still open a quotation.
+    return low[k] in _APOSTROPHES and 0 < k < len(low) - 1 and low[k - 1].isalpha() and low[k + 1].isalpha()
 
 
 _QUOTED = 100  # a mention is short; a long "quoted" block is content
@@ -186,7 +208,12 @@ _TALK = compile_rx(
     r"(?<![@./<\w-])(?:prompt[\s-]injections?|injections?|jailbreak(?:s|ing)?|attacks?|attackers|classifiers?|scanners?"
     r"|detectors?|red[\s-]team(?:s|ing)?|thesis|papers?|blog|articles?|tests?|test\s+cases?|examples?|phrases?"
     r"|motto|slogan|quotes?|citing|cite|documented|refuses?|training|phishing|villain|npc|characters?|novel"
-    r"|story|lines?\s+like|overrides?|techniques?|payloads?)\b(?![.@-]\w)"
+    r"|story|lines?\s+like|overrides?|techniques?|payloads?|bug\s+reports?|talks?|reports?"
+    # Round 12: the same talk in the languages of part 11's security notes.
+    r"|injeção|injecao|inyección|inyeccion|iniezione|injectie|injektion|инъекци\w*|ataques?|attaques?|attacchi|attacco"
+    r"|angriff\w*|informe\s+de\s+error|rapport\s+de\s+bug|حقن|هجوم|هجمات)\b(?![.@-]\w)"
+    # Scripts without spaces between words: no word boundaries.
+    r"|注入|インジェクション|攻撃|攻击|测试|測試|テスト|报告|報告|越狱|脱獄"
 )
 # "Ignore previous instructions is a classic phrase", "The DAN jailbreak was popular in 2023": the
 # phrase is the subject of a sentence about it.
@@ -214,7 +241,7 @@ def quoted_mention(low: str, start: int, end: int) -> bool:
         return False
     if _MENTION_CUE.search(low, max(0, k - 48), k) is not None:
         return True
-    if 0 < k < len(low) - 1 and low[k - 1].isalpha() and low[k + 1].isalpha():
+    if _apostrophe(low, k):
         return False  # an apostrophe ("l'assistant"), not a quotation
     line_lo = low.rfind("\n", max(0, k - _LINE_REACH), k) + 1 or max(0, k - _LINE_REACH)
     line_hi = low.find("\n", close, close + _LINE_REACH)
@@ -227,9 +254,26 @@ def quoted_mention(low: str, start: int, end: int) -> bool:
 # before it ("training") frame the example and the terms inside it ("your … locked") are the example.
 _SAYS_CUE = compile_rx(
     r"(?:\b(?:says?|said|saying|like|such\s+as|e\.?g\.?|reads?|reading|wrote|writes"
-    r"|wie|etwa|zoals|np\.|например|gibi|seperti)\s*[:,]?"
-    r"|\b(?:examples?|training|samples?|templates?|phrases?|wording|subject(?:\s+line)?)\s*:)\s*$"
+    r"|wie|etwa|zoals|np\.|например|gibi|seperti|containing|contains|como|comme)\s*[:,]?"
+    r"|\b(?:examples?|exemples?|ejemplos?|exemplos?|esempi[oa]?|training|samples?|templates?|phrases?|wording"
+    r"|(?:talk\s+)?title|subject(?:\s+line)?)(?:\s+(?:typiques?|típicos?|tipicos?|typical|classic|classique))?\s*:"
+    r"|例如|比如|譬如|例えば|たとえば|输入|輸入)\s*$"
 )
+
+
+def quotation_around(low: str, start: int, end: int) -> tuple[int, int]:
+    """The short quotation holding or crossing ``low[start:end]``, quotes included; the span itself if none."""
+    for k in range(start, max(0, start - _QUOTED) - 1, -1):
+        if low[k] in _OPENING and not _apostrophe(low, k):
+            close = _closing(low, low[k], max(k + 1, start + 1), min(len(low), k + _QUOTED + 1))
+            if close != -1:
+                return k, close + 1
+    for k in range(start, end):
+        if low[k] in _OPENING and low[k] not in _APOSTROPHES:
+            close = _closing(low, low[k], k + 1, min(len(low), k + _QUOTED + 1))
+            if close != -1:
+                return k, close + 1
+    return start, end
 
 
 def straddles_a_quotation(low: str, start: int, end: int) -> bool:
@@ -241,7 +285,9 @@ def straddles_a_quotation(low: str, start: int, end: int) -> bool:
     lo = max(0, start - _QUOTED)
     for k in range(lo, end):
         q = low[k]
-        if q not in _OPENING or (0 < k < len(low) - 1 and low[k - 1].isalpha() and low[k + 1].isalpha()):
+        if q not in _OPENING or (
+            q in _APOSTROPHES and 0 < k < len(low) - 1 and low[k - 1].isalpha() and low[k + 1].isalpha()
+        ):
             continue  # no quote, or an apostrophe ("l'assistant")
         if _SAYS_CUE.search(low, max(0, k - 24), k) is None:
             continue
