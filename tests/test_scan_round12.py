@@ -44,3 +44,31 @@ def test_a_quoted_attack_discussed_is_not_flagged(text: str) -> None:
 )
 def test_a_quotation_beside_an_order_to_the_reader_is_still_flagged(text: str) -> None:
     assert injection(text)
+
+
+# Part 11's three missed credential shapes, in other values and commands.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "glab auth login --token glpat-QwErTyUiOpAsDfGhJkLz",  # a GitLab body with no digit
+        'echo "Tr0ub4dor&3x" | sudo -S apt-get upgrade -y',
+        "printf 'k9!PzWq2' | passwd --stdin deploy",
+        "requirepass Xv7q!mZ2Lp",
+        "redis-server --requirepass 'N8r#tY4wQe'",
+    ],
+)
+def test_round_12_credential_shapes_are_caught(text: str) -> None:
+    assert any(f.kind == "credential" for f in scan(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# requirepass foobared",  # redis.conf's commented sample
+        "echo hello | sudo tee /etc/motd",
+        'echo "$DEPLOY_PASS" | sudo -S systemctl restart app',
+        "glpat-token-for-the-ci-runner-goes-here",
+    ],
+)
+def test_round_12_credential_look_alikes_are_not_caught(text: str) -> None:
+    assert not any(f.kind == "credential" for f in scan(text))
