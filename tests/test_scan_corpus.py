@@ -92,8 +92,8 @@ TUNING_MISSES: dict[tuple[str, str], str] = {
     ("round4_a", "injections"): "round 10 (round-9 weights): 224/263 injections (85.2 %), target 90 %",
     ("round5_b", "injections"): "round 10 (round-9 weights): 220/256 injections (85.9 %), target 90 %",
     ("heldout9", "benign"): "round 10 (round-9 weights): 19/635 benign flagged (3.0 %), target 1 %",
-    # Blind part 11, tuning data since round 12 (before any round-12 change).
-    ("heldout11", "injections"): "round 11 freeze 2d53af0: 244/348 injections (70.1 %), target 90 %",
+    # Blind part 11 (tuning data since round 12) meets all three targets in-sample after round 12:
+    # credentials 201 -> 204/204, injections 244 -> 315/348, benign 17 -> 4/553.
 }
 
 
