@@ -91,7 +91,7 @@ TUNING_MISSES: dict[tuple[str, str], str] = {
     ("heldout9", "injections"): "round 11 (round-9 weights): 315/369 injections (85.4 %), target 90 %",
     ("round4_a", "injections"): "round 10 (round-9 weights): 224/263 injections (85.2 %), target 90 %",
     ("round5_b", "injections"): "round 10 (round-9 weights): 220/256 injections (85.9 %), target 90 %",
-    ("heldout9", "benign"): "round 10 (round-9 weights): 19/635 benign flagged (3.0 %), target 1 %",
+    ("heldout9", "benign"): "round 12 (round-9 weights): 14/635 benign flagged (2.2 %), target 1 %",
     # Blind part 11 (tuning data since round 12) meets all three targets in-sample after round 12:
     # credentials 201 -> 204/204, injections 244 -> 315/348, benign 17 -> 4/553.
 }
