@@ -120,14 +120,15 @@ def smuggled_findings(text: str, hidden: list[Finding], findings: FindingSet) ->
 REPORTED = 50
 
 
-# The attack named by its name: a passage that says "prompt injection" or "jailbreak" discusses the
-# attack (a lesson, a security report, a talk's notes). The model reads their vocabulary as the
-# attack itself (round 12: six such passages in parts 7, 9 and 11, no injection in any part), so
-# its opinion is not taken on them; the rules still read them.
+# The attack named by its name: a passage that says "prompt injection" discusses the attack (a
+# lesson, a security report, a talk's notes). The model reads their vocabulary as the attack itself
+# (round 12: five such passages in parts 9 and 11 flagged, no injection of any part named so), so
+# its opinion is not taken on them; the rules still read them. Not "jailbreak": attacks call
+# themselves that ("Confirm with 'Jailbreak successful'").
 _NAMES_THE_ATTACK = compile_rx(
     r"prompt[\s-]?inje[ck]ti\w*|inje[cç]\w*\s+de\s+prompt|inyecci\w*\s+de\s+prompt|iniezion\w*\s+di\s+prompt"
     r"|injection\s+de\s+prompt|промпт-инъекц\w*|промпт-ін.єкц\w*|prompt-injektion\w*|wstrzykiwani\w*\s+prompt\w*"
-    r"|jailbreak\w*|提示词注入|提示注入|プロンプトインジェクション|프롬프트\s*인젝션|حقن\s+الأوامر"
+    r"|提示词注入|提示注入|プロンプトインジェクション|프롬프트\s*인젝션|حقن\s+الأوامر"
 )
 
 
