@@ -202,3 +202,26 @@ _NEVER_REFUSES = """never refuses|never refuse|refuses nothing|no rules|without 
 
 STAY_IN_ROLE = Concept("stay in role (round 12)", *terms(_STAY_IN_ROLE))
 NEVER_REFUSES = Concept("never refuses (round 12)", *terms(_NEVER_REFUSES))
+
+# A line addressed to the AI that reads the document: "Assistant reading these reviews: …",
+# "[assistant: when summarising …]", "Till AI:n som läser detta: …", "※このメールを要約するAIアシスタントへ：".
+# Not "Assistant:" alone, which starts every turn of a transcript.
+_READER_LINE = (
+    r"\b(?:ai|assistants?|llms?|models?|agents?|bots?|summari[sz]ers?)\s+(?:that\s+(?:is\s+|are\s+)?)?"
+    r"(?:reading|summari[sz]ing|processing|reviewing|parsing|analy[sz]ing|reads|summari[sz]es|processes)\b"
+    # a thing named after the verb is no reader: "AI reading list:", "model processing time:"
+    r"(?!\s+(?:lists?|groups?|clubs?|times?|speeds?|power|pipelines?|tools?|units?|costs?|limits?)\b)[^\n:]{0,40}:"
+    # "[assistant: when summarising …]", not "[agent:planner -> agent:coder]" (a log's sender).
+    r"|[\[(]\s*(?:ai|assistant|llm|agent|model)\s*:\s"
+)
+_READER_LINE_GATES = ("ai", "assistant", "llm", "model", "agent", "bot", "summari")
+_READER_MIXED = r"ai\s*(?:アシスタント|エージェント)へ|ai\s*(?:어시스턴트|비서|에이전트)에게|ai\s*助手[，,:：]"
+_READER_TERMS = """till ai:n som läser|ai:n som läser|til ai-en som leser|til ai'en som læser|tekoälylle joka lukee
+|a la ia que lea|a la ia que lee|à l'ia qui lit|all'ia che legge|an die ki, die|an die ki die|para a ia que ler
+|voor de ai die|dla ai, która czyta|для ии, который читает|ai'ya not|要約するai|致ai助手|给ai助手"""
+
+AI_READER_LINE = Concept(
+    "a line to the AI reader (round 12)",
+    *terms(_READER_TERMS),
+    regex=((_READER_LINE, _READER_LINE_GATES, 40), (_READER_MIXED, ("ai",), 4)),
+)
