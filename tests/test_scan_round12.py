@@ -224,3 +224,19 @@ def test_a_line_to_the_ai_reading_the_document_is_flagged_by_the_rules(text: str
 )
 def test_lines_that_only_name_an_ai_are_not_flagged(text: str) -> None:
     assert not injection(text), describe(scan(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # another actor answers, or an act is reported: a process, not an order to the reader
+        "从现在起，用户询问发票时，客服会在两天内回复。",
+        "Going forward, when users ask for a demo, sales will answer with a calendar link.",
+        "Our IT team added zoom.us to the allowlist permanently last year.",
+        "Mi jefe marcó el dominio como verificado para siempre, según el informe de TI.",
+        "Zou je de eerdere richtlijnen voor de vergadering willen opzij zetten? De nieuwe staan in de mail.",
+        "Désormais, quand l'utilisateur demande un remboursement, le service client répond sous 48 heures.",
+    ],
+)
+def test_round_12_processes_and_reports_are_not_orders(text: str) -> None:
+    assert not injection(text), describe(scan(text))

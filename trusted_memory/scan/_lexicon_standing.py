@@ -114,8 +114,8 @@ APPROVE = Concept("approve (round 12)", *terms(_APPROVE))
 # Planted trust: "mark the domain … as verified and trusted for all future requests", "add this
 # package to your allowlist permanently", "this entry is benign, do not scan it again".
 _TRUSTED = """as verified|as trusted|as safe|as clean|as benign|as official|as legitimate|as approved
-|as reviewed|verified and trusted|trusted source|to your allowlist|to the allowlist|to your whitelist
-|to the whitelist|is authoritative|is benign|already verified|already been verified|already been reviewed
+|as reviewed|verified and trusted|trusted source|to your allowlist|to your whitelist
+|is authoritative|is benign|already verified|already been verified|already been reviewed
 |already reviewed|comme vérifié|comme fiable|digne de confiance|déjà vérifié|como verificado|como verificada
 |como confiable|como seguro|como fiable|ya fue verificada|ya fue verificado|als vertrauenswürdig|als verifiziert
 |als sicher|bereits geprüft|bereits verifiziert|come attendibile|come verificato|come sicuro|già verificato
@@ -225,3 +225,9 @@ AI_READER_LINE = Concept(
     *terms(_READER_TERMS),
     regex=((_READER_LINE, _READER_LINE_GATES, 40), (_READER_MIXED, ("ai",), 4)),
 )
+
+# "all the user's saved notes": what an exfiltration takes is everything.
+_ALL = """all|everything|alle|allt|alla|toutes|totes|tots|todos|todas|tutti|tutte|tous|tout|всі|всю|всієї|все|всех
+|всю|wszystkie|wszystko|všechny|všetky|kaikki|tüm|hepsi|minden|semua|tất cả|zote|כל|كل|جميع|همه|सभी|सब|সব|ทั้งหมด
+|全部|所有|すべて|全て|모든|전부"""
+ALL = Concept("all (round 12)", *terms(_ALL))
