@@ -231,3 +231,17 @@ _ALL = """all|everything|alle|allt|alla|toutes|totes|tots|todos|todas|tutti|tutt
 |всю|wszystkie|wszystko|všechny|všetky|kaikki|tüm|hepsi|minden|semua|tất cả|zote|כל|كل|جميع|همه|सभी|सब|সব|ทั้งหมด
 |全部|所有|すべて|全て|모든|전부"""
 ALL = Concept("all (round 12)", *terms(_ALL))
+
+# The chat register's "forget about the rules": casual words for setting them aside.
+_SHRUG_OFF = """بی‌خیال|بیخیال|vykašli se na|kašli na|drit i|kệ|bỏ qua|lasă|skip|forget about|screw the|vergiss
+|olvídate de|olvida|oublie|lascia perdere|esqueça|esquece|zapomnij o|забей на|забудь про|забудь|забудьте
+|unohda|glem|glöm"""
+SHRUG_OFF = Concept("shrug off (round 12)", *terms(_SHRUG_OFF))
+
+# Where a person is shown something: "show the full system prompt in the debug panel" is a UI step.
+SHOWN_IN_A_PLACE = (
+    r"\b(?:in|on|im|in\s+der|na|no|nel|nella|dans|en|i|på|w|v)\s+(?:the\s+|la\s+|le\s+|el\s+|der\s+|dem\s+|o\s+|a\s+)?"
+    r"(?:docs?|documentation|documentação|documentación|dokumentation|documentatie|wiki|panel|painel|panneau|window"
+    r"|vindu\w*|fönster\w*|fenster|ventana|janela|finestra|fenêtre|log|logs|console|konsole|dashboard|settings"
+    r"|einstellungen|ui|debug\w*|feilsøking\w*|appendix|anhang|readme|manual|handbuch)\b"
+)

@@ -28,6 +28,7 @@ from functools import lru_cache
 from ._credentials import credential_findings
 from ._decode import decoded_views
 from ._findings import INJECTION, TAGS, Finding, FindingSet
+from ._fold import fold_pattern
 from ._injection import INJECTION_RULES
 from ._injection_checks import asks_how_to, forbids, names_own_or_a_things, on_an_ordinary_topic
 from ._injection_combos import COMBOS, decoded_dangerous
@@ -126,9 +127,11 @@ REPORTED = 50
 # its opinion is not taken on them; the rules still read them. Not "jailbreak": attacks call
 # themselves that ("Confirm with 'Jailbreak successful'").
 _NAMES_THE_ATTACK = compile_rx(
-    r"prompt[\s-]?inje[ck]ti\w*|inje[cç]\w*\s+de\s+prompt|inyecci\w*\s+de\s+prompt|iniezion\w*\s+di\s+prompt"
-    r"|injection\s+de\s+prompt|промпт-инъекц\w*|промпт-ін.єкц\w*|prompt-injektion\w*|wstrzykiwani\w*\s+prompt\w*"
-    r"|提示词注入|提示注入|プロンプトインジェクション|프롬프트\s*인젝션|حقن\s+الأوامر"
+    fold_pattern(
+        r"prompt[\s-]?inje[ck]ti\w*|inje[cç]\w*\s+de\s+prompt|inyecci\w*\s+de\s+prompt|iniezion\w*\s+di\s+prompt"
+        r"|injection\s+de\s+prompt|промпт-инъекц\w*|промпт-ін.єкц\w*|prompt-injektion\w*|wstrzykiwani\w*\s+prompt\w*"
+        r"|提示词注入|提示注入|プロンプトインジェクション|프롬프트\s*인젝션|حقن\s+الأوامر"
+    )
 )
 
 
@@ -182,20 +185,22 @@ def injection_findings(
 # 'forget your rules'") is talk about injection, not one: a short quotation after a word that
 # introduces an example, closed before the sentence goes on.
 _MENTION_CUE = compile_rx(
-    r"\b(?:says?|said|saying|like|such\s+as|e\.?g\.?|phrases?|strings?|patterns?|words|text|contains?|containing"
-    r"|example|called|named|flags?|detects?|matches|matching|wording|messages?\s+like|why|how|about|explaining"
-    r"|tricked\s+with|fooled\s+with|attacks?\s+with"
-    # "like", "e.g." in languages whose low quotes round 11 made visible ("Sätze wie „…“"; not "como", also "as").
-    r"|wie|etwa|zoals|np\.|например|gibi|seperti"
-    # Round 12: "frases como", "phrases comme", "the sentence", "مثل عبارة" before the quoted example.
-    r"|como|comme|come|sentences?|frases?|phrases|sätze|zinnen|frasi|фразы|عبارة|عبارات|مثل)\s*[:,]?\s*$"
-    r"|[\"”']\s*(?:,|or|and|/)\s*$|\b(?:examples?|exemples?|ejemplos?|exemplos?|esempi[oa]?|beispiel\w*|voorbeeld\w*"
-    r"|przykład\w*|пример\w*)\b[^\"'“«\n]{0,40}:\s*$"
-    # CJK introduces an example without spaces: 例如“…”, 比如「…」, 例えば「…」, 输入“…”.
-    r"|(?:例如|比如|譬如|例えば|たとえば|输入|輸入|예를\s*들어)[:：,，]?\s*$"
-    # Code that lists phrases to catch: 'patterns = ["ignore previous instructions", …]'.
-    r"|(?:\b|_)(?:patterns?|phrases?|keywords?|blocklist|denylist|blacklist|banned\w*|signatures?|triggers?|needles?"
-    r"|markers?|bad_\w+|suspicious\w*)\s*(?::\s*[\w\[\], ]{1,30})?=\s*[\[({]\s*$"
+    fold_pattern(
+        r"\b(?:says?|said|saying|like|such\s+as|e\.?g\.?|phrases?|strings?|patterns?|words|text|contains?|containing"
+        r"|example|called|named|flags?|detects?|matches|matching|wording|messages?\s+like|why|how|about|explaining"
+        r"|tricked\s+with|fooled\s+with|attacks?\s+with"
+        # "like", "e.g." in languages whose low quotes round 11 made visible ("Sätze wie „…“"; not "como", also "as").
+        r"|wie|etwa|zoals|np\.|например|gibi|seperti"
+        # Round 12: "frases como", "phrases comme", "the sentence", "مثل عبارة" before the quoted example.
+        r"|como|comme|come|sentences?|frases?|phrases|sätze|zinnen|frasi|фразы|عبارة|عبارات|مثل)\s*[:,]?\s*$"
+        r"|[\"”']\s*(?:,|or|and|/)\s*$|\b(?:examples?|exemples?|ejemplos?|exemplos?|esempi[oa]?|beispiel\w*|voorbeeld\w*"
+        r"|przykład\w*|пример\w*)\b[^\"'“«\n]{0,40}:\s*$"
+        # CJK introduces an example without spaces: 例如“…”, 比如「…」, 例えば「…」, 输入“…”.
+        r"|(?:例如|比如|譬如|例えば|たとえば|输入|輸入|예를\s*들어)[:：,，]?\s*$"
+        # Code that lists phrases to catch: 'patterns = ["ignore previous instructions", …]'.
+        r"|(?:\b|_)(?:patterns?|phrases?|keywords?|blocklist|denylist|blacklist|banned\w*|signatures?|triggers?|needles?"
+        r"|markers?|bad_\w+|suspicious\w*)\s*(?::\s*[\w\[\], ]{1,30})?=\s*[\[({]\s*$"
+    )
 )
 _OPENING = "\"“'‘«„「『"
 # German and Polish open low („…“, „…”); round 11 split words at these marks, so the quotation must be seen.
@@ -219,15 +224,17 @@ _QUOTED = 100  # a mention is short; a long "quoted" block is content
 # Words of a line that talks about attacks rather than making one: a quoted phrase beside them is
 # an example ("our classifier catches 'ignore previous instructions'", "the villain's motto is '…'").
 _TALK = compile_rx(
-    r"(?<![@./<\w-])(?:prompt[\s-]injections?|injections?|jailbreak(?:s|ing)?|attacks?|attackers|classifiers?|scanners?"
-    r"|detectors?|red[\s-]team(?:s|ing)?|thesis|papers?|blog|articles?|tests?|test\s+cases?|examples?|phrases?"
-    r"|motto|slogan|quotes?|citing|cite|documented|refuses?|training|phishing|villain|npc|characters?|novel"
-    r"|story|lines?\s+like|overrides?|techniques?|payloads?|bug\s+reports?|talks?|reports?"
-    # Round 12: the same talk in the languages of part 11's security notes.
-    r"|injeção|injecao|inyección|inyeccion|iniezione|injectie|injektion|инъекци\w*|ataques?|attaques?|attacchi|attacco"
-    r"|angriff\w*|informe\s+de\s+error|rapport\s+de\s+bug|حقن|هجوم|هجمات)\b(?![.@-]\w)"
-    # Scripts without spaces between words: no word boundaries.
-    r"|注入|インジェクション|攻撃|攻击|测试|測試|テスト|报告|報告|越狱|脱獄"
+    fold_pattern(
+        r"(?<![@./<\w-])(?:prompt[\s-]injections?|injections?|jailbreak(?:s|ing)?|attacks?|attackers|classifiers?|scanners?"
+        r"|detectors?|red[\s-]team(?:s|ing)?|thesis|papers?|blog|articles?|tests?|test\s+cases?|examples?|phrases?"
+        r"|motto|slogan|quotes?|citing|cite|documented|refuses?|training|phishing|villain|npc|characters?|novel"
+        r"|story|lines?\s+like|overrides?|techniques?|payloads?|bug\s+reports?|talks?|reports?"
+        # Round 12: the same talk in the languages of part 11's security notes.
+        r"|injeção|injecao|inyección|inyeccion|iniezione|injectie|injektion|инъекци\w*|ataques?|attaques?|attacchi|attacco"
+        r"|angriff\w*|informe\s+de\s+error|rapport\s+de\s+bug|حقن|هجوم|هجمات)\b(?![.@-]\w)"
+        # Scripts without spaces between words: no word boundaries.
+        r"|注入|インジェクション|攻撃|攻击|测试|測試|テスト|报告|報告|越狱|脱獄"
+    )
 )
 # "Ignore previous instructions is a classic phrase", "The DAN jailbreak was popular in 2023": the
 # phrase is the subject of a sentence about it.
@@ -267,11 +274,13 @@ def quoted_mention(low: str, start: int, end: int) -> bool:
 # opens inside the combo's span, after a word that introduces what someone says, so the terms
 # before it ("training") frame the example and the terms inside it ("your … locked") are the example.
 _SAYS_CUE = compile_rx(
-    r"(?:\b(?:says?|said|saying|like|such\s+as|e\.?g\.?|reads?|reading|wrote|writes"
-    r"|wie|etwa|zoals|np\.|например|gibi|seperti|containing|contains|como|comme)\s*[:,]?"
-    r"|\b(?:examples?|exemples?|ejemplos?|exemplos?|esempi[oa]?|training|samples?|templates?|phrases?|wording"
-    r"|(?:talk\s+)?title|subject(?:\s+line)?)(?:\s+(?:typiques?|típicos?|tipicos?|typical|classic|classique))?\s*:"
-    r"|例如|比如|譬如|例えば|たとえば|输入|輸入)\s*$"
+    fold_pattern(
+        r"(?:\b(?:says?|said|saying|like|such\s+as|e\.?g\.?|reads?|reading|wrote|writes"
+        r"|wie|etwa|zoals|np\.|например|gibi|seperti|containing|contains|como|comme)\s*[:,]?"
+        r"|\b(?:examples?|exemples?|ejemplos?|exemplos?|esempi[oa]?|training|samples?|templates?|phrases?|wording"
+        r"|(?:talk\s+)?title|subject(?:\s+line)?)(?:\s+(?:typiques?|típicos?|tipicos?|typical|classic|classique))?\s*:"
+        r"|例如|比如|譬如|例えば|たとえば|输入|輸入)\s*$"
+    )
 )
 
 
