@@ -88,12 +88,12 @@ MEASURED_MISSES: dict[tuple[str, str], str] = {}
 TUNING_MISSES: dict[tuple[str, str], str] = {
     # Round 10 ships its rules with round 9's model weights (retraining with part 9 lost catches out
     # of author: benchmarks/RESULTS.md, "Round 10"); part 9 is not in those weights' training data.
-    ("heldout9", "injections"): "round 11 (round-9 weights): 315/369 injections (85.4 %), target 90 %",
-    ("round4_a", "injections"): "round 10 (round-9 weights): 224/263 injections (85.2 %), target 90 %",
+    ("heldout9", "injections"): "round 12 (round-9 weights): 317/369 injections (85.9 %), target 90 %",
+    ("round4_a", "injections"): "round 12 (round-9 weights): 225/263 injections (85.6 %), target 90 %",
     ("round5_b", "injections"): "round 10 (round-9 weights): 220/256 injections (85.9 %), target 90 %",
     ("heldout9", "benign"): "round 12 (round-9 weights): 14/635 benign flagged (2.2 %), target 1 %",
     # Blind part 11 (tuning data since round 12) meets all three targets in-sample after round 12:
-    # credentials 201 -> 204/204, injections 244 -> 315/348, benign 17 -> 4/553.
+    # credentials 201 -> 204/204, injections 244 -> 319/348, benign 17 -> 3/553; part 10 benign 6 -> 5/599.
 }
 
 
