@@ -16,7 +16,8 @@ Run from the repository root: ``python benchmarks/scanner_corpus.py``. Prints ma
   measured at 2daff18 and then trained on in round 8; corpus_heldout8.json, blind part 8, measured at
   b13c32e and then trained on in round 9; corpus_heldout9.json, blind part 9, measured at 44145b2
   and then trained on in round 10; corpus_heldout10.json, blind part 10, measured as shipped by
-  round 10 and then tuned on in round 11) and, when present,
+  round 10 and then tuned on in round 11; corpus_heldout11.json, blind part 11, measured at
+  2d53af0 and then tuned on in round 12) and, when present,
   the blind held-out part written after the rules were frozen (heldout.json): caught / missed /
   false positives per list, per family and per language.
 
@@ -65,6 +66,7 @@ PARTS = {
     "heldout8": ROOT / "tests" / "data" / "scanner" / "corpus_heldout8.json",
     "heldout9": ROOT / "tests" / "data" / "scanner" / "corpus_heldout9.json",
     "heldout10": ROOT / "tests" / "data" / "scanner" / "corpus_heldout10.json",
+    "heldout11": ROOT / "tests" / "data" / "scanner" / "corpus_heldout11.json",
     "heldout": ROOT / "tests" / "data" / "scanner" / "heldout.json",
 }
 # Which finding kind catches an item of each list; a benign item is flagged by any finding.

@@ -95,6 +95,7 @@ AUTHORS = {
     "heldout8": DATA / "corpus_heldout8.json",
     "heldout9": DATA / "corpus_heldout9.json",
     "heldout10": DATA / "corpus_heldout10.json",
+    "heldout11": DATA / "corpus_heldout11.json",
 }
 AUTHORS = {name: path for name, path in AUTHORS.items() if path.exists()}
 COLUMN = {name: (1 << BITS) + k for k, name in enumerate(CONCEPTS)}

@@ -21,11 +21,12 @@ b13c32e (credentials 259/266, injections 305/350, benign 12/624 flagged) and tra
 corpus_heldout9.json, blind part 9, measured at the round-9 freeze 44145b2 (credentials 269/275,
 injections 263/369, benign 22/635 flagged) and trained on in round 10; corpus_heldout10.json, blind
 part 10, measured as shipped by round 10 (credentials 200/203, injections 251/334, benign 21/599 flagged)
-and tuned on in round 11.
+and tuned on in round 11; corpus_heldout11.json, blind part 11, measured at the round-11 freeze
+2d53af0 (credentials 201/204, injections 244/348, benign 17/553 flagged) and tuned on in round 12.
 The learned model (trusted_memory/scan/_model.py) was trained on every tuning part.
 tests/data/scanner/heldout.json, when present, is a fresh part written blind and sealed while the rules
 and model were fitted, measured only; a target it misses is recorded in MEASURED_MISSES as a strict
-xfail with its figure (empty until blind part 11 is measured).
+xfail with its figure (empty until blind part 12 is measured).
 All have the shape
 {"credentials": [{text, family}], "injections": [{text, family, language}], "benign": [{text, family}]}.
 Targets (issue 14): ≥ 95 % of credentials reported as credentials, ≥ 90 % of injections reported
@@ -62,6 +63,7 @@ TUNING = {
     "heldout8": DATA / "corpus_heldout8.json",
     "heldout9": DATA / "corpus_heldout9.json",
     "heldout10": DATA / "corpus_heldout10.json",
+    "heldout11": DATA / "corpus_heldout11.json",
 }
 PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # (part, list) -> why it is below target, with the figure measured at the frozen commit. Filled in by
@@ -74,12 +76,9 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # 241/258, injections 273/407 and benign 14/655, until it became corpus_heldout7.json; part 8's at
 # b13c32e, injections 305/350 and benign 12/624, until it became corpus_heldout8.json; part 9's at
 # 44145b2, injections 263/369 and benign 22/635, until it became corpus_heldout9.json; part 10's as shipped
-# by round 10, injections 251/334 and benign 21/599, until it became corpus_heldout10.json.)
-MEASURED_MISSES: dict[tuple[str, str], str] = {
-    # Blind part 11, measured at the round-11 freeze 2d53af0 (at main 27a44f9 before the round: 235/348, 17/553).
-    ("heldout", "injections"): "round 11 freeze 2d53af0: 244/348 injections (70.1 %), target 90 %",
-    ("heldout", "benign"): "round 11 freeze 2d53af0: 17/553 benign flagged (3.1 %), target 1 %",
-}
+# by round 10, injections 251/334 and benign 21/599, until it became corpus_heldout10.json; part 11's at
+# 2d53af0, injections 244/348 and benign 17/553, until it became corpus_heldout11.json.)
+MEASURED_MISSES: dict[tuple[str, str], str] = {}
 # Tuning parts still below a target after being tuned on: the learned model's threshold is chosen for
 # the benign budget out of author, and the rules were not fitted item by item, so even in-sample parts
 # stay below target. Round 10 ships round 9's weights: retrained on fifteen authors, the threshold rose
@@ -89,12 +88,12 @@ MEASURED_MISSES: dict[tuple[str, str], str] = {
 TUNING_MISSES: dict[tuple[str, str], str] = {
     # Round 10 ships its rules with round 9's model weights (retraining with part 9 lost catches out
     # of author: benchmarks/RESULTS.md, "Round 10"); part 9 is not in those weights' training data.
-    ("heldout9", "injections"): "round 11 (round-9 weights): 315/369 injections (85.4 %), target 90 %",
-    ("round4_a", "injections"): "round 10 (round-9 weights): 224/263 injections (85.2 %), target 90 %",
+    ("heldout9", "injections"): "round 12 (round-9 weights): 317/369 injections (85.9 %), target 90 %",
+    ("round4_a", "injections"): "round 12 (round-9 weights): 225/263 injections (85.6 %), target 90 %",
     ("round5_b", "injections"): "round 10 (round-9 weights): 220/256 injections (85.9 %), target 90 %",
-    ("heldout9", "benign"): "round 10 (round-9 weights): 19/635 benign flagged (3.0 %), target 1 %",
-    # Blind part 10, tuning data since round 11 (injections 251 -> 313/334 in round 11, benign unchanged).
-    ("heldout10", "benign"): "round 11 (round-9 weights): 6/599 benign flagged (1.0 %), target 1 %",
+    ("heldout9", "benign"): "round 12 (round-9 weights): 14/635 benign flagged (2.2 %), target 1 %",
+    # Blind part 11 (tuning data since round 12) meets all three targets in-sample after round 12:
+    # credentials 201 -> 204/204, injections 244 -> 319/348, benign 17 -> 3/553; part 10 benign 6 -> 5/599.
 }
 
 
@@ -162,6 +161,7 @@ def test_injections_are_caught(name: str) -> None:
         "heldout8",
         "heldout9",
         "heldout10",
+        "heldout11",
     ],
 )
 def test_the_former_held_out_parts_are_marked_as_tuning_data(name: str) -> None:

@@ -280,6 +280,15 @@ def not_first_person(t: ScanText, start: int, end: int) -> bool:
     return compile_rx(_THIRD_PARTY, re.IGNORECASE).search(t.text, lo, hi) is not None
 
 
+def no_first_person(t: ScanText, start: int, end: int) -> bool:
+    """A check for ``Combo``: no first-person subject in the match, even beside "the user" (round 12).
+
+    "The user wants that from now on I answer in Spanish" is the writer's own note of a preference.
+    """
+    lo, hi = max(0, start - 40), min(len(t.text), end + _PAST_END)
+    return compile_rx(_FIRST_PERSON, re.IGNORECASE).search(t.text, lo, hi) is None
+
+
 _SCOPED_LIMIT = r"\b(?:restrictions?|limits?|limitations?|filters?|rules)\s+(?:on|of|for|regarding|about|in|to)\b"
 
 

@@ -10,6 +10,7 @@ _PLACEHOLDER_WORDS = (
     "your",
     "example",
     "changeme",
+    "foobared",  # redis.conf's sample requirepass
     "change_me",
     "placeholder",
     "redacted",
@@ -77,6 +78,24 @@ def token_check(m: re.Match[str]) -> bool:
     # Real tokens are random: they mix letters and digits; slugs and "YOUR_TOKEN_HERE" do not.
     value = m.group("val")
     return bool(_DIGIT.search(value) and _LETTER.search(value)) and not is_placeholder(value)
+
+
+def prefixed_token_check(m: re.Match[str]) -> bool:
+    """A vendor-prefixed token: random letters and digits, or, as one in thirty are, mixed-case letters only.
+
+    A 20-character GitLab body has no digit about 3 % of the time ("glpat-_ArLEBwigEmeAmLqNRIl");
+    a slug or a placeholder has no three capitals among lower-case letters.
+    """
+    value = m.group("val")
+    if token_check(m):
+        return True
+    upper = sum(c.isupper() for c in value)
+    return (
+        upper >= 3
+        and sum(c.islower() for c in value) >= 3
+        and "-" not in value.strip("-_")
+        and not is_placeholder(value)
+    )
 
 
 def api_key_check(m: re.Match[str]) -> bool:

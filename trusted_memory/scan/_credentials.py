@@ -17,6 +17,7 @@ from ._credential_checks import (
     key_name,
     letters_check,
     no_placeholder_check,
+    prefixed_token_check,
     random_check,
     token_check,
 )
@@ -176,7 +177,7 @@ FORMAT_RULES = (
         ahead=300,
         on_text=True,
         flags=_CS,
-        check=token_check,
+        check=prefixed_token_check,
     ),
     Rule(
         "npm access token (npm_…)",

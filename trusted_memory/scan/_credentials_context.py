@@ -208,6 +208,31 @@ CONTEXT_RULES = (
             else len(m.group("piped")) >= 6 and not is_placeholder(m.group("piped").strip("'\""))
         ),
     ),
+    # Round 12: "echo 'pw' | sudo -S systemctl …", "printf pw | passwd --stdin bob": a password fed to
+    # a command that reads it from its input.
+    Rule(
+        "password piped to a command (echo … | sudo -S)",
+        r"\b(?:echo|printf)\s+(?:-\w+\s+)?(?P<val>'[^'\n]{2,200}'|\"[^\"\n]{2,200}\"|[^\s'\"|$][^\s|]{1,200})\s*\|\s*"
+        r"(?:sudo\s+(?:-[a-z]+\s+)*-[a-z]*s[a-z]*\b|sudo\s+--stdin\b|passwd\s+--stdin\b|chpasswd\b|kinit\b"
+        r"|openconnect\b[^\n|]*--passwd-on-stdin)",
+        words=("echo printf", "sudo passwd chpasswd kinit openconnect"),
+        at=("echo", "printf"),
+        whole=True,
+        anchored=True,
+        ahead=600,
+        flags=_CI,
+        check=password_check,
+    ),
+    # Redis's own config lines ("requirepass …", "masterauth …", "--requirepass …").
+    Rule(
+        "password in a Redis config (requirepass …)",
+        r"\b(?:requirepass|masterauth)\s+(?P<val>'[^'\n]{2,200}'|\"[^\"\n]{2,200}\"|[^\s'\"][^\s]{3,200})",
+        words=("requirepass masterauth",),
+        anchored=True,
+        ahead=300,
+        flags=_CI,
+        check=password_check,
+    ),
     Rule(
         "password in a .netrc entry (machine … password …)",
         r"\b(?:machine\s+\S+|default)\s+(?:(?:login|account)\s+\S+\s+)*password\s+(?P<val>\S+)",

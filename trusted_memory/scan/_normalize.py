@@ -96,6 +96,13 @@ class View:
             start, end = self._mapper(start, end)
         return start, end
 
+    def masked(self, spans: list[tuple[int, int]]) -> View:
+        """The same view with the characters of ``spans`` blanked out; offsets are unchanged."""
+        text, low = list(self.text), list(self.low)
+        for start, end in spans:
+            text[start:end] = low[start:end] = " " * (end - start)
+        return View("".join(text), "".join(low), self._source, self._mapper)
+
 
 _BLOCK = 512
 _FEW_LOOKUPS = 64

@@ -28,6 +28,7 @@ from functools import lru_cache
 from ._credentials import credential_findings
 from ._decode import decoded_views
 from ._findings import INJECTION, TAGS, Finding, FindingSet
+from ._fold import fold_pattern
 from ._injection import INJECTION_RULES
 from ._injection_checks import asks_how_to, forbids, names_own_or_a_things, on_an_ordinary_topic
 from ._injection_combos import COMBOS, decoded_dangerous
@@ -84,8 +85,9 @@ def _scan(text: str, learned: bool) -> tuple[Finding, ...]:
         smuggled_findings(text, hidden, findings)
     view = fold_view(text)
     t = ScanText(view.text, view.low)
-    injection_findings(view, t, findings)
-    views = [(view, "")]
+    mentions: list[tuple[int, int]] = []
+    injection_findings(view, t, findings, mentions=mentions)
+    views = [(view.masked(mentions), "") if mentions else (view, "")]
     for decoded in decoded_views(text, view, t.words):
         injection_findings(decoded.view, ScanText(decoded.view.text, decoded.view.low), findings, decoded.how)
         views.append((decoded.view, decoded.how))
@@ -119,10 +121,26 @@ def smuggled_findings(text: str, hidden: list[Finding], findings: FindingSet) ->
 REPORTED = 50
 
 
+# The attack named by its name: a passage that says "prompt injection" discusses the attack (a
+# lesson, a security report, a talk's notes). The model reads their vocabulary as the attack itself
+# (round 12: five such passages in parts 9 and 11 flagged, no injection of any part named so), so
+# its opinion is not taken on them; the rules still read them. Not "jailbreak": attacks call
+# themselves that ("Confirm with 'Jailbreak successful'").
+_NAMES_THE_ATTACK = compile_rx(
+    fold_pattern(
+        r"prompt[\s-]?inje[ck]ti\w*|inje[cç]\w*\s+de\s+prompt|inyecci\w*\s+de\s+prompt|iniezion\w*\s+di\s+prompt"
+        r"|injection\s+de\s+prompt|промпт-инъекц\w*|промпт-ін.єкц\w*|prompt-injektion\w*|wstrzykiwani\w*\s+prompt\w*"
+        r"|提示词注入|提示注入|プロンプトインジェクション|프롬프트\s*인젝션|حقن\s+الأوامر"
+    )
+)
+
+
 def model_findings(views: list[tuple[View, str]], findings: FindingSet) -> None:
     """The learned model's second opinion, asked only when no rule found an injection (see ``_model``)."""
     for view, encoding in views:
         span = model_flags(view.low)
+        if span is not None and _NAMES_THE_ATTACK.search(view.low, *span) is not None:
+            continue
         if span is not None:
             start, end = view.span(*span)
             how = f" in {encoding}-encoded text" if encoding else ""
@@ -130,17 +148,27 @@ def model_findings(views: list[tuple[View, str]], findings: FindingSet) -> None:
             return
 
 
-def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: str = "") -> None:
-    """Add the prompt-injection findings of one view (``encoding`` names what it was decoded from)."""
+def injection_findings(
+    view: View, t: ScanText, findings: FindingSet, encoding: str = "", mentions: list[tuple[int, int]] | None = None
+) -> None:
+    """Add the prompt-injection findings of one view (``encoding`` names what it was decoded from).
+
+    The spans of quotations passed over as talk about injection are added to ``mentions``: the
+    learned model must not read the quoted attack either (round 12: a bug report or a security
+    lesson that quotes "ignore previous instructions" was flagged by the model once the rules let it be).
+    """
     how = f" in {encoding}-encoded text" if encoding else ""
+    passed = mentions if mentions is not None else []
     for rule, m in [*INJECTION_RULES.run(t, REPORTED), *COMMAND_RULES.run(t, REPORTED), *MORE_RULES.run(t, REPORTED)]:
         if quoted_mention(t.low, m.start(), m.end()):
+            passed.append(quotation_around(t.low, m.start(), m.end()))
             continue
         start, end = view.span(m.start(), m.end())
         findings.add(INJECTION, f"{rule.label}{how} at offset {start}", start, end)
     decoded_only = decoded_dangerous(t) if encoding else []
     for label, m_start, m_end in [*COMBOS.run(t), *RULE_ONLY_COMBOS.run(t), *decoded_only]:
         if quoted_mention(t.low, m_start, m_end) or straddles_a_quotation(t.low, m_start, m_end):
+            passed.append(quotation_around(t.low, m_start, m_end))
             continue
         start, end = view.span(m_start, m_end)
         findings.add(INJECTION, f"{label}{how} at offset {start}", start, end)
@@ -157,24 +185,37 @@ def injection_findings(view: View, t: ScanText, findings: FindingSet, encoding: 
 # 'forget your rules'") is talk about injection, not one: a short quotation after a word that
 # introduces an example, closed before the sentence goes on.
 _MENTION_CUE = compile_rx(
-    r"\b(?:says?|said|saying|like|such\s+as|e\.?g\.?|phrases?|strings?|patterns?|words|text|contains?|containing"
-    r"|example|called|named|flags?|detects?|matches|matching|wording|messages?\s+like|why|how|about|explaining"
-    r"|tricked\s+with|fooled\s+with|attacks?\s+with"
-    # "like", "e.g." in languages whose low quotes round 11 made visible ("Sätze wie „…“"; not "como", also "as").
-    r"|wie|etwa|zoals|np\.|например|gibi|seperti)\s*[:,]?\s*$"
-    r"|[\"”']\s*(?:,|or|and|/)\s*$|\bexamples?\b[^\"'“\n]{0,40}:\s*$"
-    # Code that lists phrases to catch: 'patterns = ["ignore previous instructions", …]'.
-    r"|\b(?:patterns?|phrases?|keywords?|blocklist|denylist|blacklist|banned\w*|signatures?|triggers?|needles?"
-    r"|markers?|bad_\w+|suspicious\w*)\s*(?::\s*[\w\[\], ]{1,30})?=\s*[\[({]\s*$"
+    fold_pattern(
+        r"\b(?:says?|said|saying|like|such\s+as|e\.?g\.?|phrases?|strings?|patterns?|words|text|contains?|containing"
+        r"|example|called|named|flags?|detects?|matches|matching|wording|messages?\s+like|why|how|about|explaining"
+        r"|tricked\s+with|fooled\s+with|attacks?\s+with"
+        # "like", "e.g." in languages whose low quotes round 11 made visible ("Sätze wie „…“"; not "como", also "as").
+        r"|wie|etwa|zoals|np\.|например|gibi|seperti"
+        # Round 12: "frases como", "phrases comme", "the sentence", "مثل عبارة" before the quoted example.
+        r"|como|comme|come|sentences?|frases?|phrases|sätze|zinnen|frasi|фразы|عبارة|عبارات|مثل)\s*[:,]?\s*$"
+        r"|[\"”']\s*(?:,|or|and|/)\s*$|\b(?:examples?|exemples?|ejemplos?|exemplos?|esempi[oa]?|beispiel\w*|voorbeeld\w*"
+        r"|przykład\w*|пример\w*)\b[^\"'“«\n]{0,40}:\s*$"
+        # CJK introduces an example without spaces: 例如“…”, 比如「…」, 例えば「…」, 输入“…”.
+        r"|(?:例如|比如|譬如|例えば|たとえば|输入|輸入|예를\s*들어)[:：,，]?\s*$"
+        # Code that lists phrases to catch: 'patterns = ["ignore previous instructions", …]'.
+        r"|(?:\b|_)(?:patterns?|phrases?|keywords?|blocklist|denylist|blacklist|banned\w*|signatures?|triggers?|needles?"
+        r"|markers?|bad_\w+|suspicious\w*)\s*(?::\s*[\w\[\], ]{1,30})?=\s*[\[({]\s*$"
+    )
 )
-_OPENING = "\"“'‘«„"
+_OPENING = "\"“'‘«„「『"
 # German and Polish open low („…“, „…”); round 11 split words at these marks, so the quotation must be seen.
-_CLOSING = {'"': '"', "“": "”", "'": "'", "‘": "’", "«": "»", "„": "“”"}
+_CLOSING = {'"': '"', "“": "”", "'": "'", "‘": "’", "«": "»", "„": "“”", "「": "」", "『": "』"}
+_APOSTROPHES = "'‘’"
 
 
 def _closing(low: str, opener: str, lo: int, hi: int) -> int:
     found = [i for q in _CLOSING[opener] if (i := low.find(q, lo, hi)) != -1]
     return min(found, default=-1)
+
+
+def _apostrophe(low: str, k: int) -> bool:
+    # "l'assistant": a quote between letters; 「 and “ between CJK letters still open a quotation.
+    return low[k] in _APOSTROPHES and 0 < k < len(low) - 1 and low[k - 1].isalpha() and low[k + 1].isalpha()
 
 
 _QUOTED = 100  # a mention is short; a long "quoted" block is content
@@ -183,10 +224,17 @@ _QUOTED = 100  # a mention is short; a long "quoted" block is content
 # Words of a line that talks about attacks rather than making one: a quoted phrase beside them is
 # an example ("our classifier catches 'ignore previous instructions'", "the villain's motto is '…'").
 _TALK = compile_rx(
-    r"(?<![@./<\w-])(?:prompt[\s-]injections?|injections?|jailbreak(?:s|ing)?|attacks?|attackers|classifiers?|scanners?"
-    r"|detectors?|red[\s-]team(?:s|ing)?|thesis|papers?|blog|articles?|tests?|test\s+cases?|examples?|phrases?"
-    r"|motto|slogan|quotes?|citing|cite|documented|refuses?|training|phishing|villain|npc|characters?|novel"
-    r"|story|lines?\s+like|overrides?|techniques?|payloads?)\b(?![.@-]\w)"
+    fold_pattern(
+        r"(?<![@./<\w-])(?:prompt[\s-]injections?|injections?|jailbreak(?:s|ing)?|attacks?|attackers|classifiers?|scanners?"
+        r"|detectors?|red[\s-]team(?:s|ing)?|thesis|papers?|blog|articles?|tests?|test\s+cases?|examples?|phrases?"
+        r"|motto|slogan|quotes?|citing|cite|documented|refuses?|training|phishing|villain|npc|characters?|novel"
+        r"|story|lines?\s+like|overrides?|techniques?|payloads?|bug\s+reports?|talks?|reports?"
+        # Round 12: the same talk in the languages of part 11's security notes.
+        r"|injeção|injecao|inyección|inyeccion|iniezione|injectie|injektion|инъекци\w*|ataques?|attaques?|attacchi|attacco"
+        r"|angriff\w*|informe\s+de\s+error|rapport\s+de\s+bug|حقن|هجوم|هجمات)\b(?![.@-]\w)"
+        # Scripts without spaces between words: no word boundaries.
+        r"|注入|インジェクション|攻撃|攻击|测试|測試|テスト|报告|報告|越狱|脱獄"
+    )
 )
 # "Ignore previous instructions is a classic phrase", "The DAN jailbreak was popular in 2023": the
 # phrase is the subject of a sentence about it.
@@ -214,7 +262,7 @@ def quoted_mention(low: str, start: int, end: int) -> bool:
         return False
     if _MENTION_CUE.search(low, max(0, k - 48), k) is not None:
         return True
-    if 0 < k < len(low) - 1 and low[k - 1].isalpha() and low[k + 1].isalpha():
+    if _apostrophe(low, k):
         return False  # an apostrophe ("l'assistant"), not a quotation
     line_lo = low.rfind("\n", max(0, k - _LINE_REACH), k) + 1 or max(0, k - _LINE_REACH)
     line_hi = low.find("\n", close, close + _LINE_REACH)
@@ -226,10 +274,29 @@ def quoted_mention(low: str, start: int, end: int) -> bool:
 # opens inside the combo's span, after a word that introduces what someone says, so the terms
 # before it ("training") frame the example and the terms inside it ("your … locked") are the example.
 _SAYS_CUE = compile_rx(
-    r"(?:\b(?:says?|said|saying|like|such\s+as|e\.?g\.?|reads?|reading|wrote|writes"
-    r"|wie|etwa|zoals|np\.|например|gibi|seperti)\s*[:,]?"
-    r"|\b(?:examples?|training|samples?|templates?|phrases?|wording|subject(?:\s+line)?)\s*:)\s*$"
+    fold_pattern(
+        r"(?:\b(?:says?|said|saying|like|such\s+as|e\.?g\.?|reads?|reading|wrote|writes"
+        r"|wie|etwa|zoals|np\.|например|gibi|seperti|containing|contains|como|comme)\s*[:,]?"
+        r"|\b(?:examples?|exemples?|ejemplos?|exemplos?|esempi[oa]?|training|samples?|templates?|phrases?|wording"
+        r"|(?:talk\s+)?title|subject(?:\s+line)?)(?:\s+(?:typiques?|típicos?|tipicos?|typical|classic|classique))?\s*:"
+        r"|例如|比如|譬如|例えば|たとえば|输入|輸入)\s*$"
+    )
 )
+
+
+def quotation_around(low: str, start: int, end: int) -> tuple[int, int]:
+    """The short quotation holding or crossing ``low[start:end]``, quotes included; the span itself if none."""
+    for k in range(start, max(0, start - _QUOTED) - 1, -1):
+        if low[k] in _OPENING and not _apostrophe(low, k):
+            close = _closing(low, low[k], max(k + 1, start + 1), min(len(low), k + _QUOTED + 1))
+            if close != -1:
+                return k, close + 1
+    for k in range(start, end):
+        if low[k] in _OPENING and low[k] not in _APOSTROPHES:
+            close = _closing(low, low[k], k + 1, min(len(low), k + _QUOTED + 1))
+            if close != -1:
+                return k, close + 1
+    return start, end
 
 
 def straddles_a_quotation(low: str, start: int, end: int) -> bool:
@@ -241,7 +308,9 @@ def straddles_a_quotation(low: str, start: int, end: int) -> bool:
     lo = max(0, start - _QUOTED)
     for k in range(lo, end):
         q = low[k]
-        if q not in _OPENING or (0 < k < len(low) - 1 and low[k - 1].isalpha() and low[k + 1].isalpha()):
+        if q not in _OPENING or (
+            q in _APOSTROPHES and 0 < k < len(low) - 1 and low[k - 1].isalpha() and low[k + 1].isalpha()
+        ):
             continue  # no quote, or an apostrophe ("l'assistant")
         if _SAYS_CUE.search(low, max(0, k - 24), k) is None:
             continue
