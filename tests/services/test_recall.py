@@ -546,3 +546,25 @@ async def test_http_embedder_batches_caches_and_checks_dims(runtime: Runtime, se
         await mismatched.embed_batch(["x"])
     await recall.close()
     await mismatched.aclose()
+
+
+async def test_facts_searches_keep_the_entries_vectors_not_the_questions(runtime: Runtime) -> None:
+    from trusted_memory.services.agent import AgentService
+
+    agent = AgentService(runtime)
+    entries = ["Prefers tea over coffee in the morning", "Allergic to peanuts", "Lives in Lisbon with two cats"]
+    for entry in entries:
+        await agent.add_fact("user", entry)
+    questions = [f"what does the user drink at {hour} o'clock, question {i}?" for i, hour in enumerate(range(40))]
+    found = [await agent.search_facts(q) for q in questions]
+    # Only the entries stay cached; the 40 one-off questions do not (before: 43 vectors kept).
+    assert sorted(runtime.recall._text_vectors) == sorted(entries)
+    # The same scores as a fresh service, whose cache holds nothing yet, computes for each question.
+    fresh = RecallService(runtime.store, runtime.settings)
+    for question, hits in zip(questions, found, strict=True):
+        cosines = await fresh.similarities(question, entries)
+        assert cosines == await runtime.recall.similarities(question, entries)
+        assert [score for _, _, score, _ in hits] == [score for _, _, score, _ in await fresh.search_facts(question)]
+    # A question that is also an entry is scored against itself from the cache: a cosine of 1.
+    again = await runtime.recall.similarities(entries[1], entries)
+    assert again is not None and abs(again[1] - 1.0) < 1e-6

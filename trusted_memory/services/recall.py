@@ -756,26 +756,31 @@ class RecallService:
         """Cosine of `text` against each of `others`, or None while the embedder is unavailable."""
         if not others:
             return []
-        missing = [t for t in dict.fromkeys([text, *others]) if t not in self._text_vectors]
-        if missing:
-            vectors = await self._embed(missing)
+        # Only `others` (facts entries, compared again and again) are kept: `text` is a search's
+        # question or a candidate entry, mostly seen once, and keeping it filled the cache with
+        # one-off questions (4,096 of them, ~9 MB) before it was dropped. An entry's vector is computed
+        # again when it is first among `others`: the same vector (a remote one comes from the store).
+        cached = self._text_vectors
+        query = cached.get(text)
+        missing = [t for t in dict.fromkeys(others) if t not in cached]
+        vectors_of = {o: cached[o] for o in others if o in cached}
+        fresh = missing if query is not None or text in missing else [text, *missing]
+        if fresh:
+            vectors = await self._embed(fresh)
             if vectors is None:
                 return None
-            if len(self._text_vectors) + len(missing) > TEXT_VECTOR_CACHE:
-                self._text_vectors.clear()
-            self._text_vectors.update(zip(missing, vectors, strict=True))
-        query = self._text_vectors.get(text)
+            computed = dict(zip(fresh, vectors, strict=True))
+            query = computed[text] if query is None else query
+            vectors_of.update((t, computed[t]) for t in missing)
+            if len(cached) + len(missing) > TEXT_VECTOR_CACHE:
+                cached.clear()
+            cached.update((t, computed[t]) for t in missing)
         if query is None:
             return None
         import numpy as np  # lazy: start-up path (already loaded by the embedder here)
 
-        known = [o for o in others if o in self._text_vectors]
-        scores = (
-            dict(zip(known, (np.stack([self._text_vectors[o] for o in known]) @ query).tolist(), strict=True))
-            if known
-            else {}
-        )
-        return [float(scores.get(o, 0.0)) for o in others]
+        scores = np.stack([vectors_of[o] for o in others]) @ query
+        return [float(score) for score in scores.tolist()]
 
     async def search_facts(self, query: str, limit: int = 5) -> list[tuple[FactEntry, int, float, str]]:
         """Facts entries that match a query, as (entry, one-based index, score, matched words)."""
