@@ -26,7 +26,7 @@ and tuned on in round 11; corpus_heldout11.json, blind part 11, measured at the 
 The learned model (trusted_memory/scan/_model.py) was trained on every tuning part.
 tests/data/scanner/heldout.json, when present, is a fresh part written blind and sealed while the rules
 and model were fitted, measured only; a target it misses is recorded in MEASURED_MISSES as a strict
-xfail with its figure (empty until blind part 12 is measured).
+xfail with its figure.
 All have the shape
 {"credentials": [{text, family}], "injections": [{text, family, language}], "benign": [{text, family}]}.
 Targets (issue 14): ≥ 95 % of credentials reported as credentials, ≥ 90 % of injections reported
@@ -78,7 +78,10 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # 44145b2, injections 263/369 and benign 22/635, until it became corpus_heldout9.json; part 10's as shipped
 # by round 10, injections 251/334 and benign 21/599, until it became corpus_heldout10.json; part 11's at
 # 2d53af0, injections 244/348 and benign 17/553, until it became corpus_heldout11.json.)
-MEASURED_MISSES: dict[tuple[str, str], str] = {}
+MEASURED_MISSES: dict[tuple[str, str], str] = {
+    # Blind part 12, measured at the round-12 freeze 746bdaa (at main 542aa87 before the round: 278/374, 13/580).
+    ("heldout", "injections"): "round 12 freeze 746bdaa: 299/374 injections (79.9 %), target 90 %",
+}
 # Tuning parts still below a target after being tuned on: the learned model's threshold is chosen for
 # the benign budget out of author, and the rules were not fitted item by item, so even in-sample parts
 # stay below target. Round 10 ships round 9's weights: retrained on fifteen authors, the threshold rose
