@@ -128,3 +128,23 @@ def test_several_processes_can_create_the_same_fresh_store(tmp_path: Path) -> No
         with sqlite3.connect(home / "memory.db") as conn:
             assert conn.execute("PRAGMA user_version").fetchone()[0] == MIGRATIONS[-1].version
             assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+async def test_used_bytes_far_below_a_limit_is_a_bound_from_the_files(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "memory.db")
+    try:
+        for round_ in range(3):
+            # New pages first land in the WAL only, past the database file's end, until a checkpoint.
+            async with store.write() as tx:
+                for i in range(200):
+                    await tx.events.append("system", "tick", subject=f"{round_}-{i} " + "x" * 300)
+            exact = await store.used_bytes()
+            measured = store.measurements
+            bound = await store.used_bytes(limit=10**12)
+            assert store.measurements == measured, "far from the limit, no page count is read"
+            assert bound >= exact
+            # Where the bound passes the limit, the pages are counted: the exact figure.
+            assert await store.used_bytes(limit=bound - 1) == exact
+            assert store.measurements == measured + 1
+    finally:
+        await store.close()
