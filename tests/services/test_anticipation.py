@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import backdoor
@@ -16,8 +17,10 @@ from trusted_memory.services.admin import AdminService
 from trusted_memory.services.admin.doctor import diagnose
 from trusted_memory.services.agent import AgentService
 from trusted_memory.services.atoms import AtomDraft
+from trusted_memory.services.recall_types import RecallQuery
 from trusted_memory.services.runtime import Runtime, open_runtime
 from trusted_memory.services.wiring import build_services
+from trusted_memory.store.recall import RecallRepo
 
 pytestmark = pytest.mark.anyio
 
@@ -128,6 +131,36 @@ async def test_a_stated_style_applies_and_a_guessed_one_waits_for_confirm(
     await services.user_state.infer("st2")
     assert (await agent.user_model()).get("style.verbosity") == "concise"
     assert any(p.field_path == "style.verbosity" and p.value == "detailed" for p in await agent.list_pending())
+
+
+async def test_a_user_model_pass_leaves_the_vector_index_current(
+    agent: AgentService, runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    services = build_services(runtime)
+    await agent.observe("idx", "Please keep answers short. I'm working on the payments API in Python with FastAPI.")
+    await services.user_state.settle()
+    await agent.add_atom(AtomDraft(content="I keep my bike in the basement garage.", source="user_said"))
+    reads: list[int] = []
+    loads = RecallRepo.vectors_since
+
+    async def counted(self: RecallRepo, space: str, seq: int, limit: int = 50_000) -> list[Any]:
+        reads.append(seq)
+        return await loads(self, space, seq, limit)
+
+    monkeypatch.setattr(RecallRepo, "vectors_since", counted)
+    before = await agent.change_counter()
+    await agent.add_atom(AtomDraft(content="My dentist is Dr. Okafor on Elm Street.", source="user_said"))
+    assert reads == [], "a write right after this process's own atom write links without re-reading the store"
+    # The pass changes the user model's evidence ("mentioned in N messages"): it writes.
+    await agent.observe("idx", "I also use FastAPI with Python for the billing service and Postgres.")
+    await services.user_state.settle()
+    await services.user_state.infer("idx")
+    assert await agent.change_counter() >= before + 3
+    reads.clear()
+    added = await agent.add_atom(AtomDraft(content="Our office plants need water on Fridays.", source="user_said"))
+    assert reads == [], "the user model's write stored no vector, so the index was still current"
+    hits = await agent.search_atoms(RecallQuery("when do the office plants need water", k=1))
+    assert [h.atom.id for h in hits.hits] == [added.atom.id]
 
 
 async def test_stated_preferences_and_technical_context_apply_directly(agent: AgentService, runtime: Runtime) -> None:

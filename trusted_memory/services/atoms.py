@@ -406,6 +406,11 @@ class AtomsService:
         if self._recall is not None and all(w.embedded for w in writes if w.status == "added"):
             self._recall.note_indexed_write()
 
+    def note_write_without_atoms(self) -> None:
+        """After a committed write of this process that changed no atom (RecallService.note_write_without_atoms)."""
+        if self._recall is not None:
+            self._recall.note_write_without_atoms()
+
     async def supersede(self, newer: Atom, statement: str, *, actor: Actor = "agent") -> Atom | None:
         """The user corrected an earlier memory with `newer`: link them and let the newer one rank first.
 

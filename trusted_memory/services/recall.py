@@ -480,6 +480,16 @@ class RecallService:
         if self._store.last_write_units == 1:
             self.note_own_write()
 
+    def note_write_without_atoms(self) -> None:
+        """After a write of this process that changed no atom and no vector (the user model's rows, its
+        pending reviews, their events), if that write committed alone: the index and the document
+        counts are as current as they were before it (see note_own_write)."""
+        if self._store.last_write_units != 1:
+            return
+        self.note_own_write()
+        if self._store.last_write_counter == self._doc_counts_at + 1:
+            self._doc_counts_at += 1
+
     async def search(self, query: RecallQuery) -> RecallResult:
         """Hybrid search of trusted atoms, filtered before the cut, bounded by the budget."""
         return (await self.search_many([query]))[0]

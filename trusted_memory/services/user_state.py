@@ -154,6 +154,8 @@ class UserStateService:
                     is not None
                 ):
                     queued.append(item.path)
+        # The next atom write's link search need not re-read the store for this write's sake.
+        self._atoms.note_write_without_atoms()
         return InferenceReport(tuple(applied), tuple(queued), len(best))
 
     async def _llm_inferences(self, model: UserModel, memories: list[str], messages: list[str]) -> list[Inference]:
