@@ -13,7 +13,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trusted_memory.scan import KINDS, Finding, describe, normalize_for_dedup, redact_credentials, scan, strip_invisible
+from trusted_memory.scan import (
+    KINDS,
+    Finding,
+    describe,
+    normalize_for_dedup,
+    redact_credentials,
+    redact_credentials_unscanned,
+    scan,
+    strip_invisible,
+)
 
 CORPUS_PATH = Path(__file__).parent / "data" / "scanner_corpus.json"
 HIDDEN_KINDS = {"invisible_unicode", "bidi_control", "tag_characters"}
@@ -346,3 +355,19 @@ def test_words_hidden_in_tag_characters_or_between_invisibles_are_an_injection()
         assert "prompt_injection" in {f.kind for f in scan(text, learned=False)}
     # A flag emoji's tag sequence (Scotland) hides no words.
     assert not scan("Go Scotland \U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f!")
+
+
+def _corpus_texts() -> list[str]:
+    corpus = json.loads((Path(__file__).parent / "data" / "scanner" / "corpus.json").read_text())
+    return [str(item["text"]) for key in ("credentials", "injections", "benign") for item in corpus[key]]
+
+
+def test_redacting_by_the_credential_checks_alone_gives_the_full_scan_s_text() -> None:
+    texts = _corpus_texts() + [text for text, _ in UNNAMED_VENDOR_KEYS] + NAMED_NOT_SECRET
+    redacted = 0
+    for text in texts:
+        alone = redact_credentials_unscanned(text)
+        assert alone == redact_credentials(text), text
+        redacted += alone != text
+    # Injections and credentials side by side: both kinds of text are in the comparison.
+    assert redacted > 100 and len(texts) - redacted > 100, (redacted, len(texts))

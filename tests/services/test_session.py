@@ -57,6 +57,30 @@ async def test_the_buffer_scans_the_words_not_the_servers_clock_and_role(agent: 
     ]
 
 
+async def test_a_reply_is_scanned_whole_only_where_the_turn_reads_it_whole(
+    agent: AgentService, runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "sk-proj-" + "Zq7Rm2Xk9PwL4vTn8Bc3Hd6Jf1Gs5Ay0" * 2
+    reply = f"Sure. Your staging config sets OPENAI_API_KEY={key} in the env file. Rotate it after the demo."
+    short = "Done, the build is green."
+    fully_scanned: list[str] = []
+    redact = session_service.redact_credentials
+
+    def counted(text: str) -> str:
+        fully_scanned.append(text)
+        return redact(text)
+
+    monkeypatch.setattr(session_service, "redact_credentials", counted)
+    await agent.observe("redact", "where did I put the staging key?", assistant_reply=reply)
+    await agent.observe("redact", "and the build?", assistant_reply=short)
+    # The long reply is read whole by nothing else: its credentials alone are looked for. The short
+    # one is its own buffer line, scanned whole already: the memo answers for the redaction too.
+    assert reply not in fully_scanned and short in fully_scanned
+    async with runtime.store.read() as rx:
+        kept = [text for role, text in await rx.sessions.turns("redact") if role == "assistant"]
+    assert kept == [redact(reply), short] and key not in kept[0] and "[redacted credential]" in kept[0]
+
+
 async def test_session_notes_are_categorised(agent: AgentService) -> None:
     await agent.observe(
         "n1",

@@ -37,7 +37,14 @@ from ._model import (
     segments,
 )
 from ._normalize import fold_view
-from ._scanner import describe, normalize_for_dedup, redact_credentials, scan, scan_fresh
+from ._scanner import (
+    describe,
+    normalize_for_dedup,
+    redact_credentials,
+    redact_credentials_unscanned,
+    scan,
+    scan_fresh,
+)
 from ._unicode import strip_invisible
 
 __all__ = [
@@ -58,6 +65,7 @@ __all__ = [
     "ngram_values",
     "normalize_for_dedup",
     "redact_credentials",
+    "redact_credentials_unscanned",
     "scan",
     "scan_fresh",
     "segments",

@@ -41,7 +41,14 @@ from ._normalize import CONFUSABLE_MAP, View, fold_view
 from ._rules import ScanText, compile_rx
 from ._unicode import confusable_findings, hidden_findings, strip_invisible
 
-__all__ = ["describe", "normalize_for_dedup", "redact_credentials", "scan", "scan_fresh"]
+__all__ = [
+    "describe",
+    "normalize_for_dedup",
+    "redact_credentials",
+    "redact_credentials_unscanned",
+    "scan",
+    "scan_fresh",
+]
 
 
 # One observed turn scans the same words several times (its transcript line, the redaction of the
@@ -357,7 +364,24 @@ def normalize_for_dedup(text: str) -> str:
 
 def redact_credentials(text: str) -> str:
     """The text with every credential the scanner finds replaced by a marker (for transcripts kept a while)."""
-    spans = [(f.start, f.end) for f in scan(text) if f.kind == "credential"]
+    return _redacted(text, [(f.start, f.end) for f in scan(text) if f.kind == "credential"])
+
+
+def redact_credentials_unscanned(text: str) -> str:
+    """`redact_credentials` for a text that is not scanned whole for anything else (an assistant's reply
+    kept in a transcript): the same text, from the credential checks alone.
+
+    Redaction reads only the credential findings, and `scan` finds those on the folded view of the
+    text alone, whatever the injection rules and the learned model find; `redact_credentials` runs
+    all of them (~5x the credential checks' cost) so that the text's later scan is a memo hit.
+    """
+    if not text:
+        return text
+    view = fold_view(text)
+    return _redacted(text, [(f.start, f.end) for f in credential_findings(view, ScanText(view.text, view.low))])
+
+
+def _redacted(text: str, spans: list[tuple[int, int]]) -> str:
     for start, end in sorted(spans, reverse=True):
         text = text[:start] + "[redacted credential]" + text[end:]
     return text

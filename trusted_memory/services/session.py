@@ -25,7 +25,7 @@ from ..llm.jobs import PROMPT_EXAMPLES, RECENT_TURNS, ExtractionOut, extraction_
 from ..model import ATOM_TYPES, RELAYED_REASON, TURN_TYPE, Actor, Session, SessionNote
 from ..people import LOCAL, Viewer, acting_as
 from ..projects import project_name
-from ..scan import redact_credentials, scan
+from ..scan import redact_credentials, redact_credentials_unscanned, scan
 from ..store.base import Store, now
 from .anticipation import AnticipationService
 from .atoms import NOTE_TEXT_MAX, AtomDraft, AtomsService, AtomWrite, footprint
@@ -148,20 +148,26 @@ def _read_turn(user_message: str, reply: str, clock: str) -> TurnText:
     own_words, reply_own = strip_untrusted(user_message), strip_untrusted(reply)  # once each
     # The words are scanned, not the line: its "HH:MM assistant" prefix is the server's own, and
     # the learned model read some clock-and-role prefixes as a forged transcript turn (round 8).
-    lines = [
-        f"{clock} {role} {body}"
-        for role, said in (("user", user_message), ("assistant", reply))
-        if said and not scan(body := one_line(said))
-    ]
+    scanned: set[str] = set()
+    lines = []
+    for role, said in (("user", user_message), ("assistant", reply)):
+        if said:
+            scanned.add(body := one_line(said))
+            if not scan(body):
+                lines.append(f"{clock} {role} {body}")
     notes: list[tuple[str, str]] = []
     for sentence in sentences(f"{own_words}\n{reply_own}"):
         category = note_category(sentence)
         text = preview(sentence, 300)
         if category and not scan(text) and (category, text) not in notes:
+            scanned.add(text)
             notes.append((category, text))
+    # The user's words are scanned whole again as their turn memory (the memo answers then); the
+    # reply is not, so unless one of the scans above read it whole, only its credentials are looked for.
     transcript = [("user", clip_bytes(redact_credentials(own_words)))]
     if reply:
-        transcript.append(("assistant", clip_bytes(redact_credentials(reply_own))))
+        redact = redact_credentials if reply_own in scanned else redact_credentials_unscanned
+        transcript.append(("assistant", clip_bytes(redact(reply_own))))
     return TurnText(lines, notes, transcript, own_words, extract(own_words))
 
 
