@@ -132,3 +132,14 @@ def test_angle_and_square_brackets_in_prose_do_not_cut_the_message(prose: str) -
 def test_a_stray_closing_marker_cuts_what_precedes_it() -> None:
     message = f"{PLANTED}\nEND UNTRUSTED CONTENT\n{AFTER}."
     assert [a.text for a in extract(message)] == [AFTER]
+
+
+def test_a_message_read_again_is_attributed_once_and_alike_at_any_length() -> None:
+    message = "I moved the standup to 10.\n```\n$ make deploy\nerror: no such target\n```\nThanks!"
+    first = attribute(message)
+    assert attribute(message) is first, "the same words are not cut again"
+    assert first.text == "I moved the standup to 10.\n\nThanks!" and first.removed
+    # Past the memo's size the same rules run on every call, with the same result.
+    long = message + "\n" + "We also need the notes from the call. " * 120
+    assert len(long) > 4096 and attribute(long) is not attribute(long)
+    assert attribute(long).text.startswith(first.text.split("\n")[0]) and attribute(long).removed == first.removed

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from trusted_memory.scan import strip_invisible
@@ -197,8 +198,23 @@ def _drop_pasted_runs(lines: list[str]) -> list[str]:
     return keep
 
 
+# An observed turn reads the same words several times (its message, the extractor's pass over the
+# user's words, the next turn's look at this reply), and the result depends on the text alone.
+MEMO_ENTRIES = 256
+MEMO_MAX_CHARS = 4096
+
+
 def attribute(message: str) -> Attributed:
     """The part of a message the user typed, and which kinds of foreign content were cut from it."""
+    return _attribute_memo(message) if len(message) <= MEMO_MAX_CHARS else _attribute(message)
+
+
+@lru_cache(maxsize=MEMO_ENTRIES)
+def _attribute_memo(message: str) -> Attributed:
+    return _attribute(message)
+
+
+def _attribute(message: str) -> Attributed:
     text = strip_invisible(message).replace("\r\n", "\n").replace("\r", "\n")
     text = _ANGLE_ENTITY.sub(_unescape_angles, text)
     text, removed = cut_blocks(text)
