@@ -173,7 +173,7 @@ class SqliteStore(Store):
         self.measurements += 1
         async with self._read_lock:
             with map_sqlite_errors(self.path):
-                # One statement (it runs twice per atom write); the page size of a file never changes here.
+                # One statement; the page size of a file never changes here.
                 async with self._reader.execute(
                     "SELECT page_count - freelist_count, page_size FROM pragma_page_count, pragma_freelist_count, "
                     "pragma_page_size"
