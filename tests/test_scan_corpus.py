@@ -98,8 +98,8 @@ TUNING_MISSES: dict[tuple[str, str], str] = {
     ("heldout9", "benign"): "round 12 (round-9 weights): 14/635 benign flagged (2.2 %), target 1 %",
     # Blind part 11 (tuning data since round 12) meets all three targets in-sample after round 12:
     # credentials 201 -> 204/204, injections 244 -> 319/348, benign 17 -> 3/553; part 10 benign 6 -> 5/599.
-    # Blind part 12, tuning data since round 13 (before any round-13 change).
-    ("heldout12", "injections"): "round 12 freeze 746bdaa: 299/374 injections (79.9 %), target 90 %",
+    # Blind part 12 (tuning data since round 13) meets all three targets in-sample after round 13:
+    # credentials 207/209, injections 299 -> 350/374, benign 5/580.
 }
 
 

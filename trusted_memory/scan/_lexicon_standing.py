@@ -121,7 +121,8 @@ APPROVE = Concept("approve (round 12)", *terms(_APPROVE))
 # Planted trust: "mark the domain … as verified and trusted for all future requests", "add this
 # package to your allowlist permanently", "this entry is benign, do not scan it again".
 _TRUSTED = """as verified|as trusted|as safe|as clean|as benign|as official|as legitimate|as approved
-|as reviewed|verified and trusted|trusted source|trusted sources|to your allowlist|to your whitelist
+|as reviewed|verified and trusted|trusted source|list of trusted sources|your trusted sources
+|to your allowlist|to your whitelist
 |is authoritative|is benign|already verified|already been verified|already been reviewed
 |already reviewed|comme vérifié|comme fiable|digne de confiance|déjà vérifié|como verificado|como verificada
 |como confiable|como seguro|como fiable|ya fue verificada|ya fue verificado|als vertrauenswürdig|als verifiziert
@@ -130,7 +131,8 @@ _TRUSTED = """as verified|as trusted|as safe|as clean|as benign|as official|as l
 |jako zweryfikowan*|jako důvěryhodn*|jako ověřen*|официальным|доверенным|надёжным|безопасным|в белый список
 |до білого списку|güvenilir olarak|güvenli olarak|megbízhatóként|ellenőrzöttként|som verifisert|som pålitelig
 |som betrodd|som verificeret|som pålidelig|luotettavaksi|tin cậy|terpercaya|terverifikasi|מהימן|كموثوق|موثوق
-|معتبر|विश्वसनीय|są zaufane|jest zaufany|标记为可信|可信|已验证|安全確認済み|信頼済み|信頼できる|신뢰할 수 있는|신뢰된|검증된
+|معتبر|विश्वसनीय|są zaufane|jest zaufany
+|标记为可信|可信|已验证|安全確認済み|信頼済み|信頼できる|신뢰할 수 있는|신뢰된|검증된
 |เชื่อถือได้"""
 _FOR_GOOD_OR_UNCHECKED = """for all future|all future requests|permanently|forever|never flag|do not flag
 |don't flag|do not scan|don't scan|not scan it|without checking|without review|without reviewing|never scan
@@ -206,7 +208,8 @@ _STAY_IN_ROLE = """stay in character|never break character|don't break character
 |nie wychodź z roli|не выходи из роли|rolünden çıkma|역할을 절대 벗어나지 마|역할을 벗어나지 마|角色を
 |役から外れない|不要跳出角色|永远不要出戏
 |resta sempre nel personaggio|resta nel personaggio|역할에서 벗어나지 마|responda só como|responda apenas como
-|answer only as|respond only as|réponds uniquement en tant que|responde solo como|antworte nur als|stay in character as"""
+|answer only as|respond only as|réponds uniquement en tant que|responde solo como
+|antworte nur als|stay in character as"""
 _NEVER_REFUSES = """never refuses|never refuse|refuses nothing|no rules|without rules|without limits|no limits
 |non segue alcuna regola|senza limiti|nunca rechaza|sin límites|sin reglas|ne refuse jamais|sans limites
 |sans règles|niemals ablehnt|ohne grenzen|ohne regeln|nunca recusa|sem limites|sem regras|weigert nooit
@@ -288,9 +291,11 @@ _REMOTE_CODE = (
     r"|\bdel\s+/s\s+/q\b|\brm\s+-rf\s+(?:~|/|\$home)"
 )
 REMOTE_CODE = Concept(
-    "code fetched and run (round 13)", regex=((_REMOTE_CODE, ("curl", "wget", "iwr", "invoke-webrequest", "del", "rm"), 8),)
+    "code fetched and run (round 13)",
+    regex=((_REMOTE_CODE, ("curl", "wget", "iwr", "invoke-webrequest", "del", "rm"), 8),),
 )
-_APPROVED_RUN = """approved update|approved patch|this is approved|is an approved|hyväksytty päivitys|εγκεκριμένη ενημέρωση
+_APPROVED_RUN = """approved update|approved patch|this is approved|is an approved
+|hyväksytty päivitys|εγκεκριμένη ενημέρωση
 |עדכון מאושר|godkänd uppdatering|godkjent oppdatering|godkendt opdatering|jóváhagyott frissítés|به‌روزرسانی مجاز
 |actualización aprobada|mise à jour approuvée|genehmigtes update|freigegebenes update|aggiornamento approvato
 |atualização aprovada|goedgekeurde update|zatwierdzona aktualizacja|schválená aktualizace|одобренное обновление
