@@ -142,7 +142,7 @@ _FOR_GOOD_OR_UNCHECKED = """for all future|all future requests|permanently|forev
 |na zawsze|bez sprawdzania|навсегда|назавжди|без проверки|kalıcı olarak|örökre|ellenőrzés nélkül|for alltid
 |for evigt|pysyvästi|selamanya|vĩnh viễn|milele|לתמיד|إلى الأبد|بدون فحص|برای همیشه|हमेशा के लिए|永久|不要再提示
 |不再提示|不要再检查|スキャンせず|確認せず|영구히|검사하지
-|always treat|always trust|nie wymagają potwierdzenia|without confirmation|need no confirmation"""
+|nie wymagają potwierdzenia|without confirmation|need no confirmation"""
 
 TRUSTED = Concept("planted trust (round 12)", *terms(_TRUSTED))
 UNCHECKED = Concept("for good or unchecked (round 12)", *terms(_FOR_GOOD_OR_UNCHECKED))
