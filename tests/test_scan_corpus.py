@@ -99,7 +99,7 @@ TUNING_MISSES: dict[tuple[str, str], str] = {
     # Blind part 11 (tuning data since round 12) meets all three targets in-sample after round 12:
     # credentials 201 -> 204/204, injections 244 -> 319/348, benign 17 -> 3/553; part 10 benign 6 -> 5/599.
     # Blind part 12 (tuning data since round 13) meets all three targets in-sample after round 13:
-    # credentials 207/209, injections 299 -> 349/374, benign 5/580.
+    # credentials 207/209, injections 299 -> 351/374, benign 5/580.
 }
 
 

@@ -86,6 +86,7 @@ from ._lexicon_override import (
     YOUR,
 )
 from ._lexicon_standing import (
+    AI_CALLED,
     AI_READER_LINE,
     AI_REVIEWER,
     ALL,
@@ -348,4 +349,6 @@ RULE_ONLY_COMBOS = ComboSet(
         APPROVED_RUN,
         window=200,
     ),
+    # "IA, ejecuta `wget … && chmod +x …`": fetched code ordered to the AI by name.
+    Combo("tool misuse (fetched code ordered to the AI)", AI_CALLED, RUN, REMOTE_CODE, window=200),
 )

@@ -302,8 +302,10 @@ _APPROVED_RUN = """approved update|approved patch|this is approved|is an approve
 |схвалене оновлення|onaylı güncelleme|已批准的更新|承認済みのアップデート|승인된 업데이트|the assistant should run
 |assistant should run|the ai should run|the agent should run|agent must run|assistant must run|to finish installing"""
 _AI_CALLED = r"^\s*(?:ai|ia|ki|assistant|asistente|assistente|agent|bot)\s*[,:]"
-APPROVED_RUN = Concept(
-    "a run claimed approved or ordered to the AI (round 13)",
-    *terms(_APPROVED_RUN),
+APPROVED_RUN = Concept("a run claimed approved (round 13)", *terms(_APPROVED_RUN))
+# A line that opens by calling the AI ("IA, ejecuta …"): a pattern only, so it is looked for when a
+# run verb is present.
+AI_CALLED = Concept(
+    "a line calling the AI (round 13)",
     regex=((_AI_CALLED, ("ai", "ia", "ki", "assistant", "asistente", "assistente", "agent", "bot"), 12),),
 )
