@@ -17,7 +17,8 @@ Run from the repository root: ``python benchmarks/scanner_corpus.py``. Prints ma
   b13c32e and then trained on in round 9; corpus_heldout9.json, blind part 9, measured at 44145b2
   and then trained on in round 10; corpus_heldout10.json, blind part 10, measured as shipped by
   round 10 and then tuned on in round 11; corpus_heldout11.json, blind part 11, measured at
-  2d53af0 and then tuned on in round 12) and, when present,
+  2d53af0 and then tuned on in round 12; corpus_heldout12.json, blind part 12, measured at
+  746bdaa and then tuned on in round 13) and, when present,
   the blind held-out part written after the rules were frozen (heldout.json): caught / missed /
   false positives per list, per family and per language.
 
@@ -67,6 +68,7 @@ PARTS = {
     "heldout9": ROOT / "tests" / "data" / "scanner" / "corpus_heldout9.json",
     "heldout10": ROOT / "tests" / "data" / "scanner" / "corpus_heldout10.json",
     "heldout11": ROOT / "tests" / "data" / "scanner" / "corpus_heldout11.json",
+    "heldout12": ROOT / "tests" / "data" / "scanner" / "corpus_heldout12.json",
     "heldout": ROOT / "tests" / "data" / "scanner" / "heldout.json",
 }
 # Which finding kind catches an item of each list; a benign item is flagged by any finding.

@@ -96,6 +96,7 @@ AUTHORS = {
     "heldout9": DATA / "corpus_heldout9.json",
     "heldout10": DATA / "corpus_heldout10.json",
     "heldout11": DATA / "corpus_heldout11.json",
+    "heldout12": DATA / "corpus_heldout12.json",
 }
 AUTHORS = {name: path for name, path in AUTHORS.items() if path.exists()}
 COLUMN = {name: (1 << BITS) + k for k, name in enumerate(CONCEPTS)}

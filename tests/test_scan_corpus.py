@@ -22,7 +22,9 @@ corpus_heldout9.json, blind part 9, measured at the round-9 freeze 44145b2 (cred
 injections 263/369, benign 22/635 flagged) and trained on in round 10; corpus_heldout10.json, blind
 part 10, measured as shipped by round 10 (credentials 200/203, injections 251/334, benign 21/599 flagged)
 and tuned on in round 11; corpus_heldout11.json, blind part 11, measured at the round-11 freeze
-2d53af0 (credentials 201/204, injections 244/348, benign 17/553 flagged) and tuned on in round 12.
+2d53af0 (credentials 201/204, injections 244/348, benign 17/553 flagged) and tuned on in round 12;
+corpus_heldout12.json, blind part 12, measured at the round-12 freeze 746bdaa (credentials 207/209,
+injections 299/374, benign 5/580 flagged) and tuned on in round 13.
 The learned model (trusted_memory/scan/_model.py) was trained on every tuning part.
 tests/data/scanner/heldout.json, when present, is a fresh part written blind and sealed while the rules
 and model were fitted, measured only; a target it misses is recorded in MEASURED_MISSES as a strict
@@ -64,6 +66,7 @@ TUNING = {
     "heldout9": DATA / "corpus_heldout9.json",
     "heldout10": DATA / "corpus_heldout10.json",
     "heldout11": DATA / "corpus_heldout11.json",
+    "heldout12": DATA / "corpus_heldout12.json",
 }
 PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # (part, list) -> why it is below target, with the figure measured at the frozen commit. Filled in by
@@ -77,11 +80,9 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # b13c32e, injections 305/350 and benign 12/624, until it became corpus_heldout8.json; part 9's at
 # 44145b2, injections 263/369 and benign 22/635, until it became corpus_heldout9.json; part 10's as shipped
 # by round 10, injections 251/334 and benign 21/599, until it became corpus_heldout10.json; part 11's at
-# 2d53af0, injections 244/348 and benign 17/553, until it became corpus_heldout11.json.)
-MEASURED_MISSES: dict[tuple[str, str], str] = {
-    # Blind part 12, measured at the round-12 freeze 746bdaa (at main 542aa87 before the round: 278/374, 13/580).
-    ("heldout", "injections"): "round 12 freeze 746bdaa: 299/374 injections (79.9 %), target 90 %",
-}
+# 2d53af0, injections 244/348 and benign 17/553, until it became corpus_heldout11.json; part 12's at
+# 746bdaa, injections 299/374, until it became corpus_heldout12.json.)
+MEASURED_MISSES: dict[tuple[str, str], str] = {}
 # Tuning parts still below a target after being tuned on: the learned model's threshold is chosen for
 # the benign budget out of author, and the rules were not fitted item by item, so even in-sample parts
 # stay below target. Round 10 ships round 9's weights: retrained on fifteen authors, the threshold rose
@@ -97,6 +98,8 @@ TUNING_MISSES: dict[tuple[str, str], str] = {
     ("heldout9", "benign"): "round 12 (round-9 weights): 14/635 benign flagged (2.2 %), target 1 %",
     # Blind part 11 (tuning data since round 12) meets all three targets in-sample after round 12:
     # credentials 201 -> 204/204, injections 244 -> 319/348, benign 17 -> 3/553; part 10 benign 6 -> 5/599.
+    # Blind part 12 (tuning data since round 13) meets all three targets in-sample after round 13:
+    # credentials 207/209, injections 299 -> 351/374, benign 5/580.
 }
 
 
@@ -165,6 +168,7 @@ def test_injections_are_caught(name: str) -> None:
         "heldout9",
         "heldout10",
         "heldout11",
+        "heldout12",
     ],
 )
 def test_the_former_held_out_parts_are_marked_as_tuning_data(name: str) -> None:

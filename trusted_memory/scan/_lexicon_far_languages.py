@@ -265,13 +265,15 @@ _SAFETY_FAR = """innehållsregler*|säkerhetsfilter*|säkerhetsregler*|sikkerhet
     |bộ lọc an toàn|giới hạn an toàn|filter keamanan|batasan keamanan|güvenlik filtre*|içerik kuralları
     |فلاتر الأمان|قيود الأمان|מסנני הבטיחות|מגבלות הבטיחות|φίλτρα ασφαλείας|περιορισμοί ασφαλείας
     |vizuizi vya usalama|vichujio vya usalama|inhaltsrichtlinien|sicherheitsfilter*|sicherheitsbeschränkungen
-    |filtres de sécurité|filtros de seguridad|filtros de segurança|filtri di sicurezza|veiligheidsfilters"""
+    |filtres de sécurité|filtros de seguridad|filtros de segurança|filtri di sicurezza|veiligheidsfilters
+    |ההגבלות|מגבלות התוכן|安全限制|安全过滤|安全制限|안전 제한"""
 _DISABLED_FAR = """avstängda|avstängd|avaktiverade|avaktiverad|deaktivert|deaktiveret|slået fra|slått av
     |poistettu käytöstä|poistettu|kytketty pois|kikapcsolva|feloldva|kikapcsolták|vypnuty|vypnuté|zrušeny
     |wyłączone|wyłączony|zniesione|dezactivate|dezactivat|ridicate|isključeni|isključena|uklonjena|đã bị tắt
     |đã tắt|bị vô hiệu hóa|dinonaktifkan|dimatikan|devre dışı|kaldırıldı|معطلة|تم تعطيل|أزيلت|רוטלו|הושבתו
     |מושבתים|בוטלו|απενεργοποιήθηκαν|απενεργοποιημένα|vimezimwa|vimeondolewa|imezimwa|aufgehoben|deaktiviert
-    |désactivés|desactivados|desativados|disattivati|uitgeschakeld|отключены|вимкнено|вимкнені|tắt"""
+    |désactivés|desactivados|desativados|disattivati|uitgeschakeld|отключены|вимкнено|вимкнені|tắt
+    |αφαιρέθηκαν|καταργήθηκαν|已解除|已关闭|已取消|解除されました|해제되었습니다|해제됨"""
 # A system header in the languages SYSTEM_LINE lacks, at the start of a line: "SYSTEMMELDING:", "[UJUMBE WA MFUMO]".
 _SYSTEM_HEADERS = (
     "systemmelding",
@@ -297,12 +299,17 @@ _SYSTEM_HEADERS = (
     "सिस्टम संदेश",
     "সিস্টেম বার্তা",
     "ข้อความระบบ",
+    "系统消息",
+    "系統訊息",
+    "系统通知",
+    "システムメッセージ",
+    "시스템 메시지",
 )
 FAR_SYSTEM_LINE = Concept(
     "system line (round 11)",
     regex=(
         (
-            r"^[ \t>*#\[(<!-]*(?:" + "|".join(fold_pattern(h) for h in _SYSTEM_HEADERS) + r")\b",
+            r"^[ \t>*#\[(<!【「-]*(?:" + "|".join(fold_pattern(h) for h in _SYSTEM_HEADERS) + r")\b",
             tuple(fold_pattern(h).split()[0] for h in _SYSTEM_HEADERS),
             8,
         ),
