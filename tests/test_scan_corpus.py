@@ -82,7 +82,10 @@ PARTS = {**TUNING, "heldout": DATA / "heldout.json"}
 # by round 10, injections 251/334 and benign 21/599, until it became corpus_heldout10.json; part 11's at
 # 2d53af0, injections 244/348 and benign 17/553, until it became corpus_heldout11.json; part 12's at
 # 746bdaa, injections 299/374, until it became corpus_heldout12.json.)
-MEASURED_MISSES: dict[tuple[str, str], str] = {}
+MEASURED_MISSES: dict[tuple[str, str], str] = {
+    # Blind part 13, measured at the round-13 freeze cd08480 (at main 7b2b92a before the round: 257/304).
+    ("heldout", "injections"): "round 13 freeze cd08480: 258/304 injections (84.9 %), target 90 %",
+}
 # Tuning parts still below a target after being tuned on: the learned model's threshold is chosen for
 # the benign budget out of author, and the rules were not fitted item by item, so even in-sample parts
 # stay below target. Round 10 ships round 9's weights: retrained on fifteen authors, the threshold rose
